@@ -1,0 +1,10 @@
+//! The runtime of Toss in Rust: the IR of games, relational structures, the
+//! logic solver, structure rewriting, game semantics and the interpreter.
+//!
+//! Both the interpreter and generated code link against this crate; it never
+//! depends on the parser or on the code generator.
+
+pub mod ir;
+pub mod structure;
+
+pub use structure::{BitSet, Elem, FunId, RelId, Structure};
