@@ -3,3 +3,5 @@
 
 pub use toss_lang as lang;
 pub use toss_runtime as runtime;
+
+pub mod render;
