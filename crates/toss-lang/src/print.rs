@@ -732,9 +732,15 @@ fn print_location(loc: &Location, players: &[String]) -> String {
         }
         if !pl.moves.is_empty() {
             let labels: Vec<String> = pl.moves.iter().map(print_label).collect();
-            lines.push(format!("MOVES {}", labels.join("; ")));
+            let one_line = format!("MOVES {}", labels.join("; "));
+            if one_line.len() + 4 <= WRAP {
+                lines.push(one_line);
+            } else {
+                lines.push(format!("MOVES\n      {}", labels.join(";\n      ")));
+            }
         }
-        if lines.len() == 1 && lines[0].len() + name.len() + 16 <= WRAP {
+        if lines.len() == 1 && !lines[0].contains('\n') && lines[0].len() + name.len() + 16 <= WRAP
+        {
             blocks.push(format!("  PLAYER {name} {{ {} }}", lines[0]));
         } else {
             let mut b = format!("  PLAYER {name} {{\n");
