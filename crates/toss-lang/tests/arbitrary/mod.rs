@@ -30,8 +30,10 @@ pub fn arb_formula() -> impl Strategy<Value = Formula> {
     prop::collection::vec(any::<u32>(), 0..200).prop_map(|c| {
         let mut ch = Choices::new(c);
         let sig = Sig::default_small();
-        let mut scope = Scope::default();
-        scope.elems = vec!["x".into(), "y".into()];
+        let scope = Scope {
+            elems: vec!["x".into(), "y".into()],
+            ..Scope::default()
+        };
         ch.formula(&sig, &scope, 3)
     })
 }
