@@ -229,11 +229,11 @@ fn formula_bare(out: &mut String, f: &Formula, followed: bool) {
                 let _ = write!(out, "{m} ");
             }
             let _ = write!(out, "{}, {} ", from.join(" "), to.join(" "));
-            // The variable lists end where the body begins: keep the body
-            // in parentheses so it never reads as one more variable.
-            out.push('(');
-            formula(out, body, fprec::IFF, false);
-            out.push(')');
+            // The body extends right like a quantifier's, but it is never
+            // bracketed: the variable lists end at the first name followed
+            // by `(`, `=`, `<`, `>` or `in`, so a body that starts with `(`
+            // does not parse.
+            formula(out, body, fprec::IFF, followed);
         }
         Formula::Let {
             relation,
@@ -374,6 +374,9 @@ fn real(out: &mut String, t: &RealExpr, min: u8, followed: bool) {
 
 fn real_bare(out: &mut String, t: &RealExpr, followed: bool) {
     match t {
+        // Terms take only unsigned literals: a negative constant prints as
+        // `-` applied to its magnitude, which reads back as `Neg(Const(|c|))`
+        // (the same value; the front end never makes a negative `Const`).
         RealExpr::Const(c) => out.push_str(&print_number(*c)),
         RealExpr::Var(v) => {
             let _ = write!(out, ":{v}");
@@ -394,27 +397,19 @@ fn real_bare(out: &mut String, t: &RealExpr, followed: bool) {
             out.push(')');
         }
         RealExpr::Neg(a) => {
+            // `-` applies to a power: `-:a ^ 2` is `-(:a ^ 2)`.
             out.push('-');
-            // `-1.0` would read as a literal: bracket literals, and
-            // anything that is not an atom.
-            if matches!(**a, RealExpr::Const(_)) {
-                out.push('(');
-                real_bare(out, a, false);
-                out.push(')');
-            } else {
-                real(out, a, rprec::ATOM, followed);
-            }
+            real(out, a, rprec::POW, followed);
         }
         RealExpr::Add(a, b) => binary(out, a, " + ", b, rprec::SUM, followed),
         RealExpr::Sub(a, b) => binary(out, a, " - ", b, rprec::SUM, followed),
         RealExpr::Mul(a, b) => binary(out, a, " * ", b, rprec::PRODUCT, followed),
         RealExpr::Div(a, b) => binary(out, a, " / ", b, rprec::PRODUCT, followed),
         RealExpr::Pow(a, b) => {
-            // Associativity of `^` is not something to rely on: bracket
-            // both sides unless atomic.
+            // Right associative: `a ^ b ^ c` is `a ^ (b ^ c)`.
             real(out, a, rprec::ATOM, true);
             out.push_str(" ^ ");
-            real(out, b, rprec::ATOM, followed);
+            real(out, b, rprec::POW, followed);
         }
         RealExpr::Root(n, a) => {
             if *n == 2 {
@@ -600,8 +595,8 @@ fn bracket_literal(elements: &[String], relations: &[String], functions: &[Strin
 
 fn print_rule(r: &Rule) -> String {
     let mut out = format!("RULE {}:\n  ", r.name);
-    let lhs = rule_side(&r.lhs);
-    let rhs = rule_side(&r.rhs);
+    let lhs = rule_side(&r.lhs, &r.nondistinct);
+    let rhs = rule_side(&r.rhs, &[]);
     if lhs.len() + rhs.len() + 6 <= WRAP {
         let _ = write!(out, "{lhs} -> {rhs}");
     } else {
@@ -616,14 +611,6 @@ fn print_rule(r: &Rule) -> String {
         .collect();
     if !explicit.is_empty() {
         let _ = write!(out, "\n  with [{}]", explicit.join(", "));
-    }
-    if !r.nondistinct.is_empty() {
-        let pairs: Vec<String> = r
-            .nondistinct
-            .iter()
-            .map(|(a, b)| format!("({a}, {b})"))
-            .collect();
-        let _ = write!(out, "\n  nondistinct {}", pairs.join(", "));
     }
     if !r.update.is_empty() {
         let eqs: Vec<String> = r.update.iter().map(update_eq).collect();
@@ -663,8 +650,10 @@ fn ode_eq(o: &OdeEquation) -> String {
 }
 
 /// A rule side `[a, b | R (a, b); _opt_S (b) | f {a -> 1.0}]`: consecutive
-/// tuples of one relation are grouped into `R {(a, b); (b, a)}`.
-fn rule_side(side: &RuleSide) -> String {
+/// tuples of one relation are grouped into `R {(a, b); (b, a)}`. The pairs
+/// that may match one element are written last, as the pseudo-relation
+/// `nondistinct {(a, b)}` (left side only).
+fn rule_side(side: &RuleSide, nondistinct: &[(String, String)]) -> String {
     let mut relations = Vec::new();
     let mut i = 0;
     while i < side.tuples.len() {
@@ -679,6 +668,13 @@ fn rule_side(side: &RuleSide) -> String {
         }
         relations.push(tuple_group(&side.tuples[i..j]));
         i = j;
+    }
+    if !nondistinct.is_empty() {
+        let pairs: Vec<String> = nondistinct
+            .iter()
+            .map(|(a, b)| format!("({a}, {b})"))
+            .collect();
+        relations.push(format!("nondistinct {{{}}}", pairs.join("; ")));
     }
     let mut functions = Vec::new();
     let mut i = 0;
@@ -969,7 +965,7 @@ mod tests {
             to: vec!["u".into(), "v".into()],
             body: Box::new(rel("E", &["x", "u"])),
         };
-        assert_eq!(print_formula(&tc), "tc 3 x y, u v (E(x, u))");
+        assert_eq!(print_formula(&tc), "tc 3 x y, u v E(x, u)");
         let lfp = Formula::Fixpoint {
             kind: FixpointKind::Least,
             relation: "T".into(),
@@ -999,9 +995,9 @@ mod tests {
         let t = RealExpr::Add(b(RealExpr::Sub(b(c(1.0)), b(v("a")))), b(c(2.0)));
         assert_eq!(print_real(&t), "1.0 - :a + 2.0");
         let t = RealExpr::Mul(b(c(-2.0)), b(RealExpr::Neg(b(c(3.0)))));
-        assert_eq!(print_real(&t), "-2.0 * -(3.0)");
+        assert_eq!(print_real(&t), "-2.0 * -3.0");
         let t = RealExpr::Pow(b(c(-2.0)), b(RealExpr::Pow(b(v("a")), b(c(2.0)))));
-        assert_eq!(print_real(&t), "(-2.0) ^ (:a ^ 2.0)");
+        assert_eq!(print_real(&t), "(-2.0) ^ :a ^ 2.0");
         let t = RealExpr::Root(3, b(RealExpr::Root(2, b(v("a")))));
         assert_eq!(print_real(&t), "root(3, sqrt(:a))");
         let t = RealExpr::Add(

@@ -65,10 +65,34 @@ impl Sig {
 pub struct Scope {
     /// First-order variables and element constants.
     pub elems: Vec<String>,
+    /// Which of `elems` are element constants (rule elements), not
+    /// variables.
+    pub consts: Vec<String>,
     pub sets: Vec<String>,
     pub reals: Vec<String>,
     /// Local relations (`let`, fixed points) with arities.
     pub local_rels: Vec<(String, usize)>,
+}
+
+impl Scope {
+    /// The first-order variables in scope (not the constants), distinct.
+    fn vars(&self) -> Vec<String> {
+        let mut vs: Vec<String> = Vec::new();
+        for e in &self.elems {
+            if !self.consts.contains(e) && !vs.contains(e) {
+                vs.push(e.clone());
+            }
+        }
+        vs
+    }
+    /// Binds a local relation, shadowing one of the same name.
+    fn bind_rel(&mut self, name: &str, arity: usize) {
+        self.local_rels.retain(|(n, _)| n != name);
+        self.local_rels.push((name.to_string(), arity));
+    }
+    fn has_vars(&self, n: usize) -> bool {
+        self.vars().len() >= n
+    }
 }
 
 const FO_VARS: &[&str] = &["x", "y", "z", "u", "v"];
@@ -186,12 +210,20 @@ impl Choices {
                     Formula::Forall { vars, body }
                 }
             }
-            12 => {
+            12 if scope.has_vars(1) => {
+                // The parameters of a fixed point are free in the formula
+                // (it holds of them): take them from the scope.
                 let relation = self.pick(LOCAL_RELS).to_string();
-                let params = self.distinct(FO_VARS, 1, 2);
+                let mut params: Vec<String> = Vec::new();
+                let vars = scope.vars();
+                for _ in 0..1 + self.below(2) {
+                    let v = self.pick(&vars).clone();
+                    if !params.contains(&v) {
+                        params.push(v);
+                    }
+                }
                 let mut inner = scope.clone();
-                inner.elems.extend(params.iter().cloned());
-                inner.local_rels.push((relation.clone(), params.len()));
+                inner.bind_rel(&relation, params.len());
                 // Positive occurrences only: the body is a disjunction of a
                 // base case and an atom of the fixed-point relation.
                 let base = self.formula(sig, &inner, depth - 1);
@@ -217,22 +249,36 @@ impl Choices {
                     body,
                 }
             }
-            13 => {
-                let n = 1 + self.below(2);
-                let vars = self.distinct(FO_VARS, 2 * n, 2 * n);
+            13 if scope.has_vars(2) => {
+                // `tc x, y phi` holds of its (free) variables: take them
+                // from the scope, distinct.
+                let all = scope.vars();
+                let n = 1 + self.below(all.len().min(4) / 2);
+                let off = self.below(all.len());
+                let vars: Vec<String> = (0..2 * n)
+                    .map(|i| all[(off + i) % all.len()].clone())
+                    .collect();
                 let (from, to) = vars.split_at(n);
-                let mut inner = scope.clone();
-                inner.elems.extend(vars.iter().cloned());
+                let inner = scope.clone();
                 let steps = if self.flip() {
                     Some(1 + self.below(4) as u32)
                 } else {
                     None
                 };
+                let mut body = self.formula(sig, &inner, depth - 1);
+                // The grammar ends the variable lists of `tc` at the first
+                // name followed by `(` (or `=`, `<`, `>`, `in`), so a body
+                // whose text starts with `(` (a bracketed first operand) or
+                // with `min :a` cannot be written.
+                let text = toss_lang::print_formula(&body);
+                if text.starts_with('(') || text.starts_with("min ") {
+                    body = Formula::True;
+                }
                 Formula::Tc {
                     steps,
                     from: from.to_vec(),
                     to: to.to_vec(),
-                    body: Box::new(self.formula(sig, &inner, depth - 1)),
+                    body: Box::new(body),
                 }
             }
             14 => {
@@ -242,7 +288,7 @@ impl Choices {
                 def_scope.elems.extend(params.iter().cloned());
                 let def = Box::new(self.formula(sig, &def_scope, depth - 1));
                 let mut inner = scope.clone();
-                inner.local_rels.push((relation.clone(), params.len()));
+                inner.bind_rel(&relation, params.len());
                 let body = Box::new(self.formula(sig, &inner, depth - 1));
                 Formula::Let {
                     relation,
@@ -262,6 +308,7 @@ impl Choices {
                     body: Box::new(self.formula(sig, &inner, depth - 1)),
                 }
             }
+            12 | 13 => self.atom(sig, scope),
             _ => self.cmp(sig, scope, depth - 1),
         }
     }
@@ -320,7 +367,8 @@ impl Choices {
         };
         let sub = |s: &mut Self| Box::new(s.real(sig, scope, depth.saturating_sub(1)));
         match choice {
-            0 | 1 => RealExpr::Const(self.number()),
+            // Terms have unsigned literals only: `-1` is `Neg(Const(1))`.
+            0 | 1 => RealExpr::Const(self.nonneg()),
             2 if !scope.reals.is_empty() => RealExpr::Var(self.pick(&scope.reals).clone()),
             3 if !scope.elems.is_empty() && !sig.functions.is_empty() => RealExpr::Fun {
                 name: self.pick(&sig.functions).clone(),
@@ -367,7 +415,7 @@ impl Choices {
                     body: Box::new(self.real(sig, &inner, depth - 1)),
                 }
             }
-            _ => RealExpr::Const(self.number()),
+            _ => RealExpr::Const(self.nonneg()),
         }
     }
 
@@ -488,11 +536,13 @@ impl Choices {
 
         let lscope = Scope {
             elems: lhs_elems.clone(),
+            consts: lhs_elems.clone(),
             reals: params.to_vec(),
             ..Scope::default()
         };
         let rscope = Scope {
             elems: rhs_elems.clone(),
+            consts: rhs_elems.clone(),
             ..Scope::default()
         };
         let pre = self.constraint(sig, &lscope);
