@@ -4,4 +4,5 @@
 pub use toss_lang as lang;
 pub use toss_runtime as runtime;
 
+pub mod load;
 pub mod render;

@@ -46,7 +46,11 @@ pub fn board(s: &Structure) -> Option<Board> {
     }
     let columns = cells.keys().map(|k| k.0).max()?;
     let rows = cells.keys().map(|k| k.1).max()?;
-    Some(Board { columns, rows, cells })
+    Some(Board {
+        columns,
+        rows,
+        cells,
+    })
 }
 
 /// Column letters as in the board literal: a..z, then aa, ab, ...
@@ -94,12 +98,16 @@ pub fn board_text(s: &Structure) -> Option<String> {
 }
 
 fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 /// A stable colour for a relation name.
 fn colour(name: &str) -> String {
-    let h = name.bytes().fold(2166136261u32, |h, b| (h ^ b as u32).wrapping_mul(16777619));
+    let h = name
+        .bytes()
+        .fold(2166136261u32, |h, b| (h ^ b as u32).wrapping_mul(16777619));
     format!("hsl({}, 65%, 45%)", h % 360)
 }
 
@@ -123,7 +131,11 @@ fn board_svg(b: &Board) -> String {
     for (&(col, row), (_, labels)) in &b.cells {
         let x = MARGIN + (col - 1) * CELL;
         let y = MARGIN + (b.rows - row) * CELL;
-        let fill = if (col + row) % 2 == 0 { "#d9c8a0" } else { "#efe4c8" };
+        let fill = if (col + row) % 2 == 0 {
+            "#d9c8a0"
+        } else {
+            "#efe4c8"
+        };
         let _ = writeln!(
             out,
             "<rect x=\"{x}\" y=\"{y}\" width=\"{CELL}\" height=\"{CELL}\" fill=\"{fill}\" stroke=\"#8a7a5a\"/>"
@@ -190,7 +202,10 @@ fn graph_svg(s: &Structure) -> String {
          <defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"6\" \
          markerHeight=\"6\" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\"/></marker></defs>\n"
     );
-    let _ = writeln!(out, "<rect width=\"{size:.0}\" height=\"{size:.0}\" fill=\"white\"/>");
+    let _ = writeln!(
+        out,
+        "<rect width=\"{size:.0}\" height=\"{size:.0}\" fill=\"white\"/>"
+    );
     for r in 0..s.num_relations() {
         if s.arity(r) != 2 {
             continue;
@@ -259,7 +274,12 @@ mod tests {
         let fx = s.declare_function("x");
         let fy = s.declare_function("y");
         let p = s.declare_relation("P", 1).unwrap_or(0);
-        for (name, x, y) in [("a1", 1.0, 1.0), ("b1", 2.0, 1.0), ("a2", 1.0, 2.0), ("b2", 2.0, 2.0)] {
+        for (name, x, y) in [
+            ("a1", 1.0, 1.0),
+            ("b1", 2.0, 1.0),
+            ("a2", 1.0, 2.0),
+            ("b2", 2.0, 2.0),
+        ] {
             let e = s.add_element(name);
             s.set_fun_value(fx, e, x);
             s.set_fun_value(fy, e, y);
