@@ -178,20 +178,6 @@ impl Checker<'_> {
                     .with_note("a game needs `START [ elements | relations | functions ]`"),
             );
         }
-        let start_rels = self.sig.rels.len();
-        for item in &file.items {
-            if let Item::Rule(r) = item {
-                self.structure(&r.lhs, false);
-                self.structure(&r.rhs, false);
-            }
-        }
-        self.sig.rule_only = self.sig.rels[start_rels..].to_vec();
-        for item in &file.items {
-            if let Item::Model(s) = item {
-                self.structure(s, true);
-            }
-        }
-
         // ---- defined relations
         let mut rel_spans: HashMap<&str, &Span> = HashMap::new();
         for item in &file.items {
@@ -221,6 +207,20 @@ impl Checker<'_> {
                 self.sig.defined.insert(r.name.name.clone(), r.params.len());
             }
         }
+        let start_rels = self.sig.rels.len();
+        for item in &file.items {
+            if let Item::Rule(r) = item {
+                self.structure(&r.lhs, false);
+                self.structure(&r.rhs, false);
+            }
+        }
+        self.sig.rule_only = self.sig.rels[start_rels..].to_vec();
+        for item in &file.items {
+            if let Item::Model(s) = item {
+                self.structure(s, true);
+            }
+        }
+
         for item in &file.items {
             if let Item::Rel(r) = item {
                 let consts = BTreeSet::new();
@@ -408,6 +408,27 @@ impl Checker<'_> {
                     if t.len() != 2 {
                         self.err(Diagnostic::new(
                             format!("`nondistinct` takes 2 elements, found {}", t.len()),
+                            sp.clone(),
+                        ));
+                    }
+                    self.tuple_elements(t, &elements, is_state);
+                }
+                continue;
+            }
+            if let Some(&a) = self.sig.defined.get(name) {
+                if is_state {
+                    self.err(Diagnostic::new(
+                        format!("`{name}` is a defined relation; it cannot be given tuples"),
+                        r.name.span.clone(),
+                    ));
+                }
+                for (t, sp) in &r.tuples {
+                    if t.len() != a {
+                        self.err(Diagnostic::new(
+                            format!(
+                                "arity mismatch: `{name}` has arity {a} but this tuple has {} element(s)",
+                                t.len()
+                            ),
                             sp.clone(),
                         ));
                     }

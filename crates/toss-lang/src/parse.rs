@@ -256,6 +256,12 @@ fn syntax_error(source: &str, e: pest::error::Error<Rule>) -> Diagnostic {
         InputLocation::Span((s, _)) => s,
     };
     let found = found_at(source, pos);
+    // At the end of input, point just after the last token.
+    let pos = if found.is_empty() {
+        pos.min(source.trim_end().len())
+    } else {
+        pos
+    };
     let end = (pos + found.len().max(1)).min(source.len()).max(pos);
     match e.variant {
         ErrorVariant::ParsingError { positives, .. } => {
