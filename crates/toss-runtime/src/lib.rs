@@ -4,8 +4,12 @@
 //! Both the interpreter and generated code link against this crate; it never
 //! depends on the parser or on the code generator.
 
+pub mod game;
+pub mod interpreter;
 pub mod ir;
 pub mod rewrite;
 pub mod structure;
 
+pub use game::{Game, Rng};
+pub use interpreter::Interpreter;
 pub use structure::{BitSet, Elem, FunId, RelId, Structure};

@@ -827,4 +827,4 @@ fn plan(
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
