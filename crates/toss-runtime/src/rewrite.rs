@@ -591,7 +591,6 @@ impl CompiledRule {
         let mut claimed: Vec<Elem> = Vec::with_capacity(matched.len());
         let mut rimg = Vec::with_capacity(self.rhs_names.len());
         let mut copies: Vec<(usize, Elem)> = Vec::new();
-        let original = s.clone();
         for (b, src) in self.s_map.iter().enumerate() {
             match *src {
                 Some(l) => {
@@ -612,6 +611,8 @@ impl CompiledRule {
         // Copies receive the tuples of their sources (rare: s not injective
         // or nondistinct merges).
         if !copies.is_empty() {
+            // Only fresh elements were added so far: the tuples are A's.
+            let original = s.clone();
             self.copy_tuples(&original, s, m, &matched, &rimg);
             for &(b, src) in &copies {
                 for f in 0..s.num_functions() {

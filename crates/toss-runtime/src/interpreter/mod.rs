@@ -605,8 +605,9 @@ impl Interpreter {
     fn label_moves(&self, s: &State, li: usize, label: &LabelInfo, out: &mut Vec<Move>) {
         let ri = &self.rules[label.rule];
         let mut all: Option<Vec<Match>> = None;
-        let mut ok: Vec<Match> = Vec::new();
-        for (time, params) in &label.choices {
+        let filtered = (!ri.pre_independent && ri.pre.is_some()) || ri.post.is_some();
+        let last = label.choices.len().saturating_sub(1);
+        for (ci, (time, params)) in label.choices.iter().enumerate() {
             if !self.independent_pre_ok(ri, &s.structure, params) {
                 continue;
             }
@@ -615,12 +616,17 @@ impl Interpreter {
                 ri.rule.matches(&s.structure, &mut v);
                 v
             });
-            ok.clear();
-            ok.extend(
+            // The matches of this choice; the last choice takes the list.
+            let ok: Vec<Match> = if filtered {
                 all.iter()
                     .filter(|m| self.match_ok(ri, &s.structure, &m.elems, m.optional, params))
-                    .cloned(),
-            );
+                    .cloned()
+                    .collect()
+            } else if ci == last {
+                std::mem::take(all)
+            } else {
+                all.clone()
+            };
             let mk = |matches: Vec<Match>| Move {
                 label: li,
                 matches,
@@ -628,10 +634,10 @@ impl Interpreter {
                 params: params.clone(),
             };
             match label.multiplicity {
-                Multiplicity::One => out.extend(ok.iter().map(|m| mk(vec![m.clone()]))),
+                Multiplicity::One => out.extend(ok.into_iter().map(|m| mk(vec![m]))),
                 Multiplicity::All => {
                     if !ok.is_empty() {
-                        out.push(mk(ok.clone()));
+                        out.push(mk(ok));
                     }
                 }
                 Multiplicity::Any => {

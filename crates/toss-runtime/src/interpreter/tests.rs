@@ -717,3 +717,118 @@ fn tic_tac_toe_perft_and_playouts() {
         }
     }
 }
+
+/// Breakthrough on 8x8 without goal conditions (formula-free: measures
+/// matching, application and state cloning).
+fn breakthrough_moves_only() -> IrGame {
+    let mut s = Structure::new();
+    let name = |c: usize, r: usize| format!("{}{}", (b'a' + c as u8) as char, r + 1);
+    for c in 0..8 {
+        for r in 0..8 {
+            s.add_element(&name(c, r));
+        }
+    }
+    let rel_ids: Vec<RelId> = ["C", "DiagA", "DiagB", "W", "B"]
+        .iter()
+        .zip([2, 2, 2, 1, 1])
+        .map(|(n, a)| s.declare_relation(n, a).expect("rel"))
+        .collect();
+    let e = |s: &Structure, c: usize, r: usize| s.element(&name(c, r)).expect("cell");
+    for c in 0..8 {
+        for r in 0..8 {
+            let x = e(&s, c, r);
+            if r + 1 < 8 {
+                let y = e(&s, c, r + 1);
+                s.add_tuple(rel_ids[0], &[x, y]);
+                if c + 1 < 8 {
+                    let y = e(&s, c + 1, r + 1);
+                    s.add_tuple(rel_ids[1], &[x, y]);
+                }
+            }
+            if r > 0 && c + 1 < 8 {
+                let y = e(&s, c + 1, r - 1);
+                s.add_tuple(rel_ids[2], &[x, y]);
+            }
+            if r < 2 {
+                s.add_tuple(rel_ids[3], &[x]);
+            }
+            if r > 5 {
+                s.add_tuple(rel_ids[4], &[x]);
+            }
+        }
+    }
+    // [a, b | me(a); step; _opt_other(b)] -> [a, b | me(b)] emb W, B
+    let mv = |name: &str, me: &str, other: &str, step: (&str, [&str; 2]), capture: bool| {
+        let opt = format!("_opt_{other}");
+        let mut lhs: Vec<(&str, &[&str])> = vec![(me, &["a"]), (step.0, &step.1)];
+        if capture {
+            lhs.push((&opt, &["b"]));
+        }
+        rule(
+            name,
+            side(&["a", "b"], &lhs),
+            side(&["a", "b"], &[(me, &["b"])]),
+            &["W", "B"],
+        )
+    };
+    let rules = vec![
+        mv("WS", "W", "B", ("C", ["a", "b"]), false),
+        mv("WA", "W", "B", ("DiagA", ["a", "b"]), true),
+        mv("WB", "W", "B", ("DiagB", ["b", "a"]), true),
+        mv("BS", "B", "W", ("C", ["b", "a"]), false),
+        mv("BA", "B", "W", ("DiagA", ["b", "a"]), true),
+        mv("BB", "B", "W", ("DiagB", ["a", "b"]), true),
+    ];
+    let lab = |r: &str, t: usize| label(r, Multiplicity::One, vec![target(t)]);
+    game(
+        &["white", "black"],
+        rules,
+        vec![
+            vec![
+                player(0.0, vec![lab("WS", 1), lab("WA", 1), lab("WB", 1)]),
+                player(0.0, vec![]),
+            ],
+            vec![
+                player(0.0, vec![]),
+                player(0.0, vec![lab("BS", 0), lab("BA", 0), lab("BB", 0)]),
+            ],
+        ],
+        s,
+    )
+}
+
+/// Known Breakthrough perft values: 22, 484, 11132 (no game ends that early).
+#[test]
+fn breakthrough_perft() {
+    let g = Interpreter::new(&breakthrough_moves_only()).expect("loads");
+    let s = g.initial_state();
+    assert_eq!(g.perft(&s, 1), 22);
+    assert_eq!(g.perft(&s, 2), 484);
+    assert_eq!(g.perft(&s, 3), 11132);
+}
+
+/// Timing of matching and application (run with --release --ignored
+/// --nocapture).
+#[test]
+#[ignore = "timing"]
+fn breakthrough_speed() {
+    let g = Interpreter::new(&breakthrough_moves_only()).expect("loads");
+    let s = g.initial_state();
+    let t = std::time::Instant::now();
+    let n = g.perft(&s, 4);
+    let dt = t.elapsed().as_secs_f64();
+    println!("perft(4) = {n} in {dt:.3}s ({:.0} leaves/s)", n as f64 / dt);
+    let t = std::time::Instant::now();
+    let mut rng = rng_from_seed(1);
+    let mut plies = 0;
+    let games = 2000;
+    for _ in 0..games {
+        plies += g.random_playout(&mut rng, 300).0;
+    }
+    let dt = t.elapsed().as_secs_f64();
+    println!(
+        "{games} playouts, {plies} plies in {dt:.3}s ({:.0} playouts/s, {:.0} plies/s)",
+        games as f64 / dt,
+        plies as f64 / dt
+    );
+}
