@@ -5,6 +5,7 @@
 //! depends on the parser or on the code generator.
 
 pub mod ir;
+pub mod solver;
 pub mod structure;
 
 pub use structure::{BitSet, Elem, FunId, RelId, Structure};
