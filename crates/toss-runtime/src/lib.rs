@@ -8,6 +8,7 @@ pub mod game;
 pub mod interpreter;
 pub mod ir;
 pub mod rewrite;
+pub mod solver;
 pub mod structure;
 
 pub use game::{Game, Rng};

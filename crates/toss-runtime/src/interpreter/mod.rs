@@ -40,9 +40,7 @@
 //! `inv`), which a later version integrates; a state never evolves between
 //! moves. Payoffs in non-terminal states are just the terms' current values.
 
-mod logic;
-
-use logic::{FormulaId, RealId, Solver};
+use crate::solver::{FormulaId, RealId, Solver, SolverError};
 
 use crate::game::{Game, Rng, uniform01};
 use crate::ir::{self, Bound, Distribution, Formula, Multiplicity, RealExpr};
@@ -370,9 +368,8 @@ impl Interpreter {
                 }
                 pre_f = Formula::And(conj);
             }
-            let solver_err = |what: &str, e: logic::SolverError| {
-                ierr(format!("rule {} {what}: {}", r.name, e.message))
-            };
+            let solver_err =
+                |what: &str, e: SolverError| ierr(format!("rule {} {what}: {}", r.name, e.message));
             let (pre, pre_independent) = if pre_f == Formula::True {
                 (None, true)
             } else if mentions(&pre_f, rule.lhs_names()) {
@@ -411,7 +408,6 @@ impl Interpreter {
             });
         }
         let stable: Vec<RelId> = (0..sig.num_relations()).filter(|&r| !changed[r]).collect();
-        solver.set_stable(&stable);
 
         let nplayers = game.players.len();
         let mut locations = Vec::with_capacity(game.locations.len());
@@ -518,6 +514,10 @@ impl Interpreter {
         if location >= locations.len() {
             return Err(ierr(format!("history ends in unknown location {location}")));
         }
+        // Tabulate defined relations over stable relations (recompiles all
+        // formulas compiled above).
+        solver.set_stable(&stable);
+        solver.set_stable_from(&structure);
         Ok(Interpreter {
             players: game.players.clone(),
             solver,

@@ -685,7 +685,6 @@ pub(crate) fn tic_tac_toe() -> IrGame {
 /// Perft of tic-tac-toe at depth 6: 54720, because 1440 of the 15120
 /// 5-move sequences are already won by x (terminal detection).
 #[test]
-#[ignore = "slow in the test profile; run with --ignored"]
 fn tic_tac_toe_deep_perft() {
     let g = Interpreter::new(&tic_tac_toe()).expect("loads");
     let s = g.initial_state();
