@@ -831,3 +831,23 @@ fn breakthrough_speed() {
         plies as f64 / dt
     );
 }
+
+/// Timing of tic-tac-toe playouts with the solver (run with --release
+/// --ignored --nocapture).
+#[test]
+#[ignore = "timing"]
+fn tic_tac_toe_speed() {
+    let g = Interpreter::new(&tic_tac_toe()).expect("loads");
+    let t = std::time::Instant::now();
+    let mut rng = rng_from_seed(1);
+    let games = 20_000;
+    let mut plies = 0;
+    for _ in 0..games {
+        plies += g.random_playout(&mut rng, 100).0;
+    }
+    let dt = t.elapsed().as_secs_f64();
+    println!(
+        "{games} playouts, {plies} plies in {dt:.3}s ({:.0} playouts/s)",
+        games as f64 / dt
+    );
+}
