@@ -173,10 +173,10 @@ impl Structure {
     /// Adds an element with this name, or returns the live element that has
     /// it already.
     pub fn add_element(&mut self, name: &str) -> Elem {
-        if let Some(&e) = self.universe.by_name.get(name) {
-            if self.universe.live.contains(e) {
-                return e;
-            }
+        if let Some(&e) = self.universe.by_name.get(name)
+            && self.universe.live.contains(e)
+        {
+            return e;
         }
         let u = Arc::make_mut(&mut self.universe);
         let e = u.names.len() as Elem;
@@ -558,6 +558,7 @@ impl fmt::Debug for Structure {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
