@@ -153,10 +153,10 @@ pub fn add_board(s: &mut Structure, board: &Board) {
             (c.col + 1, c.row.wrapping_sub(1)),
         ];
         for (k, (col, row)) in neighbours.into_iter().enumerate() {
-            if let (Some(rid), Some(n)) = (rels[k], board.cell(col, row)) {
-                if let Some(b) = s.element(&n.name) {
-                    s.add_tuple(rid, &[a, b]);
-                }
+            if let (Some(rid), Some(n)) = (rels[k], board.cell(col, row))
+                && let Some(b) = s.element(&n.name)
+            {
+                s.add_tuple(rid, &[a, b]);
             }
         }
     }
@@ -177,10 +177,10 @@ fn structure(lit: &StructLit, sig: &Sig, declare_rule_only: bool) -> Structure {
             .unwrap_or(0);
         s.declare_relation(&r.name.name, arity);
     }
-    if let Some((text, _)) = &lit.board {
-        if let Ok(board) = parse_board(text) {
-            add_board(&mut s, &board);
-        }
+    if let Some((text, _)) = &lit.board
+        && let Ok(board) = parse_board(text)
+    {
+        add_board(&mut s, &board);
     }
     for r in &lit.relations {
         let Some(rid) = s.relation(&r.name.name) else {

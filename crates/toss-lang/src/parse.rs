@@ -119,11 +119,9 @@ pub fn check_nesting(source: &str) -> PResult<()> {
                     return Err(too_deep(i, 1));
                 }
             }
-            b')' | b']' | b'}' => {
-                if binders.len() > 1 {
-                    let b = binders.pop().unwrap_or(0);
-                    total = total.saturating_sub(b + 1);
-                }
+            b')' | b']' | b'}' if binders.len() > 1 => {
+                let b = binders.pop().unwrap_or(0);
+                total = total.saturating_sub(b + 1);
             }
             b';' => {
                 if let Some(last) = binders.last_mut() {
@@ -267,10 +265,10 @@ fn syntax_error(source: &str, e: pest::error::Error<Rule>) -> Diagnostic {
         ErrorVariant::ParsingError { positives, .. } => {
             let mut expected: Vec<String> = Vec::new();
             for r in positives {
-                if let Some(d) = describe(r) {
-                    if !expected.iter().any(|e| e == d) {
-                        expected.push(d.to_string());
-                    }
+                if let Some(d) = describe(r)
+                    && !expected.iter().any(|e| e == d)
+                {
+                    expected.push(d.to_string());
                 }
             }
             let message = if expected.is_empty() {

@@ -1,5 +1,7 @@
 //! One test per error kind: the message and the `file:line:col` it renders.
 
+#![allow(clippy::unwrap_used)]
+
 use toss_lang::{parse_game, render_diagnostics};
 
 const BASE: &str = "PLAYERS a, b\nSTART [ e | P:1 {}; E:2 {} | f { e -> 1 } ]\nLOC 0 {}\n";

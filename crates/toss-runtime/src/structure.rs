@@ -558,6 +558,7 @@ impl fmt::Debug for Structure {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
