@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use toss::Game;
 use toss::load::load_toss;
 use toss::runtime::analysis::fluent_relations;
 use toss::runtime::ir;
@@ -99,5 +100,110 @@ pub fn summary(path: &Path, game: &ir::Game) -> String {
 pub fn fmt(path: &Path, colour: bool) -> Result<(), String> {
     let (game, _) = load_toss(path, colour).map_err(|e| e.rendered)?;
     print!("{}", toss::lang::print_game(&game));
+    Ok(())
+}
+
+/// Loads a game file as an interpreter, diagnostics rendered.
+fn interpreter(path: &Path, colour: bool) -> Result<toss::Interpreter, String> {
+    let (game, _) = load_toss(path, colour).map_err(|e| e.rendered)?;
+    toss::Interpreter::new(&game).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// `toss perft FILE DEPTH [--divide]`.
+pub fn perft(path: &Path, depth: usize, divide: bool, colour: bool) -> Result<(), String> {
+    let g = interpreter(path, colour)?;
+    let s = g.initial_state();
+    let total = if divide {
+        let rows = toss::play::perft_divide(&g, &s, depth);
+        for (m, n) in &rows {
+            println!("{m}: {n}");
+        }
+        rows.iter().map(|(_, n)| n).sum()
+    } else {
+        g.perft(&s, depth)
+    };
+    println!("{total}");
+    Ok(())
+}
+
+/// `toss playout FILE -n N [--seed S]`.
+pub fn playout(
+    path: &Path,
+    n: u64,
+    seed: u64,
+    max_plies: usize,
+    colour: bool,
+) -> Result<(), String> {
+    let g = interpreter(path, colour)?;
+    let bar = indicatif::ProgressBar::new(n);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} playouts ({per_sec}, eta {eta})",
+        )
+        .map_err(|e| e.to_string())?,
+    );
+    // Updating the bar costs more than a tic-tac-toe playout: tick in batches.
+    let step = (n / 200).max(1);
+    let mut done = 0u64;
+    let stats = toss::play::playouts(&g, n, seed, max_plies, || {
+        done += 1;
+        if done % step == 0 {
+            bar.set_position(done);
+        }
+    });
+    bar.finish_and_clear();
+    println!("{} playouts in {:.2} s", stats.playouts, stats.seconds);
+    println!(
+        "playouts/s: {:.0}",
+        stats.playouts as f64 / stats.seconds.max(1e-9)
+    );
+    println!("mean length: {:.2} plies", stats.mean_plies);
+    for (name, p) in g.player_names().iter().zip(&stats.mean_payoffs) {
+        println!("mean payoff {name}: {p:.4}");
+    }
+    Ok(())
+}
+
+/// `toss play FILE [--player KIND]...`.
+pub fn play(
+    path: &Path,
+    kinds: &[toss::play::PlayerKind],
+    seed: u64,
+    colour: bool,
+) -> Result<(), String> {
+    let g = interpreter(path, colour)?;
+    let mut kinds = kinds.to_vec();
+    if kinds.is_empty() {
+        kinds.push(toss::play::PlayerKind::Human);
+    }
+    if kinds.len() > g.num_players() {
+        return Err(format!(
+            "{} --player given, the game has {} players",
+            kinds.len(),
+            g.num_players()
+        ));
+    }
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let mut out = std::io::stdout();
+    toss::play::play(&g, &kinds, seed, &mut input, &mut out).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// `toss show FILE [--moves M1,M2,...] --svg OUT`.
+pub fn show(path: &Path, moves: Option<&str>, svg: &Path, colour: bool) -> Result<(), String> {
+    let g = interpreter(path, colour)?;
+    let list: Vec<&str> = moves
+        .map(|m| {
+            m.split(',')
+                .map(str::trim)
+                .filter(|m| !m.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    let s = toss::play::replay(&g, &list, 0)?;
+    let picture = toss::render::svg(&g.to_structure(&s));
+    std::fs::write(svg, picture).map_err(|e| format!("cannot write {}: {e}", svg.display()))?;
+    println!("wrote {}", svg.display());
     Ok(())
 }
