@@ -147,7 +147,7 @@ pub fn playout(
     let mut done = 0u64;
     let stats = toss::play::playouts(&g, n, seed, max_plies, || {
         done += 1;
-        if done % step == 0 {
+        if done.is_multiple_of(step) {
             bar.set_position(done);
         }
     });
