@@ -171,7 +171,7 @@ fn describe(rule: Rule) -> Option<&'static str> {
     Some(match rule {
         R::EOI => "end of input",
         R::ident | R::raw_ident | R::param_list => "a name",
-        R::elem | R::elem_section => "an element name",
+        R::elem | R::selem | R::elem_section => "an element name",
         R::nat | R::tc_steps => "a natural number",
         R::number | R::unsigned | R::bound => "a number",
         R::real_var => "a real variable like `:a`",
