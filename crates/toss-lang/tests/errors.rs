@@ -43,6 +43,10 @@ fn syntax_error_says_what_was_expected() {
     expect_err(&src, "expected a formula", 4, 19);
     let src = with_base("REL W() = \n");
     expect_err(&src, "syntax error", 4, 10);
+    let src = "PLAYERS a\nLOC 0 { PLAYER a { MOVES [M 1] } }";
+    expect_err(src, "expected `,` or `->`, found `1`", 2, 29);
+    let src = "PLAYERS a\nSTART [ a | P(a | ]";
+    expect_err(src, "expected `)` or `,`, found `|`", 2, 17);
     let src = "PLAYERS a\nSTART [ | | ] )";
     expect_err(src, "syntax error", 2, 15);
 }
