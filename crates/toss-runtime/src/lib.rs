@@ -8,10 +8,13 @@ pub mod analysis;
 pub mod game;
 pub mod interpreter;
 pub mod ir;
+pub mod player;
 pub mod rewrite;
 pub mod solver;
 pub mod structure;
+pub mod uct;
 
 pub use game::{Game, Rng};
 pub use interpreter::Interpreter;
+pub use player::{Budget, Player};
 pub use structure::{BitSet, Elem, FunId, RelId, Structure};
