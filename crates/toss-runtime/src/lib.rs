@@ -4,8 +4,10 @@
 //! Both the interpreter and generated code link against this crate; it never
 //! depends on the parser or on the code generator.
 
+pub mod alphabeta;
 pub mod analysis;
 pub mod game;
+pub mod heuristic;
 pub mod interpreter;
 pub mod ir;
 pub mod player;

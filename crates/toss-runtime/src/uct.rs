@@ -721,7 +721,9 @@ impl<E> Uct<E> {
             loop {
                 match share {
                     Budget::Iterations(n) if k >= n => break,
-                    Budget::Time(d) if k > 0 && k % 16 == 0 && start.elapsed() >= d => break,
+                    Budget::Time(d) if k > 0 && k.is_multiple_of(16) && start.elapsed() >= d => {
+                        break;
+                    }
                     _ => {}
                 }
                 sr.iterate(cfg, game, eval, state, &mut w);
