@@ -172,7 +172,10 @@ pub enum PlayoutPolicy {
 /// Parameters of the search.
 #[derive(Clone, Debug)]
 pub struct UctConfig {
-    /// The exploration constant C.
+    /// The exploration constant C. With the bound of spec 3.1 the factor
+    /// `s <= 1/4` multiplies the square root (UCB1-TUNED takes the root of
+    /// it), so C = 2 gives the usual UCB1-TUNED exploration; with C = 1
+    /// UCT lost tic-tac-toe games against perfect play.
     pub c: f64,
     /// The payoff range Delta (maximum minus minimum payoff).
     pub delta: f64,
@@ -194,7 +197,7 @@ pub struct UctConfig {
 impl Default for UctConfig {
     fn default() -> Self {
         UctConfig {
-            c: 1.0,
+            c: 2.0,
             delta: 2.0,
             evals: 1,
             evals_weight: 1,

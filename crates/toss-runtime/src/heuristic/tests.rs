@@ -270,3 +270,57 @@ fn rule_condition_heuristic_of_example_6() {
     };
     assert_eq!(h, expected);
 }
+
+/// The derived heuristics as players: alpha-beta at depth 2 and UCT with
+/// the heuristic as its evaluation game (no playouts) never lose against
+/// random play.
+#[test]
+fn heuristic_players_beat_random() {
+    use crate::alphabeta::AlphaBeta;
+    use crate::player::{Budget, Player, RandomPlayer, play_match};
+    use crate::uct::{PlayoutPolicy, Uct, UctConfig};
+    let game = tic_tac_toe();
+    let interp = Interpreter::new(&game).expect("loads");
+    for kind in [HeuristicKind::Existential, HeuristicKind::RuleCondition] {
+        let cfg = HeuristicConfig {
+            kind,
+            ..HeuristicConfig::default()
+        };
+        let h = derive(&game, &cfg);
+        for seed in 0..2 {
+            let side = (seed % 2) as usize;
+            let controllers = if side == 0 { [0, 1] } else { [1, 0] };
+            let mut rnd = RandomPlayer::new(seed + 100);
+            let eval = HeuristicEval::new(&game, &interp, &h).expect("compiles");
+            let mut ab = AlphaBeta::new(eval, seed);
+            let mut players: [&mut dyn Player<Interpreter>; 2] = [&mut ab, &mut rnd];
+            let r = play_match(
+                &interp,
+                &mut players,
+                &controllers,
+                Budget::Iterations(2),
+                seed,
+                20,
+            );
+            assert!(r.payoffs[side] >= 0.0, "{kind:?} alpha-beta lost: {r:?}");
+
+            let eval = HeuristicEval::new(&game, &interp, &h).expect("compiles");
+            let config = UctConfig {
+                playout: PlayoutPolicy::Evaluate,
+                ..UctConfig::default()
+            };
+            let mut uct = Uct::new(config, eval, seed);
+            let mut rnd = RandomPlayer::new(seed + 200);
+            let mut players: [&mut dyn Player<Interpreter>; 2] = [&mut uct, &mut rnd];
+            let r = play_match(
+                &interp,
+                &mut players,
+                &controllers,
+                Budget::Iterations(300),
+                seed,
+                20,
+            );
+            assert!(r.payoffs[side] >= 0.0, "{kind:?} uct lost: {r:?}");
+        }
+    }
+}

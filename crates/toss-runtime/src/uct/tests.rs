@@ -128,15 +128,20 @@ impl Player<Interpreter> for Perfect {
 /// Plays `games` games of UCT (10,000 iterations a move) against the
 /// perfect player on each side; UCT never loses.
 fn uct_never_loses(games: u64, threads: usize) {
+    uct_never_loses_from(0, games, threads, UctConfig::default().c)
+}
+
+fn uct_never_loses_from(from: u64, games: u64, threads: usize, c: f64) {
     let g = Interpreter::new(&tic_tac_toe()).expect("loads");
     let mut perfect = Perfect {
         memo: HashMap::new(),
         rng: rng_from_seed(7),
     };
     assert_eq!(perfect.value(&g, &g.initial_state()), 0.0);
-    for i in 0..games {
+    for i in from..from + games {
         let config = UctConfig {
             threads,
+            c,
             ..UctConfig::default()
         };
         let mut uct = Uct::new(config, RandomPlayout { max_plies: 100 }, i);
@@ -166,6 +171,17 @@ fn tic_tac_toe_uct_never_loses_against_perfect_play() {
 #[ignore = "slow: many games"]
 fn tic_tac_toe_uct_never_loses_many_games() {
     uct_never_loses(50, 1);
+}
+
+/// Exploration constants on the hard seeds (run with --release --ignored
+/// --nocapture).
+#[test]
+#[ignore = "experiment"]
+fn tic_tac_toe_exploration_constants() {
+    for c in [2.0, 4.0] {
+        let r = std::panic::catch_unwind(|| uct_never_loses_from(5, 10, 1, c));
+        println!("c = {c}: {}", if r.is_ok() { "never lost" } else { "lost" });
+    }
 }
 
 #[test]
