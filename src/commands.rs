@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use toss::Game;
 use toss::load::load_toss;
+use toss::matches::{self, PlayerSpec};
 use toss::runtime::analysis::fluent_relations;
 use toss::runtime::ir;
 
@@ -164,29 +165,150 @@ pub fn playout(
     Ok(())
 }
 
-/// `toss play FILE [--player KIND]...`.
-pub fn play(
-    path: &Path,
-    kinds: &[toss::play::PlayerKind],
-    seed: u64,
-    colour: bool,
-) -> Result<(), String> {
-    let g = interpreter(path, colour)?;
-    let mut kinds = kinds.to_vec();
-    if kinds.is_empty() {
-        kinds.push(toss::play::PlayerKind::Human);
-    }
-    if kinds.len() > g.num_players() {
+/// `toss play FILE [--player SPEC]...`.
+pub fn play(path: &Path, specs: &[PlayerSpec], seed: u64, colour: bool) -> Result<(), String> {
+    let (game, _) = load_toss(path, colour).map_err(|e| e.rendered)?;
+    let g = toss::Interpreter::new(&game).map_err(|e| format!("{}: {e}", path.display()))?;
+    if specs.len() > g.num_players() {
         return Err(format!(
             "{} --player given, the game has {} players",
-            kinds.len(),
+            specs.len(),
             g.num_players()
         ));
+    }
+    let mut seats = Vec::new();
+    for p in 0..g.num_players() {
+        let default = if p == 0 { "human" } else { "random" };
+        let spec = match specs.get(p) {
+            Some(s) => s.clone(),
+            None => default.parse()?,
+        };
+        let seat = matches::build(&spec, &game, &g, seed.wrapping_add(p as u64))?;
+        seats.push(match seat.player {
+            None => toss::play::Seat::Human,
+            Some(player) => toss::play::Seat::Program(player, spec.budget),
+        });
     }
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut out = std::io::stdout();
-    toss::play::play(&g, &kinds, seed, &mut input, &mut out).map_err(|e| e.to_string())?;
+    toss::play::play(&g, &mut seats, seed, &mut input, &mut out).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// `toss match FILE --player SPEC --player SPEC -n GAMES [--seed S] [--swap]`.
+pub fn play_match(
+    path: &Path,
+    specs: &[PlayerSpec],
+    games: u64,
+    seed: u64,
+    swap: bool,
+    colour: bool,
+) -> Result<(), String> {
+    let (game, _) = load_toss(path, colour).map_err(|e| e.rendered)?;
+    let g = toss::Interpreter::new(&game).map_err(|e| format!("{}: {e}", path.display()))?;
+    let n = g.num_players();
+    if specs.len() != n {
+        return Err(format!(
+            "the game has {n} players: give --player once for each"
+        ));
+    }
+    if specs.iter().any(|s| s.kind == matches::Kind::Human) {
+        return Err("a match is between programs: use `toss play` to play yourself".into());
+    }
+    // records[spec][seat]
+    let mut records = vec![vec![matches::Record::default(); n]; n];
+    let bar = indicatif::ProgressBar::new(games);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} games (eta {eta}) {msg}")
+            .map_err(|e| e.to_string())?,
+    );
+    for i in 0..games {
+        // With --swap the seats rotate every game.
+        let shift = if swap { (i % n as u64) as usize } else { 0 };
+        let seat_of_spec: Vec<usize> = (0..n).map(|k| (k + shift) % n).collect();
+        let game_seed = seed.wrapping_mul(1_000_003).wrapping_add(i);
+        let mut seats = Vec::with_capacity(n);
+        for p in 0..n {
+            let k = seat_of_spec.iter().position(|&q| q == p).unwrap_or(p);
+            seats.push(matches::build(
+                &specs[k],
+                &game,
+                &g,
+                game_seed.wrapping_add(97 * k as u64),
+            )?);
+        }
+        let payoffs = matches::play_one(&g, &mut seats, game_seed, 100_000);
+        for (k, &p) in seat_of_spec.iter().enumerate() {
+            records[k][p].add(matches::outcome(&payoffs, p));
+        }
+        let total: matches::Record = records[0].iter().fold(Default::default(), |mut a, r| {
+            a.add(*r);
+            a
+        });
+        bar.set_message(format!("{}: {:.3}", specs[0].text, total.score()));
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    println!(
+        "{:<24} {:<10} {:>6} {:>6} {:>6} {:>7} {:>8}",
+        "player", "seat", "wins", "draws", "losses", "score", "95% ci"
+    );
+    let mut result = String::from("result");
+    for (k, spec) in specs.iter().enumerate() {
+        let mut total = matches::Record::default();
+        for (p, r) in records[k].iter().enumerate() {
+            if r.games() == 0 {
+                continue;
+            }
+            total.add(*r);
+            println!(
+                "{:<24} {:<10} {:>6} {:>6} {:>6} {:>7.3} {:>8}",
+                spec.text,
+                g.player_names()[p],
+                r.wins,
+                r.draws,
+                r.losses,
+                r.score(),
+                format!("+-{:.3}", r.ci95())
+            );
+        }
+        println!(
+            "{:<24} {:<10} {:>6} {:>6} {:>6} {:>7.3} {:>8}",
+            spec.text,
+            "all",
+            total.wins,
+            total.draws,
+            total.losses,
+            total.score(),
+            format!("+-{:.3}", total.ci95())
+        );
+        result.push_str(&format!(" {} {:.4}", spec.text, total.score()));
+    }
+    println!("{result}");
+    Ok(())
+}
+
+/// `toss heuristic FILE`: the derived heuristic of each player, per location.
+pub fn heuristic(path: &Path, rule_condition: bool, colour: bool) -> Result<(), String> {
+    use toss::runtime::heuristic::{HeuristicConfig, HeuristicKind, derive};
+    let (game, _) = load_toss(path, colour).map_err(|e| e.rendered)?;
+    let kind = if rule_condition {
+        HeuristicKind::RuleCondition
+    } else {
+        HeuristicKind::Existential
+    };
+    let cfg = HeuristicConfig {
+        kind,
+        ..HeuristicConfig::default()
+    };
+    let h = derive(&game, &cfg);
+    for (l, per_player) in h.per_location.iter().enumerate() {
+        println!("LOC {l}");
+        for (name, t) in game.players.iter().zip(per_player) {
+            println!("  {name}: {}", toss::lang::print_real(t));
+        }
+    }
     Ok(())
 }
 

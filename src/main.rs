@@ -51,11 +51,35 @@ enum Command {
     /// Play in the terminal: moves by number, by text or by cells (`a2 a3`).
     Play {
         file: PathBuf,
-        /// One per player, in order: human or random (default: human, then random).
+        /// One per player, in order: human, random, uct:iters=N, uct:time=S,
+        /// uct+heur:iters=N, alphabeta:depth=D (default: human, then random).
         #[arg(long = "player")]
-        players: Vec<toss::play::PlayerKind>,
+        players: Vec<toss::matches::PlayerSpec>,
         #[arg(long, default_value_t = 0)]
         seed: u64,
+    },
+    /// A match between programs, e.g. --player uct+heur:iters=2000 --player uct:iters=2000.
+    Match {
+        file: PathBuf,
+        /// One per player: random, uct:iters=N, uct:time=S, uct+heur:iters=N,
+        /// alphabeta:depth=D; options c=, threads=, heur=existential|rule, playout=.
+        #[arg(long = "player", required = true)]
+        players: Vec<toss::matches::PlayerSpec>,
+        /// Number of games.
+        #[arg(short = 'n', default_value_t = 10)]
+        n: u64,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Rotate the seats every game, so each player plays each side.
+        #[arg(long)]
+        swap: bool,
+    },
+    /// Print the heuristics derived from the payoffs (spec 3.3-3.5).
+    Heuristic {
+        file: PathBuf,
+        /// The rule-condition heuristic of spec 3.5 instead of the existential one.
+        #[arg(long)]
+        rule_condition: bool,
     },
     /// Draw the starting position, or the one after some moves, as SVG.
     Show {
@@ -90,6 +114,17 @@ fn main() -> ExitCode {
             players,
             seed,
         } => commands::play(&file, &players, seed, colour),
+        Command::Match {
+            file,
+            players,
+            n,
+            seed,
+            swap,
+        } => commands::play_match(&file, &players, n, seed, swap, colour),
+        Command::Heuristic {
+            file,
+            rule_condition,
+        } => commands::heuristic(&file, rule_condition, colour),
         Command::Show { file, moves, svg } => commands::show(&file, moves.as_deref(), &svg, colour),
     };
     match result {

@@ -6,6 +6,7 @@ use std::io::{BufRead, Write};
 use std::time::Instant;
 
 use toss_runtime::game::{Game, Rng, rng_from_seed};
+use toss_runtime::player::{Budget, Player};
 
 /// Every joint move of the movers of `s` (one move per mover, in `movers`
 /// order), in canonical order: the first mover's moves vary slowest.
@@ -171,26 +172,6 @@ pub fn parse_move<G: Game>(
     }
 }
 
-/// Who chooses a player's moves in `toss play`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PlayerKind {
-    Human,
-    Random,
-}
-
-impl std::str::FromStr for PlayerKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "human" => Ok(PlayerKind::Human),
-            "random" => Ok(PlayerKind::Random),
-            other => Err(format!(
-                "unknown player `{other}`: expected human or random"
-            )),
-        }
-    }
-}
-
 /// Draws a position: the board if the structure is one, else its relations.
 pub fn picture<G: Game>(g: &G, s: &G::State) -> String {
     let st = g.to_structure(s);
@@ -223,9 +204,16 @@ pub fn picture<G: Game>(g: &G, s: &G::State) -> String {
 
 /// Plays a game in the terminal: humans type moves on `input`, the board
 /// and the moves go to `out`. Returns the payoffs.
+/// A seat in `toss play`: a person typing moves, or a program with its
+/// budget per move.
+pub enum Seat<G: Game> {
+    Human,
+    Program(Box<dyn Player<G>>, Budget),
+}
+
 pub fn play<G: Game>(
     g: &G,
-    kinds: &[PlayerKind],
+    seats: &mut [Seat<G>],
     seed: u64,
     input: &mut impl BufRead,
     out: &mut impl Write,
@@ -245,13 +233,19 @@ pub fn play<G: Game>(
             if moves.is_empty() {
                 break;
             }
-            let kind = kinds.get(p).copied().unwrap_or(PlayerKind::Random);
-            let choice = match kind {
-                PlayerKind::Random => {
-                    use rand_core::Rng as _;
-                    (rng.next_u64() % moves.len() as u64) as usize
+            let choice = match seats.get_mut(p) {
+                Some(Seat::Program(player, budget)) => {
+                    let answer = player.choose(g, &s, *budget);
+                    let k = movers.iter().position(|&q| q == p).unwrap_or(0);
+                    match answer
+                        .get(k)
+                        .and_then(|m| moves.iter().position(|x| x == m))
+                    {
+                        Some(i) => i,
+                        None => break,
+                    }
                 }
-                PlayerKind::Human => loop {
+                Some(Seat::Human) | None => loop {
                     writeln!(out, "{} to move. Legal moves:", names[p])?;
                     for (i, m) in moves.iter().enumerate() {
                         writeln!(out, "  {:>3}. {}", i + 1, g.move_to_string(&s, p, m))?;
@@ -282,6 +276,11 @@ pub fn play<G: Game>(
         }
         if movers.is_empty() || joint.len() < movers.len() {
             break;
+        }
+        for seat in seats.iter_mut() {
+            if let Seat::Program(player, _) = seat {
+                player.observe(g, &s, &joint);
+            }
         }
         g.apply(&mut s, &joint, &mut rng);
     }

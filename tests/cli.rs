@@ -141,3 +141,82 @@ fn show_rejects_an_illegal_move() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn match_prints_a_table_and_the_result_line_last() {
+    let out = toss(
+        &[
+            "match",
+            "games/tic-tac-toe.toss",
+            "--player",
+            "uct:iters=200",
+            "--player",
+            "random",
+            "-n",
+            "6",
+            "--swap",
+        ],
+        "",
+    );
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let last = stdout.lines().last().unwrap_or_default();
+    let words: Vec<&str> = last.split_whitespace().collect();
+    assert_eq!(words.len(), 5, "{last}");
+    assert_eq!(
+        (words[0], words[1], words[3]),
+        ("result", "uct:iters=200", "random")
+    );
+    let (a, b): (f64, f64) = (
+        words[2].parse().expect("score"),
+        words[4].parse().expect("score"),
+    );
+    assert!(
+        (a + b - 1.0).abs() < 1e-9,
+        "two-player scores sum to 1: {last}"
+    );
+    // Each spec played each seat three times.
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("random ")).count(),
+        3,
+        "{stdout}"
+    );
+}
+
+#[test]
+fn match_is_reproducible_for_a_seed() {
+    let args = [
+        "match",
+        "games/tic-tac-toe.toss",
+        "--player",
+        "uct:iters=50",
+        "--player",
+        "uct:iters=50",
+        "-n",
+        "4",
+        "--seed",
+        "9",
+    ];
+    assert_eq!(toss(&args, "").stdout, toss(&args, "").stdout);
+}
+
+#[test]
+fn bad_player_specs_are_refused_with_a_reason() {
+    let out = toss(
+        &[
+            "match",
+            "games/tic-tac-toe.toss",
+            "--player",
+            "uct:depth=3",
+            "--player",
+            "random",
+        ],
+        "",
+    );
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("`depth` is not an option of `uct`"),
+        "{}",
+        text(&out.stderr)
+    );
+}
