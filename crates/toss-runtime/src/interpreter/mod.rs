@@ -340,6 +340,10 @@ impl Interpreter {
         }
 
         let mut rules = Vec::with_capacity(game.rules.len());
+        // Independent preconditions are compiled once per distinct formula
+        // (e.g. `not WinB()` of all of a player's rules), so that one state
+        // evaluates each only once (see `PreCache`).
+        let mut shared_pres: Vec<(Formula, Vec<String>, FormulaId)> = Vec::new();
         let mut changed = vec![false; sig.num_relations()];
         for (ri, r) in game.rules.iter().enumerate() {
             let rule = CompiledRule::new(r, &sig, &defined).map_err(|e| ierr(e.message))?;
@@ -377,10 +381,16 @@ impl Interpreter {
                     .compile_formula(&pre_f, &lhs, &params)
                     .map_err(|e| solver_err("pre", e))?;
                 (Some(id), false)
+            } else if let Some(&(_, _, id)) = shared_pres
+                .iter()
+                .find(|(f, ps, _)| *f == pre_f && *ps == rule_params[ri])
+            {
+                (Some(id), true)
             } else {
                 let id = solver
                     .compile_formula(&pre_f, &[], &params)
                     .map_err(|e| solver_err("pre", e))?;
+                shared_pres.push((pre_f.clone(), rule_params[ri].clone(), id));
                 (Some(id), true)
             };
             let post = if r.post == Formula::True {
@@ -576,19 +586,36 @@ impl Interpreter {
         true
     }
 
-    fn independent_pre_ok(&self, ri: &RuleInfo, s: &Structure, params: &[f64]) -> bool {
+    fn independent_pre_ok(
+        &self,
+        ri: &RuleInfo,
+        s: &Structure,
+        params: &[f64],
+        cache: &mut PreCache,
+    ) -> bool {
         match ri.pre {
-            Some(pre) if ri.pre_independent => self.solver.holds(s, pre, &[], params),
+            Some(pre) if ri.pre_independent => {
+                if let Some(&(_, _, v)) = cache
+                    .0
+                    .iter()
+                    .find(|(f, ps, _)| *f == pre && ps[..] == *params)
+                {
+                    return v;
+                }
+                let v = self.solver.holds(s, pre, &[], params);
+                cache.0.push((pre, params.to_vec(), v));
+                v
+            }
             _ => true,
         }
     }
 
-    fn has_legal_move(&self, s: &State, player: usize) -> bool {
+    fn has_legal_move(&self, s: &State, player: usize, cache: &mut PreCache) -> bool {
         let loc = &self.locations[s.location];
         for label in &loc.labels[player] {
             let ri = &self.rules[label.rule];
             for (_, params) in &label.choices {
-                if !self.independent_pre_ok(ri, &s.structure, params) {
+                if !self.independent_pre_ok(ri, &s.structure, params, cache) {
                     continue;
                 }
                 let found = !ri.rule.for_each_match(&s.structure, |elems, opt| {
@@ -602,13 +629,20 @@ impl Interpreter {
         false
     }
 
-    fn label_moves(&self, s: &State, li: usize, label: &LabelInfo, out: &mut Vec<Move>) {
+    fn label_moves(
+        &self,
+        s: &State,
+        li: usize,
+        label: &LabelInfo,
+        out: &mut Vec<Move>,
+        cache: &mut PreCache,
+    ) {
         let ri = &self.rules[label.rule];
         let mut all: Option<Vec<Match>> = None;
         let filtered = (!ri.pre_independent && ri.pre.is_some()) || ri.post.is_some();
         let last = label.choices.len().saturating_sub(1);
         for (ci, (time, params)) in label.choices.iter().enumerate() {
-            if !self.independent_pre_ok(ri, &s.structure, params) {
+            if !self.independent_pre_ok(ri, &s.structure, params, cache) {
                 continue;
             }
             let all = all.get_or_insert_with(|| {
@@ -653,6 +687,22 @@ impl Interpreter {
     }
 }
 
+/// Values of independent preconditions (sentences like `not WinQ()`) on one
+/// state, per formula and parameter values: all labels of a state that share
+/// a precondition evaluate it once.
+#[derive(Default)]
+struct PreCache(Vec<(FormulaId, Vec<f64>, bool)>);
+
+impl Interpreter {
+    fn player_moves(&self, s: &State, player: usize, out: &mut Vec<Move>, cache: &mut PreCache) {
+        out.clear();
+        let loc = &self.locations[s.location];
+        for (li, label) in loc.labels[player].iter().enumerate() {
+            self.label_moves(s, li, label, out, cache);
+        }
+    }
+}
+
 /// Appends to `out`, in lexicographic order of index lists, every non-empty
 /// set of pairwise disjoint matches extending `cur` with indices from
 /// `start` on (at most [`ANY_MOVES_CAP`] sets).
@@ -689,8 +739,9 @@ impl Game for Interpreter {
     fn movers(&self, s: &State, out: &mut Vec<usize>) {
         out.clear();
         let loc = &self.locations[s.location];
+        let mut cache = PreCache::default();
         for &p in &loc.label_players {
-            if !self.has_legal_move(s, p) {
+            if !self.has_legal_move(s, p, &mut cache) {
                 out.clear();
                 return;
             }
@@ -699,10 +750,26 @@ impl Game for Interpreter {
     }
 
     fn legal_moves(&self, s: &State, player: usize, out: &mut Vec<Move>) {
-        out.clear();
+        self.player_moves(s, player, out, &mut PreCache::default());
+    }
+
+    /// The movers are the label players when each has a legal move, so the
+    /// moves generated to find out are the moves returned: one pass of
+    /// matching per state instead of two.
+    fn movers_and_moves(&self, s: &State, movers: &mut Vec<usize>, moves: &mut Vec<Vec<Move>>) {
+        movers.clear();
         let loc = &self.locations[s.location];
-        for (li, label) in loc.labels[player].iter().enumerate() {
-            self.label_moves(s, li, label, out);
+        if moves.len() < loc.label_players.len() {
+            moves.resize_with(loc.label_players.len(), Vec::new);
+        }
+        let mut cache = PreCache::default();
+        for (&p, out) in loc.label_players.iter().zip(moves.iter_mut()) {
+            self.player_moves(s, p, out, &mut cache);
+            if out.is_empty() {
+                movers.clear();
+                return;
+            }
+            movers.push(p);
         }
     }
 
