@@ -68,8 +68,92 @@ fn err<T>(message: String) -> Result<T, RewriteError> {
 /// optional tuple of the left side (in source order) is present.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Match {
-    pub elems: Vec<Elem>,
+    pub elems: Elems,
     pub optional: u64,
+}
+
+/// Inline capacity of [`Elems`].
+const INLINE_ELEMS: usize = 6;
+
+/// The element images of a match: a slice stored inline when short (left
+/// sides of board games have one to four elements), so that generating a
+/// move allocates nothing for them. Behaves as `[Elem]` (`Deref`); equality,
+/// order and hashing are those of the slice.
+#[derive(Clone)]
+pub struct Elems(ElemsRepr);
+
+#[derive(Clone)]
+enum ElemsRepr {
+    Inline(u8, [Elem; INLINE_ELEMS]),
+    Heap(Vec<Elem>),
+}
+
+impl From<&[Elem]> for Elems {
+    fn from(v: &[Elem]) -> Self {
+        if v.len() <= INLINE_ELEMS {
+            let mut a = [0; INLINE_ELEMS];
+            a[..v.len()].copy_from_slice(v);
+            Elems(ElemsRepr::Inline(v.len() as u8, a))
+        } else {
+            Elems(ElemsRepr::Heap(v.to_vec()))
+        }
+    }
+}
+
+impl From<Vec<Elem>> for Elems {
+    fn from(v: Vec<Elem>) -> Self {
+        if v.len() <= INLINE_ELEMS {
+            Elems::from(&v[..])
+        } else {
+            Elems(ElemsRepr::Heap(v))
+        }
+    }
+}
+
+impl std::ops::Deref for Elems {
+    type Target = [Elem];
+    #[inline]
+    fn deref(&self) -> &[Elem] {
+        match &self.0 {
+            ElemsRepr::Inline(n, a) => &a[..*n as usize],
+            ElemsRepr::Heap(v) => v,
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a Elems {
+    type Item = &'a Elem;
+    type IntoIter = std::slice::Iter<'a, Elem>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl PartialEq for Elems {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+impl Eq for Elems {}
+impl PartialOrd for Elems {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Elems {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (**self).cmp(&**other)
+    }
+}
+impl std::hash::Hash for Elems {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        (**self).hash(h)
+    }
+}
+impl std::fmt::Debug for Elems {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (**self).fmt(f)
+    }
 }
 
 /// A tuple over left (or right) element indices.
@@ -562,7 +646,7 @@ impl CompiledRule {
         out.clear();
         self.for_each_match(s, |elems, optional| {
             out.push(Match {
-                elems: elems.to_vec(),
+                elems: elems.into(),
                 optional,
             });
             true
@@ -582,7 +666,7 @@ impl CompiledRule {
     /// value for `update_targets()[i]`.
     pub fn apply(&self, s: &mut Structure, m: &Match, update_values: &[f64]) -> Vec<Elem> {
         debug_assert_eq!(m.elems.len(), self.lhs_names.len());
-        let mut matched: Vec<Elem> = m.elems.clone();
+        let mut matched: Vec<Elem> = m.elems.to_vec();
         matched.sort_unstable();
         matched.dedup();
         let in_matched = |e: Elem, matched: &[Elem]| matched.binary_search(&e).is_ok();

@@ -86,10 +86,43 @@ pub struct State {
 pub struct Move {
     /// Index of the label among the player's labels in the location.
     pub label: usize,
-    pub matches: Vec<Match>,
+    pub matches: Matches,
     pub time: Option<f64>,
     /// One value per rule parameter (see [`Interpreter::rule_params`]).
     pub params: Vec<f64>,
+}
+
+/// The matches of a move: one match (multiplicity `One`, the usual case)
+/// is stored without a separate allocation. Behaves as `[Match]`.
+#[derive(Clone, PartialEq)]
+pub enum Matches {
+    One(Match),
+    Many(Vec<Match>),
+}
+
+impl std::ops::Deref for Matches {
+    type Target = [Match];
+    #[inline]
+    fn deref(&self) -> &[Match] {
+        match self {
+            Matches::One(m) => std::slice::from_ref(m),
+            Matches::Many(v) => v,
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a Matches {
+    type Item = &'a Match;
+    type IntoIter = std::slice::Iter<'a, Match>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl std::fmt::Debug for Matches {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (**self).fmt(f)
+    }
 }
 
 struct RuleInfo {
@@ -571,7 +604,7 @@ impl Interpreter {
         }
         if let Some(post) = ri.post {
             let m = Match {
-                elems: elems.to_vec(),
+                elems: elems.into(),
                 optional: opt,
             };
             let mut t = s.clone();
@@ -661,26 +694,25 @@ impl Interpreter {
             } else {
                 all.clone()
             };
-            let mk = |matches: Vec<Match>| Move {
+            let mk = |matches: Matches| Move {
                 label: li,
                 matches,
                 time: *time,
                 params: params.clone(),
             };
             match label.multiplicity {
-                Multiplicity::One => out.extend(ok.into_iter().map(|m| mk(vec![m]))),
+                Multiplicity::One => out.extend(ok.into_iter().map(|m| mk(Matches::One(m)))),
                 Multiplicity::All => {
                     if !ok.is_empty() {
-                        out.push(mk(ok));
+                        out.push(mk(Matches::Many(ok)));
                     }
                 }
                 Multiplicity::Any => {
                     let mut sets = Vec::new();
                     disjoint_sets(&ok, 0, &mut Vec::new(), &mut sets);
-                    out.extend(
-                        sets.into_iter()
-                            .map(|set| mk(set.iter().map(|&i| ok[i].clone()).collect())),
-                    );
+                    out.extend(sets.into_iter().map(|set| {
+                        mk(Matches::Many(set.iter().map(|&i| ok[i].clone()).collect()))
+                    }));
                 }
             }
         }
@@ -827,7 +859,7 @@ impl Game for Interpreter {
                 let t = clamp(t, i);
                 t0 = Some(t0.map_or(t, |x: f64| x.min(t)));
             }
-            for m in &mv.matches {
+            for m in mv.matches.iter() {
                 if !m.elems.iter().all(|&e| s.structure.is_live(e)) {
                     continue;
                 }
@@ -865,7 +897,7 @@ impl Game for Interpreter {
         };
         let ri = &self.rules[label.rule];
         let mut out = ri.rule.name().to_string();
-        for mt in &m.matches {
+        for mt in m.matches.iter() {
             out.push('{');
             for (i, (l, &e)) in ri.rule.lhs_names().iter().zip(&mt.elems).enumerate() {
                 if i > 0 {
