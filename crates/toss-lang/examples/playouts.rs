@@ -2,14 +2,18 @@
 //!
 //! `cargo run --release -p toss-lang --example playouts [secs] [game ...]`
 //! (default: every `games/*.toss`, 2 seconds each). Each game is timed for
-//! about `secs` seconds of wall clock; the seed sequence is fixed.
+//! about `secs` seconds of wall clock; the seed sequence is fixed. With
+//! `secs` written `nN` (e.g. `n100`), exactly N playouts are run instead
+//! (for instruction counts under callgrind).
 
 use toss_runtime::Game;
 use toss_runtime::game::rng_from_seed;
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let secs: f64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(2.0);
+    let first = args.next().unwrap_or_default();
+    let count: Option<u64> = first.strip_prefix('n').and_then(|n| n.parse().ok());
+    let secs: f64 = first.parse().unwrap_or(2.0);
     let mut names: Vec<String> = args.collect();
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../games");
     if names.is_empty() {
@@ -48,8 +52,11 @@ fn main() {
         let mut rng = rng_from_seed(1);
         let t = std::time::Instant::now();
         let (mut games, mut plies) = (0u64, 0u64);
-        while t.elapsed().as_secs_f64() < secs {
-            for _ in 0..10 {
+        while match count {
+            Some(n) => games < n,
+            None => t.elapsed().as_secs_f64() < secs,
+        } {
+            for _ in 0..count.map_or(10, |n| n.min(10)) {
                 plies += g.random_playout(&mut rng, 1000).0 as u64;
                 games += 1;
             }

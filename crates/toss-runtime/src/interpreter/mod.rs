@@ -21,8 +21,10 @@
 //!   - `All`: one move with all matches (when there is at least one); they
 //!     are applied one after the other in canonical order, skipping a match
 //!     whose elements an earlier one deleted;
-//! - `pre` sentences that mention no left element (like `not WinQ()`) are
-//!   evaluated once per state, label and choice, not per match;
+//! - the conjuncts of `pre` that mention no left element (like `not
+//!   WinQ()` in `Playable(a) and not WinQ()`) are evaluated once per state
+//!   and parameter choice, shared by all labels whose rules have the same
+//!   such conjuncts, not per match;
 //! - a joint action is applied move by move in player order (update terms
 //!   are evaluated just before each rule application); the next location is
 //!   the target of the *first* mover's label, drawn by probability with the
@@ -128,10 +130,12 @@ impl std::fmt::Debug for Matches {
 struct RuleInfo {
     rule: CompiledRule,
     params: Vec<String>,
-    /// `None` when trivially true.
+    /// The conjuncts of `pre` that mention left elements (checked per
+    /// match); `None` when trivially true.
     pre: Option<FormulaId>,
-    /// `pre` mentions no left element: evaluate it with no constants.
-    pre_independent: bool,
+    /// The other conjuncts of `pre`, a sentence checked once per state (see
+    /// `PreCache`); `None` when trivially true.
+    pre_state: Option<FormulaId>,
     post: Option<FormulaId>,
     updates: Vec<RealId>,
 }
@@ -163,6 +167,15 @@ pub struct Interpreter {
     locations: Vec<LocInfo>,
     initial: State,
     stable: Vec<RelId>,
+}
+
+/// The conjuncts of `f` (nested `and`s flattened), appended to `out`.
+fn flatten_and(f: Formula, out: &mut Vec<Formula>) {
+    match f {
+        Formula::And(fs) => fs.into_iter().for_each(|g| flatten_and(g, out)),
+        Formula::True => {}
+        g => out.push(g),
+    }
 }
 
 /// Whether `f` mentions any of `names` (as an element argument anywhere;
@@ -407,24 +420,43 @@ impl Interpreter {
             }
             let solver_err =
                 |what: &str, e: SolverError| ierr(format!("rule {} {what}: {}", r.name, e.message));
-            let (pre, pre_independent) = if pre_f == Formula::True {
-                (None, true)
-            } else if mentions(&pre_f, rule.lhs_names()) {
-                let id = solver
-                    .compile_formula(&pre_f, &lhs, &params)
-                    .map_err(|e| solver_err("pre", e))?;
-                (Some(id), false)
+            // Split `pre` into the conjuncts that mention a left element
+            // (checked per match) and the sentences that do not (checked
+            // once per state, shared between rules): `Playable(a) and not
+            // WinQ()` must not evaluate `WinQ()` once per empty cell.
+            let mut conjuncts = Vec::new();
+            flatten_and(pre_f, &mut conjuncts);
+            let (dep, indep): (Vec<Formula>, Vec<Formula>) = conjuncts
+                .into_iter()
+                .partition(|f| mentions(f, rule.lhs_names()));
+            let join = |mut fs: Vec<Formula>| match fs.len() {
+                0 => Formula::True,
+                1 => fs.pop().unwrap_or(Formula::True),
+                _ => Formula::And(fs),
+            };
+            let (dep, indep) = (join(dep), join(indep));
+            let pre = if dep == Formula::True {
+                None
+            } else {
+                Some(
+                    solver
+                        .compile_formula(&dep, &lhs, &params)
+                        .map_err(|e| solver_err("pre", e))?,
+                )
+            };
+            let pre_state = if indep == Formula::True {
+                None
             } else if let Some(&(_, _, id)) = shared_pres
                 .iter()
-                .find(|(f, ps, _)| *f == pre_f && *ps == rule_params[ri])
+                .find(|(f, ps, _)| *f == indep && *ps == rule_params[ri])
             {
-                (Some(id), true)
+                Some(id)
             } else {
                 let id = solver
-                    .compile_formula(&pre_f, &[], &params)
+                    .compile_formula(&indep, &[], &params)
                     .map_err(|e| solver_err("pre", e))?;
-                shared_pres.push((pre_f.clone(), rule_params[ri].clone(), id));
-                (Some(id), true)
+                shared_pres.push((indep, rule_params[ri].clone(), id));
+                Some(id)
             };
             let post = if r.post == Formula::True {
                 None
@@ -445,7 +477,7 @@ impl Interpreter {
                 rule,
                 params: rule_params[ri].clone(),
                 pre,
-                pre_independent,
+                pre_state,
                 post,
                 updates,
             });
@@ -596,8 +628,7 @@ impl Interpreter {
         opt: u64,
         params: &[f64],
     ) -> bool {
-        if !ri.pre_independent
-            && let Some(pre) = ri.pre
+        if let Some(pre) = ri.pre
             && !self.solver.holds(s, pre, elems, params)
         {
             return false;
@@ -626,8 +657,8 @@ impl Interpreter {
         params: &[f64],
         cache: &mut PreCache,
     ) -> bool {
-        match ri.pre {
-            Some(pre) if ri.pre_independent => {
+        match ri.pre_state {
+            Some(pre) => {
                 if let Some(&(_, _, v)) = cache
                     .0
                     .iter()
@@ -639,7 +670,7 @@ impl Interpreter {
                 cache.0.push((pre, params.to_vec(), v));
                 v
             }
-            _ => true,
+            None => true,
         }
     }
 
@@ -672,7 +703,7 @@ impl Interpreter {
     ) {
         let ri = &self.rules[label.rule];
         let mut all: Option<Vec<Match>> = None;
-        let filtered = (!ri.pre_independent && ri.pre.is_some()) || ri.post.is_some();
+        let filtered = ri.pre.is_some() || ri.post.is_some();
         let last = label.choices.len().saturating_sub(1);
         for (ci, (time, params)) in label.choices.iter().enumerate() {
             if !self.independent_pre_ok(ri, &s.structure, params, cache) {
