@@ -187,6 +187,11 @@ struct Step {
     forbidden: Vec<usize>,
     /// Earlier-bound left elements this one must differ from.
     distinct_from: Vec<usize>,
+    /// `(relation, wanted)`: the unary tuples on `elem` among `checks`
+    /// (wanted present) and `forbidden` (wanted absent; only without
+    /// nondistinct pairs), tested directly on the bitsets. Exactness makes
+    /// these the most common checks (`emb W, B`: the target is neither).
+    unary: Vec<(RelId, bool)>,
 }
 
 /// A tuple of the right side.
@@ -374,7 +379,14 @@ impl CompiledRule {
         }
         let has_nondistinct = !rule.nondistinct.is_empty();
 
-        let steps = plan(signature, nl, &required, &forbidden, &may_merge);
+        let steps = plan(
+            signature,
+            nl,
+            &required,
+            &forbidden,
+            &may_merge,
+            has_nondistinct,
+        );
         let ordered = steps.iter().enumerate().all(|(i, s)| s.elem == i);
 
         // The map s.
@@ -587,6 +599,13 @@ impl CompiledRule {
         };
         let mut try_one = |c: Elem, assign: &mut Vec<Elem>, buf: &mut Vec<Elem>| -> bool {
             if step.distinct_from.iter().any(|&o| assign[o] == c) {
+                return true;
+            }
+            if step
+                .unary
+                .iter()
+                .any(|&(r, want)| s.unary(r).is_some_and(|b| b.contains(c)) != want)
+            {
                 return true;
             }
             assign[step.elem] = c;
@@ -849,6 +868,7 @@ fn plan(
     required: &[Tup],
     forbidden: &[Tup],
     may_merge: &[bool],
+    has_nondistinct: bool,
 ) -> Vec<Step> {
     let n = sig.num_elements().max(1) as f64;
     let mut bound = vec![false; nl];
@@ -900,12 +920,33 @@ fn plan(
             .map(|s| s.elem)
             .filter(|&o| !may_merge[o * nl + x])
             .collect();
+        let is_unary = |t: &Tup| t.args.len() == 1 && sig.arity(t.rel) == 1;
+        let mut unary = Vec::new();
+        let mut checks: Vec<usize> = checks;
+        let mut forb: Vec<usize> = forb;
+        checks.retain(|&i| {
+            let keep = !is_unary(&required[i]);
+            if !keep {
+                unary.push((required[i].rel, true));
+            }
+            keep
+        });
+        if !has_nondistinct {
+            forb.retain(|&i| {
+                let keep = !is_unary(&forbidden[i]);
+                if !keep {
+                    unary.push((forbidden[i].rel, false));
+                }
+                keep
+            });
+        }
         steps.push(Step {
             elem: x,
             source,
             checks,
             forbidden: forb,
             distinct_from,
+            unary,
         });
     }
     steps
