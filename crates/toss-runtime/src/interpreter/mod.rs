@@ -710,12 +710,17 @@ impl Interpreter {
                 continue;
             }
             let all = all.get_or_insert_with(|| {
-                let mut v = Vec::new();
+                // Room for a typical board position's matches at once.
+                let mut v = Vec::with_capacity(64);
                 ri.rule.matches(&s.structure, &mut v);
                 v
             });
             // The matches of this choice; the last choice takes the list.
-            let ok: Vec<Match> = if filtered {
+            let ok: Vec<Match> = if filtered && ci == last {
+                let mut v = std::mem::take(all);
+                v.retain(|m| self.match_ok(ri, &s.structure, &m.elems, m.optional, params));
+                v
+            } else if filtered {
                 all.iter()
                     .filter(|m| self.match_ok(ri, &s.structure, &m.elems, m.optional, params))
                     .cloned()
