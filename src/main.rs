@@ -1,3 +1,107 @@
-fn main() {
-    println!("toss");
+//! The `toss` command line: check, format, run and picture games.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod commands;
+
+#[derive(Parser)]
+#[command(
+    name = "toss",
+    version,
+    about = "Toss in Rust: structure rewriting games"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check game files and print a summary of each, or its errors.
+    Check {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Print a game in canonical form.
+    Fmt { file: PathBuf },
+    /// Count the move sequences of a given length from the start (terminal
+    /// positions are not expanded); the total is printed alone on the last line.
+    Perft {
+        file: PathBuf,
+        depth: usize,
+        /// Also print the count below each first move.
+        #[arg(long)]
+        divide: bool,
+    },
+    /// Random playouts: playouts/s, mean length and mean payoff per player.
+    Playout {
+        file: PathBuf,
+        #[arg(short = 'n', default_value_t = 1000)]
+        n: u64,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Stop a playout after this many plies.
+        #[arg(long, default_value_t = 100_000)]
+        max_plies: usize,
+    },
+    /// Play in the terminal: moves by number, by text or by cells (`a2 a3`).
+    Play {
+        file: PathBuf,
+        /// One per player, in order: human or random (default: human, then random).
+        #[arg(long = "player")]
+        players: Vec<toss::play::PlayerKind>,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+    /// Draw the starting position, or the one after some moves, as SVG.
+    Show {
+        file: PathBuf,
+        /// Moves as in `toss play`, separated by commas.
+        #[arg(long)]
+        moves: Option<String>,
+        #[arg(long)]
+        svg: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let colour = std::io::stderr().is_terminal();
+    let result = match cli.command {
+        Command::Check { files } => commands::check(&files, colour),
+        Command::Fmt { file } => commands::fmt(&file, colour),
+        Command::Perft {
+            file,
+            depth,
+            divide,
+        } => commands::perft(&file, depth, divide, colour),
+        Command::Playout {
+            file,
+            n,
+            seed,
+            max_plies,
+        } => commands::playout(&file, n, seed, max_plies, colour),
+        Command::Play {
+            file,
+            players,
+            seed,
+        } => commands::play(&file, &players, seed, colour),
+        Command::Show { file, moves, svg } => commands::show(&file, moves.as_deref(), &svg, colour),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            if !message.is_empty() {
+                eprint!("{message}");
+                if !message.ends_with('\n') {
+                    eprintln!();
+                }
+            }
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -29,6 +29,7 @@ pub struct File {
 }
 
 #[derive(Clone, Debug, PartialEq)]
+#[allow(clippy::large_enum_variant)]
 pub enum Item {
     Players {
         names: Vec<Ident>,

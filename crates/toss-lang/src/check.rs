@@ -178,20 +178,6 @@ impl Checker<'_> {
                     .with_note("a game needs `START [ elements | relations | functions ]`"),
             );
         }
-        let start_rels = self.sig.rels.len();
-        for item in &file.items {
-            if let Item::Rule(r) = item {
-                self.structure(&r.lhs, false);
-                self.structure(&r.rhs, false);
-            }
-        }
-        self.sig.rule_only = self.sig.rels[start_rels..].to_vec();
-        for item in &file.items {
-            if let Item::Model(s) = item {
-                self.structure(s, true);
-            }
-        }
-
         // ---- defined relations
         let mut rel_spans: HashMap<&str, &Span> = HashMap::new();
         for item in &file.items {
@@ -221,6 +207,20 @@ impl Checker<'_> {
                 self.sig.defined.insert(r.name.name.clone(), r.params.len());
             }
         }
+        let start_rels = self.sig.rels.len();
+        for item in &file.items {
+            if let Item::Rule(r) = item {
+                self.structure(&r.lhs, false);
+                self.structure(&r.rhs, false);
+            }
+        }
+        self.sig.rule_only = self.sig.rels[start_rels..].to_vec();
+        for item in &file.items {
+            if let Item::Model(s) = item {
+                self.structure(s, true);
+            }
+        }
+
         for item in &file.items {
             if let Item::Rel(r) = item {
                 let consts = BTreeSet::new();
@@ -288,20 +288,20 @@ impl Checker<'_> {
         }
         let n = self.sig.locations.len();
         for item in &file.items {
-            if let Item::Loc(l) = item {
-                if l.id.value >= n {
-                    self.err(
-                        Diagnostic::new(
-                            format!(
-                                "location numbers must be 0..{} without gaps, found {}",
-                                n.saturating_sub(1),
-                                l.id.value
-                            ),
-                            l.id.span.clone(),
-                        )
-                        .with_note(format!("there are {n} locations")),
-                    );
-                }
+            if let Item::Loc(l) = item
+                && l.id.value >= n
+            {
+                self.err(
+                    Diagnostic::new(
+                        format!(
+                            "location numbers must be 0..{} without gaps, found {}",
+                            n.saturating_sub(1),
+                            l.id.value
+                        ),
+                        l.id.span.clone(),
+                    )
+                    .with_note(format!("there are {n} locations")),
+                );
             }
         }
         for item in &file.items {
@@ -382,7 +382,12 @@ impl Checker<'_> {
                 seen.insert(&e.name, &e.span);
             }
         }
-        let elements: BTreeSet<&str> = s.elements.iter().map(|e| e.name.as_str()).collect();
+        // Rule sides check their tuples' elements; states add them.
+        let elements: BTreeSet<&str> = if is_state {
+            BTreeSet::new()
+        } else {
+            s.elements.iter().map(|e| e.name.as_str()).collect()
+        };
         // The board first: its relations and functions.
         if let Some((text, span)) = &s.board {
             if !is_state {
@@ -415,6 +420,27 @@ impl Checker<'_> {
                 }
                 continue;
             }
+            if let Some(&a) = self.sig.defined.get(name) {
+                if is_state {
+                    self.err(Diagnostic::new(
+                        format!("`{name}` is a defined relation; it cannot be given tuples"),
+                        r.name.span.clone(),
+                    ));
+                }
+                for (t, sp) in &r.tuples {
+                    if t.len() != a {
+                        self.err(Diagnostic::new(
+                            format!(
+                                "arity mismatch: `{name}` has arity {a} but this tuple has {} element(s)",
+                                t.len()
+                            ),
+                            sp.clone(),
+                        ));
+                    }
+                    self.tuple_elements(t, &elements, is_state);
+                }
+                continue;
+            }
             if optional && is_state {
                 self.err(Diagnostic::new(
                     "optional tuples (`_opt_`) are only allowed in rules",
@@ -435,14 +461,14 @@ impl Checker<'_> {
                 ));
                 continue;
             };
-            if let Some(d) = &r.declared_arity {
-                if d.value > 64 {
-                    self.err(Diagnostic::new(
-                        "arity too large (at most 64)",
-                        d.span.clone(),
-                    ));
-                    continue;
-                }
+            if let Some(d) = &r.declared_arity
+                && d.value > 64
+            {
+                self.err(Diagnostic::new(
+                    "arity too large (at most 64)",
+                    d.span.clone(),
+                ));
+                continue;
             }
             for (t, sp) in &r.tuples {
                 if t.len() != arity {
@@ -696,28 +722,24 @@ impl Checker<'_> {
                     n.span.clone(),
                 ));
             }
-            if n.name != "t" {
-                if let Some(ps) = &params {
-                    if !ps.contains(&n.name) {
-                        self.err(
-                            Diagnostic::new(
-                                format!(
-                                    "`{}` is not a parameter of rule `{}`",
-                                    n.name, l.rule.name
-                                ),
-                                n.span.clone(),
-                            )
-                            .with_note(if ps.is_empty() {
-                                "the rule has no parameters".to_string()
-                            } else {
-                                format!(
-                                    "its parameters are: {}",
-                                    ps.iter().cloned().collect::<Vec<_>>().join(", ")
-                                )
-                            }),
-                        );
-                    }
-                }
+            if n.name != "t"
+                && let Some(ps) = &params
+                && !ps.contains(&n.name)
+            {
+                self.err(
+                    Diagnostic::new(
+                        format!("`{}` is not a parameter of rule `{}`", n.name, l.rule.name),
+                        n.span.clone(),
+                    )
+                    .with_note(if ps.is_empty() {
+                        "the rule has no parameters".to_string()
+                    } else {
+                        format!(
+                            "its parameters are: {}",
+                            ps.iter().cloned().collect::<Vec<_>>().join(", ")
+                        )
+                    }),
+                );
             }
             for b in [lo, hi] {
                 if let Bound::Name(id) = b {
@@ -743,13 +765,13 @@ impl Checker<'_> {
                     ));
                 }
             }
-            if let Some(p) = &t.probability {
-                if !(p.value > 0.0 && p.value <= 1.0) {
-                    self.err(Diagnostic::new(
-                        format!("a probability must be in (0, 1], found {}", p.value),
-                        p.span.clone(),
-                    ));
-                }
+            if let Some(p) = &t.probability
+                && !(p.value > 0.0 && p.value <= 1.0)
+            {
+                self.err(Diagnostic::new(
+                    format!("a probability must be in (0, 1], found {}", p.value),
+                    p.span.clone(),
+                ));
             }
         }
         let with_p = l.targets.iter().filter(|t| t.probability.is_some()).count();
@@ -803,7 +825,7 @@ impl Checker<'_> {
     }
 
     fn elem_use(&mut self, x: &Ident, sc: &Scope) {
-        if sc.elems.iter().any(|e| *e == x.name) || sc.constants.contains(&x.name) {
+        if sc.elems.contains(&x.name) || sc.constants.contains(&x.name) {
             return;
         }
         let msg = match sc.ctx {
@@ -824,7 +846,7 @@ impl Checker<'_> {
     }
 
     fn set_use(&mut self, x: &Ident, sc: &Scope) {
-        if sc.sets.iter().any(|e| *e == x.name) {
+        if sc.sets.contains(&x.name) {
             return;
         }
         self.err(Diagnostic::new(
@@ -834,7 +856,7 @@ impl Checker<'_> {
     }
 
     fn real_use(&mut self, x: &Ident, sc: &mut Scope) {
-        if sc.reals.iter().any(|e| *e == x.name) {
+        if sc.reals.contains(&x.name) {
             return;
         }
         match sc.ctx {
@@ -943,13 +965,13 @@ impl Checker<'_> {
                         f.span.clone(),
                     ));
                 }
-                if let Some(s) = steps {
-                    if s.value == 0 {
-                        self.err(Diagnostic::new(
-                            "the number of `tc` steps must be at least 1",
-                            s.span.clone(),
-                        ));
-                    }
+                if let Some(s) = steps
+                    && s.value == 0
+                {
+                    self.err(Diagnostic::new(
+                        "the number of `tc` steps must be at least 1",
+                        s.span.clone(),
+                    ));
                 }
                 let mut all = from.clone();
                 all.extend(to.iter().cloned());
@@ -997,13 +1019,13 @@ impl Checker<'_> {
             }
             TermKind::Char(f) => self.formula(f, sc),
             TermKind::Neg(a) | TermKind::Sqrt(a) | TermKind::Root(_, a) => {
-                if let TermKind::Root(n, _) = &t.kind {
-                    if n.value < 2 {
-                        self.err(Diagnostic::new(
-                            "the root's degree must be at least 2",
-                            n.span.clone(),
-                        ));
-                    }
+                if let TermKind::Root(n, _) = &t.kind
+                    && n.value < 2
+                {
+                    self.err(Diagnostic::new(
+                        "the root's degree must be at least 2",
+                        n.span.clone(),
+                    ));
                 }
                 self.term(a, sc)
             }

@@ -106,11 +106,7 @@ pub fn render_diagnostics(
 
 fn render_one(d: &Diagnostic, source: &str, file_name: &str, colour: bool) -> String {
     let span = clamp_span(source, &d.span);
-    let mut out = format!(
-        "error: {}\n  --> {}\n",
-        d.message,
-        d.location(source, file_name)
-    );
+    let mut out = String::new();
     let config = Config::default()
         .with_color(colour)
         .with_index_type(IndexType::Byte)
@@ -120,15 +116,15 @@ fn render_one(d: &Diagnostic, source: &str, file_name: &str, colour: bool) -> St
             CharSet::Ascii
         });
     let file = file_name.to_string();
-    let main_msg = if d.expected.is_empty() {
-        d.message.clone()
+    let main = Label::new((file.clone(), span.clone())).with_message(if d.expected.is_empty() {
+        "here".to_string()
     } else {
         format!("expected {}", join_words(&d.expected))
-    };
+    });
     let mut builder = Report::build(ReportKind::Error, (file.clone(), span.clone()))
         .with_config(config)
         .with_message(&d.message)
-        .with_label(Label::new((file.clone(), span)).with_message(main_msg));
+        .with_label(main);
     for (s, m) in &d.labels {
         builder =
             builder.with_label(Label::new((file.clone(), clamp_span(source, s))).with_message(m));
@@ -143,6 +139,11 @@ fn render_one(d: &Diagnostic, source: &str, file_name: &str, colour: bool) -> St
     match written {
         Ok(()) => out.push_str(&String::from_utf8_lossy(&buf)),
         Err(_) => {
+            out.push_str(&format!(
+                "error: {}\n  --> {}\n",
+                d.message,
+                d.location(source, file_name)
+            ));
             for n in &d.notes {
                 out.push_str(&format!("  = note: {n}\n"));
             }

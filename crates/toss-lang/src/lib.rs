@@ -2,7 +2,8 @@
 //! `toss-runtime`, with diagnostics that point into the source.
 //!
 //! Pipeline: a lexical nesting check, the pest grammar (`toss.pest`), the
-//! AST with spans ([`ast`]), checks ([`check`]) and lowering ([`lower`]).
+//! AST with spans ([`ast`]), checks ([`check`]) and lowering ([`lower`]);
+//! [`print`] writes the IR back as canonical `.toss` text.
 //! The front end never panics on user input, whatever the bytes.
 
 pub mod ast;
@@ -10,9 +11,11 @@ mod check;
 pub mod diagnostic;
 pub mod lower;
 pub mod parse;
+pub mod print;
 
 pub use diagnostic::{Diagnostic, line_col, render_diagnostics};
 pub use parse::{MAX_NESTING, MAX_TREE_DEPTH};
+pub use print::{print_formula, print_game, print_number, print_real, print_structure};
 
 use toss_runtime::ir;
 

@@ -50,10 +50,17 @@ pub fn column_name(col: usize) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
+/// The reserved words of the grammar (`keyword` in `toss.pest`): never names.
+pub const KEYWORDS: [&str; 12] = [
+    "ex", "all", "not", "and", "or", "in", "true", "false", "lfp", "gfp", "tc", "let",
+];
+
+/// A name as the grammar's `ident` accepts it (not a reserved word).
 fn is_ident(s: &str) -> bool {
     let mut cs = s.chars();
     matches!(cs.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
         && cs.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !KEYWORDS.contains(&s)
 }
 
 /// Parses the text of a board string. An error carries a message and the
@@ -98,7 +105,7 @@ pub fn parse_board(text: &str) -> Result<Board, (String, usize)> {
                     if !is_ident(part) {
                         return Err((
                             format!(
-                                "invalid board cell `{tok}`: expected `.` or relation names joined with `+`"
+                                "invalid board cell `{tok}`: expected `.` or relation names (not reserved words) joined with `+`"
                             ),
                             *at,
                         ));
@@ -153,10 +160,10 @@ pub fn add_board(s: &mut Structure, board: &Board) {
             (c.col + 1, c.row.wrapping_sub(1)),
         ];
         for (k, (col, row)) in neighbours.into_iter().enumerate() {
-            if let (Some(rid), Some(n)) = (rels[k], board.cell(col, row)) {
-                if let Some(b) = s.element(&n.name) {
-                    s.add_tuple(rid, &[a, b]);
-                }
+            if let (Some(rid), Some(n)) = (rels[k], board.cell(col, row))
+                && let Some(b) = s.element(&n.name)
+            {
+                s.add_tuple(rid, &[a, b]);
             }
         }
     }
@@ -177,10 +184,10 @@ fn structure(lit: &StructLit, sig: &Sig, declare_rule_only: bool) -> Structure {
             .unwrap_or(0);
         s.declare_relation(&r.name.name, arity);
     }
-    if let Some((text, _)) = &lit.board {
-        if let Ok(board) = parse_board(text) {
-            add_board(&mut s, &board);
-        }
+    if let Some((text, _)) = &lit.board
+        && let Ok(board) = parse_board(text)
+    {
+        add_board(&mut s, &board);
     }
     for r in &lit.relations {
         let Some(rid) = s.relation(&r.name.name) else {

@@ -4,7 +4,14 @@
 //! Both the interpreter and generated code link against this crate; it never
 //! depends on the parser or on the code generator.
 
+pub mod analysis;
+pub mod game;
+pub mod interpreter;
 pub mod ir;
+pub mod rewrite;
+pub mod solver;
 pub mod structure;
 
+pub use game::{Game, Rng};
+pub use interpreter::Interpreter;
 pub use structure::{BitSet, Elem, FunId, RelId, Structure};

@@ -173,10 +173,10 @@ impl Structure {
     /// Adds an element with this name, or returns the live element that has
     /// it already.
     pub fn add_element(&mut self, name: &str) -> Elem {
-        if let Some(&e) = self.universe.by_name.get(name) {
-            if self.universe.live.contains(e) {
-                return e;
-            }
+        if let Some(&e) = self.universe.by_name.get(name)
+            && self.universe.live.contains(e)
+        {
+            return e;
         }
         let u = Arc::make_mut(&mut self.universe);
         let e = u.names.len() as Elem;
@@ -558,6 +558,7 @@ impl fmt::Debug for Structure {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -566,9 +567,9 @@ mod tests {
         let mut s = Structure::new();
         let a = s.add_element("a");
         let b = s.add_element("b");
-        let p = s.declare_relation("P", 1).unwrap();
-        let e = s.declare_relation("E", 2).unwrap();
-        let t = s.declare_relation("T", 3).unwrap();
+        let p = s.declare_relation("P", 1).expect("declared");
+        let e = s.declare_relation("E", 2).expect("declared");
+        let t = s.declare_relation("T", 3).expect("declared");
         assert!(s.add_tuple(p, &[a]));
         assert!(!s.add_tuple(p, &[a]));
         s.add_tuple(e, &[a, b]);
@@ -598,12 +599,12 @@ mod tests {
         let mut s = Structure::new();
         let a = s.add_element("a");
         let b = s.add_element("b");
-        let e = s.declare_relation("E", 2).unwrap();
+        let e = s.declare_relation("E", 2).expect("declared");
         s.add_tuple(e, &[a, b]);
         let mut t = Structure::new();
         let b2 = t.add_element("b");
         let a2 = t.add_element("a");
-        let e2 = t.declare_relation("E", 2).unwrap();
+        let e2 = t.declare_relation("E", 2).expect("declared");
         t.add_tuple(e2, &[a2, b2]);
         assert_eq!(s, t);
     }

@@ -1,0 +1,49 @@
+//! The `#[toss(...)]` attribute of `#[derive(Game)]`.
+
+use syn::{Attribute, LitStr};
+
+/// What the attribute says.
+pub struct GameAttr {
+    /// `file = "games/x.toss"`: a Toss description.
+    pub file: Option<LitStr>,
+    /// `gdl = "games/x.kif"`: reserved for the GDL translation.
+    pub gdl: Option<LitStr>,
+}
+
+/// Reads every `#[toss(...)]` attribute; unknown keys are errors at their
+/// span, and all errors are reported together.
+pub fn parse(attrs: &[Attribute]) -> Result<GameAttr, syn::Error> {
+    let mut out = GameAttr {
+        file: None,
+        gdl: None,
+    };
+    let mut errors: Option<syn::Error> = None;
+    let mut push = |e: syn::Error| match &mut errors {
+        Some(all) => all.combine(e),
+        None => errors = Some(e),
+    };
+    for attr in attrs.iter().filter(|a| a.path().is_ident("toss")) {
+        let res = attr.parse_nested_meta(|meta| {
+            let slot = if meta.path.is_ident("file") {
+                &mut out.file
+            } else if meta.path.is_ident("gdl") {
+                &mut out.gdl
+            } else {
+                return Err(meta.error("unknown key in #[toss(...)]: expected `file = \"...\"`"));
+            };
+            let lit: LitStr = meta.value()?.parse()?;
+            if slot.is_some() {
+                return Err(syn::Error::new(lit.span(), "this key is given twice"));
+            }
+            *slot = Some(lit);
+            Ok(())
+        });
+        if let Err(e) = res {
+            push(e);
+        }
+    }
+    match errors {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
+}

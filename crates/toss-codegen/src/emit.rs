@@ -1,0 +1,106 @@
+//! Emitting the `Game` impl.
+//!
+//! Today every game takes the runtime path the design keeps for whatever the
+//! specializer cannot handle: the description is embedded with
+//! `include_str!` (so Cargo rebuilds when it changes), checked at build time
+//! by the same front end and interpreter constructor that run at start-up,
+//! and the impl forwards to that interpreter. Specialized matchers and
+//! formulas replace the forwarding method by method as the compiler grows.
+
+use std::path::Path;
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::Ident;
+use toss_runtime::ir;
+
+/// The impl for a game that checked: embed, and forward to the interpreter.
+pub fn interpreted_impl(ident: &Ident, path: &Path, game: &ir::Game) -> TokenStream {
+    let path_lit = path.to_string_lossy().into_owned();
+    let file_name = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let doc = format!(
+        " The game `{file_name}` ({} player(s), {} rule(s), {} location(s)): every \
+         method runs the interpreter on the embedded description.",
+        game.players.len(),
+        game.rules.len(),
+        game.locations.len()
+    );
+    let body = forwarding_methods(quote! { #ident::interpreter() });
+    quote! {
+        #[automatically_derived]
+        impl #ident {
+            /// The game description, embedded at build time.
+            pub const SOURCE: &'static str = ::core::include_str!(#path_lit);
+
+            /// The interpreter of this game, built on first use.
+            pub fn interpreter() -> &'static ::toss::__private::Interpreter {
+                static INTERPRETER: ::toss::__private::OnceLock<::toss::__private::Interpreter> =
+                    ::toss::__private::OnceLock::new();
+                INTERPRETER.get_or_init(|| ::toss::__private::checked_interpreter(Self::SOURCE, #file_name))
+            }
+        }
+
+        #[doc = #doc]
+        #[automatically_derived]
+        impl ::toss::Game for #ident {
+            #body
+        }
+    }
+}
+
+/// An impl that satisfies the trait after an error, so that the one error
+/// reported does not cascade into "trait not implemented" errors. Every
+/// method is unreachable: the crate does not compile.
+pub fn stub_impl(ident: &Ident) -> TokenStream {
+    let body = forwarding_methods(quote! {
+        ::core::unreachable!("the game description of this type did not compile")
+    });
+    quote! {
+        #[automatically_derived]
+        impl ::toss::Game for #ident {
+            #body
+        }
+    }
+}
+
+/// The `Game` methods, each forwarding to `target` (an expression of type
+/// `&Interpreter`).
+fn forwarding_methods(target: TokenStream) -> TokenStream {
+    quote! {
+        type State = ::toss::__private::State;
+        type Move = ::toss::__private::Move;
+
+        fn player_names(&self) -> &[::std::string::String] {
+            ::toss::Game::player_names(#target)
+        }
+        fn initial_state(&self) -> Self::State {
+            ::toss::Game::initial_state(#target)
+        }
+        fn movers(&self, s: &Self::State, out: &mut ::std::vec::Vec<usize>) {
+            ::toss::Game::movers(#target, s, out)
+        }
+        fn legal_moves(&self, s: &Self::State, player: usize, out: &mut ::std::vec::Vec<Self::Move>) {
+            ::toss::Game::legal_moves(#target, s, player, out)
+        }
+        fn apply(&self, s: &mut Self::State, joint: &[Self::Move], rng: &mut ::toss::Rng) {
+            ::toss::Game::apply(#target, s, joint, rng)
+        }
+        fn is_terminal(&self, s: &Self::State) -> bool {
+            ::toss::Game::is_terminal(#target, s)
+        }
+        fn payoffs(&self, s: &Self::State, out: &mut [f64]) {
+            ::toss::Game::payoffs(#target, s, out)
+        }
+        fn to_structure(&self, s: &Self::State) -> ::toss::Structure {
+            ::toss::Game::to_structure(#target, s)
+        }
+        fn location(&self, s: &Self::State) -> usize {
+            ::toss::Game::location(#target, s)
+        }
+        fn move_to_string(&self, s: &Self::State, player: usize, m: &Self::Move) -> ::std::string::String {
+            ::toss::Game::move_to_string(#target, s, player, m)
+        }
+    }
+}

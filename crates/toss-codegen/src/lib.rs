@@ -1,0 +1,74 @@
+//! Code generation for Toss in Rust: from a game description to Rust code
+//! implementing the runtime's `Game` trait.
+//!
+//! This crate is an ordinary library (the proc-macro crate `toss-macros`
+//! only forwards to [`derive_game`]), so every stage can be unit- and
+//! snapshot-tested. Errors never panic: they become `compile_error!`s at the
+//! span of the path literal, and a stub impl is still emitted so one error
+//! does not cascade into many.
+//!
+//! Stages: [`attr`] reads `#[toss(...)]`; [`source`] finds and reads the
+//! file; `toss-lang` parses and checks it; [`emit`] writes the impl.
+
+pub mod attr;
+pub mod emit;
+pub mod source;
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::DeriveInput;
+
+/// The whole derive: `#[derive(Game)] #[toss(file = "...")] struct X;`.
+pub fn derive_game(input: TokenStream) -> TokenStream {
+    let input: DeriveInput = match syn::parse2(input) {
+        Ok(i) => i,
+        Err(e) => return e.to_compile_error(),
+    };
+    match expand(&input) {
+        Ok(tokens) => tokens,
+        Err(e) => {
+            let err = e.to_compile_error();
+            let stub = emit::stub_impl(&input.ident);
+            quote! { #err #stub }
+        }
+    }
+}
+
+fn expand(input: &DeriveInput) -> Result<TokenStream, syn::Error> {
+    let attr = attr::parse(&input.attrs)?;
+    if let Some(gdl) = &attr.gdl {
+        return Err(syn::Error::new(
+            gdl.span(),
+            "`gdl = \"...\"` is reserved for the GDL-to-Toss translation, which this \
+             version does not have yet; use `file = \"game.toss\"`",
+        ));
+    }
+    let Some(file) = attr.file else {
+        return Err(syn::Error::new_spanned(
+            &input.ident,
+            "missing game file: add #[toss(file = \"games/name.toss\")]",
+        ));
+    };
+    if !input.generics.params.is_empty() {
+        return Err(syn::Error::new_spanned(
+            &input.generics,
+            "a game type takes no generics",
+        ));
+    }
+    let base = source::manifest_dir().map_err(|e| syn::Error::new(file.span(), e))?;
+    let path =
+        source::resolve(&base, &file.value()).map_err(|e| syn::Error::new(file.span(), e))?;
+    let text = source::read(&path).map_err(|e| syn::Error::new(file.span(), e))?;
+    let shown = file.value();
+    let game = toss_lang::parse_game(&text, &shown).map_err(|diags| {
+        syn::Error::new(
+            file.span(),
+            toss_lang::render_diagnostics(&diags, &text, &shown, false),
+        )
+    })?;
+    // The interpreter is built here exactly as at run time, so a game that
+    // compiles cannot fail to load when the program starts.
+    toss_runtime::Interpreter::new(&game)
+        .map_err(|e| syn::Error::new(file.span(), format!("{shown}: {e}")))?;
+    Ok(emit::interpreted_impl(&input.ident, &path, &game))
+}

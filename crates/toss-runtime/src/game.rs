@@ -1,0 +1,180 @@
+//! The `Game` trait: the one interface that the interpreter and generated
+//! code implement, and that players, benchmarks and the command line use.
+//!
+//! Semantics follow spec 1.4. A state is (structure, location, time). In a
+//! location each player has labels; the *movers* are the players with at
+//! least one label there, in player order, and the play is *terminal* when
+//! some mover has no legal move (or nobody has a label). In a non-terminal
+//! state every mover picks one move and the joint action (one move per
+//! mover, in `movers` order) is applied at once; for turn-based games there
+//! is exactly one mover. Chance (probabilistic edges, drawn interval
+//! end-points) is resolved inside [`Game::apply`] with the explicit random
+//! number generator, so a play is reproducible from its seed.
+
+use rand_core::{Rng as _, SeedableRng};
+
+use crate::structure::Structure;
+
+/// The random number generator of all playouts: seeded explicitly.
+pub type Rng = rand_xoshiro::Xoshiro256PlusPlus;
+
+/// A generator seeded from a number.
+pub fn rng_from_seed(seed: u64) -> Rng {
+    Rng::seed_from_u64(seed)
+}
+
+/// A uniform number in `[0, 1)` (53 random bits).
+pub fn uniform01(rng: &mut Rng) -> f64 {
+    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
+/// A game: states, joint moves, chance and payoffs.
+pub trait Game {
+    type State: Clone;
+    /// One player's action.
+    type Move: Clone + PartialEq + std::fmt::Debug;
+
+    /// Player names; players are numbered from 0 in this order.
+    fn player_names(&self) -> &[String];
+
+    fn num_players(&self) -> usize {
+        self.player_names().len()
+    }
+
+    fn initial_state(&self) -> Self::State;
+
+    /// The players who choose an action in this state, in player order
+    /// (cleared first). Empty iff the state is terminal. Turn-based games:
+    /// one player.
+    fn movers(&self, s: &Self::State, out: &mut Vec<usize>);
+
+    /// The legal moves of `player` in canonical order (cleared first).
+    fn legal_moves(&self, s: &Self::State, player: usize, out: &mut Vec<Self::Move>);
+
+    /// Applies one move per mover (a joint action, in `movers` order); chance
+    /// edges and drawn parameters use `rng`.
+    fn apply(&self, s: &mut Self::State, joint: &[Self::Move], rng: &mut Rng);
+
+    fn is_terminal(&self, s: &Self::State) -> bool {
+        let mut m = Vec::new();
+        self.movers(s, &mut m);
+        m.is_empty()
+    }
+
+    /// The payoff of each player (`out.len() == num_players()`), from the
+    /// payoff terms of the current location. Meaningful in terminal states;
+    /// elsewhere it is the value the terms have now.
+    fn payoffs(&self, s: &Self::State, out: &mut [f64]);
+
+    /// The state viewed as a structure.
+    fn to_structure(&self, s: &Self::State) -> Structure;
+
+    /// The current location of the game graph.
+    fn location(&self, s: &Self::State) -> usize;
+
+    /// A readable form of a move, e.g. `Cross{a: b2}`.
+    fn move_to_string(&self, s: &Self::State, player: usize, m: &Self::Move) -> String;
+
+    /// Plays uniformly random joint moves from `s` (in place) until the play
+    /// is terminal or `max_plies` joint moves were made. Returns the number
+    /// of plies played and the payoffs of the state reached (the payoff
+    /// terms of its location, even when stopped before the end).
+    fn random_playout_from(
+        &self,
+        s: &mut Self::State,
+        rng: &mut Rng,
+        max_plies: usize,
+    ) -> (usize, Vec<f64>) {
+        let mut movers = Vec::new();
+        let mut moves = Vec::new();
+        let mut joint = Vec::new();
+        let mut plies = 0;
+        while plies < max_plies {
+            self.movers(s, &mut movers);
+            if movers.is_empty() {
+                break;
+            }
+            joint.clear();
+            for &p in &movers {
+                self.legal_moves(s, p, &mut moves);
+                if moves.is_empty() {
+                    break;
+                }
+                let i = (rng.next_u64() % moves.len() as u64) as usize;
+                joint.push(moves.swap_remove(i));
+            }
+            if joint.len() < movers.len() {
+                break;
+            }
+            self.apply(s, &joint, rng);
+            plies += 1;
+        }
+        let mut pay = vec![0.0; self.num_players()];
+        self.payoffs(s, &mut pay);
+        (plies, pay)
+    }
+
+    /// A random playout from the initial state.
+    fn random_playout(&self, rng: &mut Rng, max_plies: usize) -> (usize, Vec<f64>) {
+        let mut s = self.initial_state();
+        self.random_playout_from(&mut s, rng, max_plies)
+    }
+
+    /// The number of joint-move sequences of length `depth` from `s`
+    /// (terminal positions are not expanded and count 0 below depth 0). A
+    /// joint action of simultaneous movers counts as one ply. Chance is not
+    /// enumerated: each joint action is applied once with a generator seeded
+    /// from 0, so for chance games this counts one sampled branch per move.
+    fn perft(&self, s: &Self::State, depth: usize) -> u64 {
+        let mut rng = rng_from_seed(0);
+        perft_rec(self, s, depth, &mut rng)
+    }
+}
+
+fn perft_rec<G: Game + ?Sized>(g: &G, s: &G::State, depth: usize, rng: &mut Rng) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let mut movers = Vec::new();
+    g.movers(s, &mut movers);
+    if movers.is_empty() {
+        return 0;
+    }
+    let per_player: Vec<Vec<G::Move>> = movers
+        .iter()
+        .map(|&p| {
+            let mut v = Vec::new();
+            g.legal_moves(s, p, &mut v);
+            v
+        })
+        .collect();
+    if depth == 1 {
+        return per_player.iter().map(|v| v.len() as u64).product();
+    }
+    let mut total = 0;
+    let mut idx = vec![0usize; per_player.len()];
+    if per_player.iter().any(|v| v.is_empty()) {
+        return 0;
+    }
+    let mut joint = Vec::with_capacity(per_player.len());
+    'outer: loop {
+        joint.clear();
+        joint.extend(idx.iter().zip(&per_player).map(|(&i, v)| v[i].clone()));
+        let mut t = s.clone();
+        g.apply(&mut t, &joint, rng);
+        total += perft_rec(g, &t, depth - 1, rng);
+        let mut p = idx.len();
+        loop {
+            if p == 0 {
+                break 'outer;
+            }
+            p -= 1;
+            idx[p] += 1;
+            if idx[p] < per_player[p].len() {
+                break;
+            }
+            idx[p] = 0;
+        }
+    }
+    total
+}

@@ -1,0 +1,824 @@
+//! The interpreter: [`Game`] for an [`ir::Game`] loaded at run time.
+//!
+//! Construction resolves every name once: rules are compiled
+//! ([`CompiledRule`]), preconditions, postconditions, update terms and
+//! payoffs are compiled by the logic solver, and the relations no rule
+//! changes (the stable ones) are computed and handed to the solver.
+//!
+//! What is implemented (spec 1.4):
+//! - movers: the players with at least one label in the location; the state
+//!   is terminal when one of them has no legal move (or nobody has a label);
+//!   payoffs are the payoff terms of the current location;
+//! - a player's moves: for each label (in source order), each candidate
+//!   time/parameter choice, the options of its multiplicity over the matches
+//!   (canonical order) on which `pre` holds and, if `post` is not `true`,
+//!   after which `post` holds:
+//!   - `One`: one move per match;
+//!   - `Any`: one move per non-empty set of pairwise disjoint matches
+//!     (disjoint element images), in lexicographic order of match indices,
+//!     at most [`ANY_MOVES_CAP`] sets per label and choice (more are cut);
+//!     `post` is checked per match, not per set;
+//!   - `All`: one move with all matches (when there is at least one); they
+//!     are applied one after the other in canonical order, skipping a match
+//!     whose elements an earlier one deleted;
+//! - `pre` sentences that mention no left element (like `not WinQ()`) are
+//!   evaluated once per state, label and choice, not per match;
+//! - a joint action is applied move by move in player order (update terms
+//!   are evaluated just before each rule application); the next location is
+//!   the target of the *first* mover's label, drawn by probability with the
+//!   generator when there are several; the end-points a target draws are
+//!   sampled from it (normal, uniform, exponential) and the chosen values are
+//!   clamped into the realised interval;
+//! - time and parameters: a label with a time or parameter interval offers
+//!   a small grid of values: the interval's end-points and midpoint (one
+//!   value when they coincide); a drawn end-point counts, for the grid, as
+//!   the mean of its distribution on the label's first target. Rule
+//!   parameters a label leaves out are 0. The state's time advances by the
+//!   least time chosen by the movers.
+//!
+//! Not implemented: continuous evolution (ODEs of `dynamics`, invariants
+//! `inv`), which a later version integrates; a state never evolves between
+//! moves. Payoffs in non-terminal states are just the terms' current values.
+
+use crate::solver::{FormulaId, RealId, Solver, SolverError};
+
+use crate::game::{Game, Rng, uniform01};
+use crate::ir::{self, Bound, Distribution, Formula, Multiplicity, RealExpr};
+use crate::rewrite::{CompiledRule, Match};
+use crate::structure::{Elem, RelId, Structure};
+
+/// At most this many move sets are offered per label (and time/parameter
+/// choice) with multiplicity `Any`.
+pub const ANY_MOVES_CAP: usize = 1024;
+
+/// Why a game could not be loaded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InterpreterError {
+    pub message: String,
+}
+
+impl std::fmt::Display for InterpreterError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for InterpreterError {}
+
+fn ierr(message: impl Into<String>) -> InterpreterError {
+    InterpreterError {
+        message: message.into(),
+    }
+}
+
+/// A state of an interpreted game.
+#[derive(Clone, Debug)]
+pub struct State {
+    pub structure: Structure,
+    pub location: usize,
+    pub time: f64,
+}
+
+/// One player's move: a label of the player in the current location, the
+/// matches it uses (one for `One`, a set for `Any`, all for `All`) and the
+/// chosen time and rule parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Move {
+    /// Index of the label among the player's labels in the location.
+    pub label: usize,
+    pub matches: Vec<Match>,
+    pub time: Option<f64>,
+    /// One value per rule parameter (see [`Interpreter::rule_params`]).
+    pub params: Vec<f64>,
+}
+
+struct RuleInfo {
+    rule: CompiledRule,
+    params: Vec<String>,
+    /// `None` when trivially true.
+    pre: Option<FormulaId>,
+    /// `pre` mentions no left element: evaluate it with no constants.
+    pre_independent: bool,
+    post: Option<FormulaId>,
+    updates: Vec<RealId>,
+}
+
+struct LabelInfo {
+    rule: usize,
+    multiplicity: Multiplicity,
+    time: Option<ir::Interval>,
+    /// `(rule parameter index, interval)`.
+    params: Vec<(usize, ir::Interval)>,
+    targets: Vec<ir::Target>,
+    /// Candidate `(time, parameter values)` for move enumeration.
+    choices: Vec<(Option<f64>, Vec<f64>)>,
+}
+
+struct LocInfo {
+    /// Per player, the labels.
+    labels: Vec<Vec<LabelInfo>>,
+    payoffs: Vec<RealId>,
+    /// Players with at least one label, in order.
+    label_players: Vec<usize>,
+}
+
+/// A game interpreted from its IR.
+pub struct Interpreter {
+    players: Vec<String>,
+    solver: Solver,
+    rules: Vec<RuleInfo>,
+    locations: Vec<LocInfo>,
+    initial: State,
+    stable: Vec<RelId>,
+}
+
+/// Whether `f` mentions any of `names` (as an element argument anywhere;
+/// conservative: bound variables of the same name count too).
+fn mentions(f: &Formula, names: &[String]) -> bool {
+    let has = |n: &String| names.contains(n);
+    match f {
+        Formula::True | Formula::False => false,
+        Formula::Rel { args, .. } => args.iter().any(has),
+        Formula::Eq(a, b) => has(a) || has(b),
+        Formula::In { element, .. } => has(element),
+        Formula::Cmp { lhs, rhs, .. } => real_mentions(lhs, names) || real_mentions(rhs, names),
+        Formula::Not(g) => mentions(g, names),
+        Formula::And(gs) | Formula::Or(gs) => gs.iter().any(|g| mentions(g, names)),
+        Formula::Implies(a, b) | Formula::Iff(a, b) => mentions(a, names) || mentions(b, names),
+        Formula::Exists { body, .. } | Formula::Forall { body, .. } => mentions(body, names),
+        Formula::Fixpoint { params, body, .. } => params.iter().any(has) || mentions(body, names),
+        Formula::Tc { from, to, body, .. } => {
+            from.iter().chain(to).any(has) || mentions(body, names)
+        }
+        Formula::Let {
+            params, def, body, ..
+        } => params.iter().any(has) || mentions(def, names) || mentions(body, names),
+        Formula::LetReal { value, body, .. } => {
+            real_mentions(value, names) || mentions(body, names)
+        }
+    }
+}
+
+fn real_mentions(t: &RealExpr, names: &[String]) -> bool {
+    match t {
+        RealExpr::Const(_) | RealExpr::Var(_) => false,
+        RealExpr::Fun { element, .. } | RealExpr::Derivative { element, .. } => {
+            names.contains(element)
+        }
+        RealExpr::Char(f) => mentions(f, names),
+        RealExpr::Neg(a) | RealExpr::Root(_, a) => real_mentions(a, names),
+        RealExpr::Add(a, b)
+        | RealExpr::Sub(a, b)
+        | RealExpr::Mul(a, b)
+        | RealExpr::Div(a, b)
+        | RealExpr::Pow(a, b) => real_mentions(a, names) || real_mentions(b, names),
+        RealExpr::Sum { vars, guard, body } | RealExpr::Product { vars, guard, body } => {
+            vars.iter().any(|v| names.contains(v))
+                || mentions(guard, names)
+                || real_mentions(body, names)
+        }
+        RealExpr::Min { body, .. } => mentions(body, names),
+        RealExpr::Let { value, body, .. } => {
+            real_mentions(value, names) || real_mentions(body, names)
+        }
+    }
+}
+
+fn mean(d: &Distribution) -> f64 {
+    match *d {
+        Distribution::Normal { mean, .. } => mean,
+        Distribution::Uniform { lo, hi } => (lo + hi) / 2.0,
+        Distribution::Exponential { rate } => 1.0 / rate,
+    }
+}
+
+fn sample(d: &Distribution, rng: &mut Rng) -> f64 {
+    match *d {
+        Distribution::Normal { mean, std_dev } => {
+            // Box-Muller.
+            let u1 = 1.0 - uniform01(rng);
+            let u2 = uniform01(rng);
+            mean + std_dev * (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+        }
+        Distribution::Uniform { lo, hi } => lo + (hi - lo) * uniform01(rng),
+        Distribution::Exponential { rate } => -(1.0 - uniform01(rng)).ln() / rate,
+    }
+}
+
+/// The value of an interval end-point: a number, or a drawn name looked up
+/// in `draws` (falling back to `expected`'s mean, then 0).
+fn bound_value(b: &Bound, draws: &[(String, f64)], expected: Option<&ir::Target>) -> f64 {
+    match b {
+        Bound::Num(x) => *x,
+        Bound::Drawn(n) => draws
+            .iter()
+            .find(|(k, _)| k == n)
+            .map(|(_, v)| *v)
+            .or_else(|| {
+                expected.and_then(|t| t.draws.iter().find(|(k, _)| k == n).map(|(_, d)| mean(d)))
+            })
+            .unwrap_or(0.0),
+    }
+}
+
+/// Candidate values of an interval: its end-points and midpoint.
+fn grid(lo: f64, hi: f64) -> Vec<f64> {
+    if lo == hi || !lo.is_finite() || !hi.is_finite() {
+        vec![lo]
+    } else {
+        vec![lo, (lo + hi) / 2.0, hi]
+    }
+}
+
+/// Declares in `sig` every relation and function the rules mention but the
+/// starting structure does not.
+fn complete_signature(game: &ir::Game, sig: &mut Structure) -> Result<(), InterpreterError> {
+    let defined: Vec<&str> = game
+        .defined_relations
+        .iter()
+        .map(|d| d.name.as_str())
+        .collect();
+    for r in &game.rules {
+        for t in r.lhs.tuples.iter().chain(&r.rhs.tuples) {
+            if defined.contains(&t.relation.as_str()) && sig.relation(&t.relation).is_none() {
+                continue;
+            }
+            if sig.declare_relation(&t.relation, t.args.len()).is_none() {
+                return Err(ierr(format!(
+                    "rule {}: relation {} used with arity {}",
+                    r.name,
+                    t.relation,
+                    t.args.len()
+                )));
+            }
+        }
+        for (f, _, _) in r.lhs.functions.iter().chain(&r.rhs.functions) {
+            sig.declare_function(f);
+        }
+        for u in &r.update {
+            sig.declare_function(&u.function);
+        }
+        for d in &r.dynamics {
+            sig.declare_function(&d.function);
+        }
+    }
+    Ok(())
+}
+
+/// `s` with the relation and function ids of `sig` (declarations of `sig`
+/// first, in its order).
+fn conform(sig: &Structure, s: &Structure) -> Structure {
+    let same = s.num_relations() >= sig.num_relations()
+        && s.num_functions() >= sig.num_functions()
+        && (0..sig.num_relations())
+            .all(|r| s.relation_name(r) == sig.relation_name(r) && s.arity(r) == sig.arity(r))
+        && (0..sig.num_functions()).all(|f| s.function_name(f) == sig.function_name(f));
+    if same {
+        return s.clone();
+    }
+    let mut out = Structure::new();
+    for e in s.elements() {
+        out.add_element(s.element_name(e));
+    }
+    for r in 0..sig.num_relations() {
+        out.declare_relation(sig.relation_name(r), sig.arity(r));
+    }
+    for f in 0..sig.num_functions() {
+        out.declare_function(sig.function_name(f));
+    }
+    let map = |out: &Structure, e: Elem| out.element(s.element_name(e)).unwrap_or(Elem::MAX);
+    for r in 0..s.num_relations() {
+        let Some(r2) = out.declare_relation(s.relation_name(r), s.arity(r)) else {
+            continue;
+        };
+        for t in s.tuples(r) {
+            let t2: Vec<Elem> = t.iter().map(|&e| map(&out, e)).collect();
+            out.add_tuple(r2, &t2);
+        }
+    }
+    for f in 0..s.num_functions() {
+        let f2 = out.declare_function(s.function_name(f));
+        for e in s.elements() {
+            let v = s.fun_value(f, e);
+            if v != 0.0 {
+                let e2 = map(&out, e);
+                out.set_fun_value(f2, e2, v);
+            }
+        }
+    }
+    out
+}
+
+impl Interpreter {
+    /// Loads a game: compiles its rules, constraints and payoffs.
+    pub fn new(game: &ir::Game) -> Result<Interpreter, InterpreterError> {
+        let mut sig = game.start.clone();
+        complete_signature(game, &mut sig)?;
+        let mut solver = Solver::new(&sig, &game.defined_relations)
+            .map_err(|e| ierr(format!("defined relations: {}", e.message)))?;
+        let defined: Vec<&str> = game
+            .defined_relations
+            .iter()
+            .map(|d| d.name.as_str())
+            .collect();
+
+        // Rule parameters: the parameter names the labels give, per rule.
+        let mut rule_params: Vec<Vec<String>> = vec![Vec::new(); game.rules.len()];
+        let rule_index = |name: &str| game.rules.iter().position(|r| r.name == name);
+        for loc in &game.locations {
+            for pl in &loc.players {
+                for l in &pl.moves {
+                    let ri = rule_index(&l.rule)
+                        .ok_or_else(|| ierr(format!("label names unknown rule {}", l.rule)))?;
+                    for (p, _) in &l.params {
+                        if !rule_params[ri].contains(p) {
+                            rule_params[ri].push(p.clone());
+                        }
+                    }
+                }
+            }
+        }
+
+        let mut rules = Vec::with_capacity(game.rules.len());
+        let mut changed = vec![false; sig.num_relations()];
+        for (ri, r) in game.rules.iter().enumerate() {
+            let rule = CompiledRule::new(r, &sig, &defined).map_err(|e| ierr(e.message))?;
+            let (rels, reshapes) = rule.changed_relations();
+            for rel in rels {
+                changed[rel] = true;
+            }
+            if reshapes {
+                for (rel, c) in changed.iter_mut().enumerate() {
+                    if sig.arity(rel) > 0 {
+                        *c = true;
+                    }
+                }
+            }
+            let params: Vec<&str> = rule_params[ri].iter().map(String::as_str).collect();
+            let lhs: Vec<&str> = rule.lhs_names().iter().map(String::as_str).collect();
+            let rhs: Vec<&str> = rule.rhs_names().iter().map(String::as_str).collect();
+            let mut pre_f = r.pre.clone();
+            if !rule.defined_constraints().is_empty() {
+                let mut conj = vec![pre_f];
+                for (name, args) in rule.defined_constraints() {
+                    conj.push(Formula::Rel {
+                        name: name.clone(),
+                        args: args.clone(),
+                    });
+                }
+                pre_f = Formula::And(conj);
+            }
+            let solver_err =
+                |what: &str, e: SolverError| ierr(format!("rule {} {what}: {}", r.name, e.message));
+            let (pre, pre_independent) = if pre_f == Formula::True {
+                (None, true)
+            } else if mentions(&pre_f, rule.lhs_names()) {
+                let id = solver
+                    .compile_formula(&pre_f, &lhs, &params)
+                    .map_err(|e| solver_err("pre", e))?;
+                (Some(id), false)
+            } else {
+                let id = solver
+                    .compile_formula(&pre_f, &[], &params)
+                    .map_err(|e| solver_err("pre", e))?;
+                (Some(id), true)
+            };
+            let post = if r.post == Formula::True {
+                None
+            } else {
+                Some(
+                    solver
+                        .compile_formula(&r.post, &rhs, &params)
+                        .map_err(|e| solver_err("post", e))?,
+                )
+            };
+            let updates = r
+                .update
+                .iter()
+                .map(|u| solver.compile_real(&u.value, &lhs, &params))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| solver_err("update", e))?;
+            rules.push(RuleInfo {
+                rule,
+                params: rule_params[ri].clone(),
+                pre,
+                pre_independent,
+                post,
+                updates,
+            });
+        }
+        let stable: Vec<RelId> = (0..sig.num_relations()).filter(|&r| !changed[r]).collect();
+
+        let nplayers = game.players.len();
+        let mut locations = Vec::with_capacity(game.locations.len());
+        for (li, loc) in game.locations.iter().enumerate() {
+            if loc.players.len() != nplayers {
+                return Err(ierr(format!(
+                    "location {li} has {} player entries, not {nplayers}",
+                    loc.players.len()
+                )));
+            }
+            let mut labels = Vec::with_capacity(nplayers);
+            let mut payoffs = Vec::with_capacity(nplayers);
+            let mut label_players = Vec::new();
+            for (p, pl) in loc.players.iter().enumerate() {
+                payoffs.push(
+                    solver
+                        .compile_real(&pl.payoff, &[], &[])
+                        .map_err(|e| ierr(format!("payoff in location {li}: {}", e.message)))?,
+                );
+                if !pl.moves.is_empty() {
+                    label_players.push(p);
+                }
+                let mut ls = Vec::with_capacity(pl.moves.len());
+                for l in &pl.moves {
+                    let ri = rule_index(&l.rule)
+                        .ok_or_else(|| ierr(format!("label names unknown rule {}", l.rule)))?;
+                    if l.targets.is_empty() {
+                        return Err(ierr(format!(
+                            "label {} in location {li} has no target",
+                            l.rule
+                        )));
+                    }
+                    for t in &l.targets {
+                        if t.location >= game.locations.len() {
+                            return Err(ierr(format!(
+                                "label {} in location {li} targets unknown location {}",
+                                l.rule, t.location
+                            )));
+                        }
+                    }
+                    let params: Vec<(usize, ir::Interval)> = l
+                        .params
+                        .iter()
+                        .map(|(n, i)| {
+                            let k = rules[ri].params.iter().position(|q| q == n).unwrap_or(0);
+                            (k, i.clone())
+                        })
+                        .collect();
+                    let first = l.targets.first();
+                    let expect = |i: &ir::Interval| {
+                        grid(
+                            bound_value(&i.lo, &[], first),
+                            bound_value(&i.hi, &[], first),
+                        )
+                    };
+                    let mut choices: Vec<(Option<f64>, Vec<f64>)> = match &l.time {
+                        Some(i) => expect(i).into_iter().map(|t| (Some(t), vec![])).collect(),
+                        None => vec![(None, vec![])],
+                    };
+                    for k in 0..rules[ri].params.len() {
+                        let values = match params.iter().find(|(q, _)| *q == k) {
+                            Some((_, i)) => expect(i),
+                            None => vec![0.0],
+                        };
+                        choices = choices
+                            .into_iter()
+                            .flat_map(|(t, ps)| {
+                                values.iter().map(move |&v| {
+                                    let mut ps = ps.clone();
+                                    ps.push(v);
+                                    (t, ps)
+                                })
+                            })
+                            .collect();
+                    }
+                    ls.push(LabelInfo {
+                        rule: ri,
+                        multiplicity: l.multiplicity,
+                        time: l.time.clone(),
+                        params,
+                        targets: l.targets.clone(),
+                        choices,
+                    });
+                }
+                labels.push(ls);
+            }
+            locations.push(LocInfo {
+                labels,
+                payoffs,
+                label_players,
+            });
+        }
+        if locations.is_empty() {
+            return Err(ierr("the game has no locations"));
+        }
+
+        let (structure, location) = match &game.model {
+            Some(m) => (
+                conform(&sig, m),
+                game.history.last().map_or(0, |h| h.target),
+            ),
+            None => (sig.clone(), 0),
+        };
+        if location >= locations.len() {
+            return Err(ierr(format!("history ends in unknown location {location}")));
+        }
+        // Tabulate defined relations over stable relations (recompiles all
+        // formulas compiled above).
+        solver.set_stable(&stable);
+        solver.set_stable_from(&structure);
+        Ok(Interpreter {
+            players: game.players.clone(),
+            solver,
+            rules,
+            locations,
+            initial: State {
+                structure,
+                location,
+                time: 0.0,
+            },
+            stable,
+        })
+    }
+
+    /// Relations no rule changes.
+    pub fn stable_relations(&self) -> &[RelId] {
+        &self.stable
+    }
+
+    /// The parameter names of rule `rule` (index in `ir::Game::rules`), in
+    /// the order of [`Move::params`].
+    pub fn rule_params(&self, rule: usize) -> &[String] {
+        &self.rules[rule].params
+    }
+
+    /// Whether match `m` of rule `ri` passes the match-dependent part of
+    /// `pre` and `post`.
+    fn match_ok(
+        &self,
+        ri: &RuleInfo,
+        s: &Structure,
+        elems: &[Elem],
+        opt: u64,
+        params: &[f64],
+    ) -> bool {
+        if !ri.pre_independent
+            && let Some(pre) = ri.pre
+            && !self.solver.holds(s, pre, elems, params)
+        {
+            return false;
+        }
+        if let Some(post) = ri.post {
+            let m = Match {
+                elems: elems.to_vec(),
+                optional: opt,
+            };
+            let mut t = s.clone();
+            let vals: Vec<f64> = ri
+                .updates
+                .iter()
+                .map(|&u| self.solver.value(s, u, elems, params))
+                .collect();
+            let img = ri.rule.apply(&mut t, &m, &vals);
+            return self.solver.holds(&t, post, &img, params);
+        }
+        true
+    }
+
+    fn independent_pre_ok(&self, ri: &RuleInfo, s: &Structure, params: &[f64]) -> bool {
+        match ri.pre {
+            Some(pre) if ri.pre_independent => self.solver.holds(s, pre, &[], params),
+            _ => true,
+        }
+    }
+
+    fn has_legal_move(&self, s: &State, player: usize) -> bool {
+        let loc = &self.locations[s.location];
+        for label in &loc.labels[player] {
+            let ri = &self.rules[label.rule];
+            for (_, params) in &label.choices {
+                if !self.independent_pre_ok(ri, &s.structure, params) {
+                    continue;
+                }
+                let found = !ri.rule.for_each_match(&s.structure, |elems, opt| {
+                    !self.match_ok(ri, &s.structure, elems, opt, params)
+                });
+                if found {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    fn label_moves(&self, s: &State, li: usize, label: &LabelInfo, out: &mut Vec<Move>) {
+        let ri = &self.rules[label.rule];
+        let mut all: Option<Vec<Match>> = None;
+        let filtered = (!ri.pre_independent && ri.pre.is_some()) || ri.post.is_some();
+        let last = label.choices.len().saturating_sub(1);
+        for (ci, (time, params)) in label.choices.iter().enumerate() {
+            if !self.independent_pre_ok(ri, &s.structure, params) {
+                continue;
+            }
+            let all = all.get_or_insert_with(|| {
+                let mut v = Vec::new();
+                ri.rule.matches(&s.structure, &mut v);
+                v
+            });
+            // The matches of this choice; the last choice takes the list.
+            let ok: Vec<Match> = if filtered {
+                all.iter()
+                    .filter(|m| self.match_ok(ri, &s.structure, &m.elems, m.optional, params))
+                    .cloned()
+                    .collect()
+            } else if ci == last {
+                std::mem::take(all)
+            } else {
+                all.clone()
+            };
+            let mk = |matches: Vec<Match>| Move {
+                label: li,
+                matches,
+                time: *time,
+                params: params.clone(),
+            };
+            match label.multiplicity {
+                Multiplicity::One => out.extend(ok.into_iter().map(|m| mk(vec![m]))),
+                Multiplicity::All => {
+                    if !ok.is_empty() {
+                        out.push(mk(ok));
+                    }
+                }
+                Multiplicity::Any => {
+                    let mut sets = Vec::new();
+                    disjoint_sets(&ok, 0, &mut Vec::new(), &mut sets);
+                    out.extend(
+                        sets.into_iter()
+                            .map(|set| mk(set.iter().map(|&i| ok[i].clone()).collect())),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Appends to `out`, in lexicographic order of index lists, every non-empty
+/// set of pairwise disjoint matches extending `cur` with indices from
+/// `start` on (at most [`ANY_MOVES_CAP`] sets).
+fn disjoint_sets(ms: &[Match], start: usize, cur: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+    for i in start..ms.len() {
+        if out.len() >= ANY_MOVES_CAP {
+            return;
+        }
+        let clash = cur
+            .iter()
+            .any(|&j| ms[j].elems.iter().any(|e| ms[i].elems.contains(e)));
+        if clash {
+            continue;
+        }
+        cur.push(i);
+        out.push(cur.clone());
+        disjoint_sets(ms, i + 1, cur, out);
+        cur.pop();
+    }
+}
+
+impl Game for Interpreter {
+    type State = State;
+    type Move = Move;
+
+    fn player_names(&self) -> &[String] {
+        &self.players
+    }
+
+    fn initial_state(&self) -> State {
+        self.initial.clone()
+    }
+
+    fn movers(&self, s: &State, out: &mut Vec<usize>) {
+        out.clear();
+        let loc = &self.locations[s.location];
+        for &p in &loc.label_players {
+            if !self.has_legal_move(s, p) {
+                out.clear();
+                return;
+            }
+            out.push(p);
+        }
+    }
+
+    fn legal_moves(&self, s: &State, player: usize, out: &mut Vec<Move>) {
+        out.clear();
+        let loc = &self.locations[s.location];
+        for (li, label) in loc.labels[player].iter().enumerate() {
+            self.label_moves(s, li, label, out);
+        }
+    }
+
+    fn apply(&self, s: &mut State, joint: &[Move], rng: &mut Rng) {
+        let loc = &self.locations[s.location];
+        let movers = &loc.label_players;
+        assert_eq!(
+            joint.len(),
+            movers.len(),
+            "one move per mover expected (movers {movers:?})"
+        );
+        if joint.is_empty() {
+            return;
+        }
+        // The edge taken: the first mover's label decides.
+        let first = &loc.labels[movers[0]][joint[0].label];
+        let target = if first.targets.len() == 1 {
+            &first.targets[0]
+        } else {
+            let u = uniform01(rng);
+            let mut acc = 0.0;
+            let mut chosen = &first.targets[first.targets.len() - 1];
+            for t in &first.targets {
+                acc += t.probability.unwrap_or(0.0);
+                if u < acc {
+                    chosen = t;
+                    break;
+                }
+            }
+            chosen
+        };
+        let draws: Vec<(String, f64)> = target
+            .draws
+            .iter()
+            .map(|(n, d)| (n.clone(), sample(d, rng)))
+            .collect();
+
+        let mut t0: Option<f64> = None;
+        let mut vals = Vec::new();
+        for (&p, mv) in movers.iter().zip(joint) {
+            let label = &loc.labels[p][mv.label];
+            let ri = &self.rules[label.rule];
+            let clamp = |v: f64, i: &ir::Interval| {
+                let lo = bound_value(&i.lo, &draws, label.targets.first());
+                let hi = bound_value(&i.hi, &draws, label.targets.first());
+                if lo <= hi { v.clamp(lo, hi) } else { v }
+            };
+            let mut params = mv.params.clone();
+            for (k, i) in &label.params {
+                if let Some(v) = params.get_mut(*k) {
+                    *v = clamp(*v, i);
+                }
+            }
+            if let (Some(t), Some(i)) = (mv.time, &label.time) {
+                let t = clamp(t, i);
+                t0 = Some(t0.map_or(t, |x: f64| x.min(t)));
+            }
+            for m in &mv.matches {
+                if !m.elems.iter().all(|&e| s.structure.is_live(e)) {
+                    continue;
+                }
+                vals.clear();
+                vals.extend(
+                    ri.updates
+                        .iter()
+                        .map(|&u| self.solver.value(&s.structure, u, &m.elems, &params)),
+                );
+                ri.rule.apply(&mut s.structure, m, &vals);
+            }
+        }
+        s.location = target.location;
+        s.time += t0.unwrap_or(0.0);
+    }
+
+    fn payoffs(&self, s: &State, out: &mut [f64]) {
+        let loc = &self.locations[s.location];
+        for (o, &t) in out.iter_mut().zip(&loc.payoffs) {
+            *o = self.solver.value(&s.structure, t, &[], &[]);
+        }
+    }
+
+    fn to_structure(&self, s: &State) -> Structure {
+        s.structure.clone()
+    }
+
+    fn location(&self, s: &State) -> usize {
+        s.location
+    }
+
+    fn move_to_string(&self, s: &State, player: usize, m: &Move) -> String {
+        let Some(label) = self.locations[s.location].labels[player].get(m.label) else {
+            return format!("{m:?}");
+        };
+        let ri = &self.rules[label.rule];
+        let mut out = ri.rule.name().to_string();
+        for mt in &m.matches {
+            out.push('{');
+            for (i, (l, &e)) in ri.rule.lhs_names().iter().zip(&mt.elems).enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(l);
+                out.push_str(": ");
+                out.push_str(s.structure.element_name(e));
+            }
+            out.push('}');
+        }
+        if let Some(t) = m.time {
+            out.push_str(&format!(" t: {t}"));
+        }
+        for (n, v) in ri.params.iter().zip(&m.params) {
+            out.push_str(&format!(" {n}: {v}"));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests;

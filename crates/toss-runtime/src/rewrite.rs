@@ -1,0 +1,831 @@
+//! Structure rewriting (spec 1.1), compiled once per rule.
+//!
+//! A [`CompiledRule`] is built from an [`ir::Rule`] against the game
+//! signature (a structure that declares every relation and function): names
+//! are resolved to ids, the exactness conditions of `emb` relations are
+//! expanded into a list of forbidden tuples, and a join order for matching is
+//! chosen once.
+//!
+//! **Matching.** A match is a (tau_e, tau_h)-embedding sigma of the left side
+//! L into the structure A: injective (except for the pairs listed in
+//! `nondistinct`), positive on every relation (each tuple of L is in A), and
+//! exact on the `emb` relations: for every tuple over the left elements of
+//! such a relation that L does *not* list, its image must not be in A.
+//! Optional tuples (`_opt_R`) may or may not be present; a match records, as
+//! a bit mask, which ones were (an optional tuple of the right side is added
+//! iff its counterpart on the left was present). Tuples of *defined*
+//! relations on the left side are not matched here: they are constraints,
+//! which [`CompiledRule::defined_constraints`] hands to the caller to add to
+//! the precondition. Function values written on the left side are ignored.
+//!
+//! Matches are enumerated by backtracking along the join order; the public
+//! enumeration [`CompiledRule::matches`] returns them in canonical order:
+//! lexicographic by the element ids of the left elements in declaration
+//! order.
+//!
+//! **Application** ([`CompiledRule::apply`]) computes
+//! `A[L ->_s R / sigma]` in place:
+//! - a right element `b` with `s(b)` defined *reuses* the id and name of
+//!   `sigma(s(b))` (identity is preserved across moves); if several right
+//!   elements map to one element, the first in declaration order reuses it
+//!   and the others are fresh copies; right elements without `s(b)` are new
+//!   elements, named after the right-side name (made fresh);
+//! - matched elements that no right element reuses are deleted;
+//! - relations: a tuple of A survives, mapped through the reuse, unless it is
+//!   an `emb` relation tuple whose elements are all matched (those are
+//!   replaced by the right side's tuples); copies receive the tuples of
+//!   their source the same way; then R's tuples are added;
+//! - functions: update equations (values computed by the caller, see
+//!   [`CompiledRule::update_targets`]) and function literals of the right
+//!   side set right elements' values; otherwise reused elements keep theirs,
+//!   copies take their source's values and new elements have 0.
+
+use std::collections::BTreeSet;
+
+use crate::ir;
+use crate::structure::{Elem, FunId, RelId, Structure};
+
+/// An error in a rule that makes it impossible to compile.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RewriteError {
+    pub message: String,
+}
+
+impl std::fmt::Display for RewriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for RewriteError {}
+
+fn err<T>(message: String) -> Result<T, RewriteError> {
+    Err(RewriteError { message })
+}
+
+/// A match of a rule's left side: `elems[i]` is the image of the `i`-th left
+/// element (declaration order); bit `j` of `optional` is set iff the `j`-th
+/// optional tuple of the left side (in source order) is present.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Match {
+    pub elems: Vec<Elem>,
+    pub optional: u64,
+}
+
+/// A tuple over left (or right) element indices.
+#[derive(Clone, Debug)]
+struct Tup {
+    rel: RelId,
+    args: Vec<usize>,
+}
+
+/// Where the candidates of one element come from during matching.
+#[derive(Clone, Copy, Debug)]
+enum Source {
+    /// Every live element.
+    All,
+    /// The members of a unary relation.
+    Unary(RelId),
+    /// Successors of an already bound left element in a binary relation.
+    Succ(RelId, usize),
+    /// Predecessors of an already bound left element in a binary relation.
+    Pred(RelId, usize),
+}
+
+/// One step of the join order: bind `elem` from `source`, then check.
+#[derive(Clone, Debug)]
+struct Step {
+    elem: usize,
+    source: Source,
+    /// Indices into `required` that become fully bound at this step.
+    checks: Vec<usize>,
+    /// Indices into `forbidden` that become fully bound at this step.
+    forbidden: Vec<usize>,
+    /// Earlier-bound left elements this one must differ from.
+    distinct_from: Vec<usize>,
+}
+
+/// A tuple of the right side.
+#[derive(Clone, Debug)]
+struct RhsTuple {
+    tup: Tup,
+    /// For an optional tuple: the index of the left optional tuple it
+    /// depends on.
+    depends_on: Option<usize>,
+}
+
+/// A rule compiled against a signature.
+#[derive(Clone, Debug)]
+pub struct CompiledRule {
+    name: String,
+    lhs_names: Vec<String>,
+    rhs_names: Vec<String>,
+    /// Required tuples of L over signature relations.
+    required: Vec<Tup>,
+    /// Optional tuples of L (bit `j` of a match's mask).
+    optional: Vec<Tup>,
+    /// Tuples over emb relations that L does not list (exactness).
+    forbidden: Vec<Tup>,
+    /// Arity-0 required / forbidden tuples, checked once per structure.
+    nullary_required: Vec<RelId>,
+    nullary_forbidden: Vec<RelId>,
+    /// Tuples of defined relations on the left side (constraints).
+    defined: Vec<(String, Vec<String>)>,
+    /// `emb_mask[r]`: relation `r` is matched exactly.
+    emb_mask: Vec<bool>,
+    emb: Vec<RelId>,
+    has_nondistinct: bool,
+    steps: Vec<Step>,
+    /// Join order is declaration order (no sorting needed).
+    ordered: bool,
+    /// s: right element -> left element.
+    s_map: Vec<Option<usize>>,
+    rhs: Vec<RhsTuple>,
+    rhs_fun_literals: Vec<(FunId, usize, f64)>,
+    /// `(function, right element)` of each update equation, in order.
+    updates: Vec<(FunId, usize)>,
+}
+
+fn index_of(names: &[String], n: &str) -> Option<usize> {
+    names.iter().position(|x| x == n)
+}
+
+impl CompiledRule {
+    /// Compiles `rule` against `signature`. `defined` lists the names of the
+    /// defined relations (allowed on the left side only).
+    pub fn new(
+        rule: &ir::Rule,
+        signature: &Structure,
+        defined: &[&str],
+    ) -> Result<CompiledRule, RewriteError> {
+        let name = &rule.name;
+        let lhs_names = rule.lhs.elements.clone();
+        let rhs_names = rule.rhs.elements.clone();
+        let nl = lhs_names.len();
+        for (i, n) in lhs_names.iter().enumerate() {
+            if lhs_names[..i].contains(n) {
+                return err(format!("rule {name}: left element {n} declared twice"));
+            }
+        }
+        for (i, n) in rhs_names.iter().enumerate() {
+            if rhs_names[..i].contains(n) {
+                return err(format!("rule {name}: right element {n} declared twice"));
+            }
+        }
+        let rel = |r: &str| -> Result<RelId, RewriteError> {
+            signature.relation(r).ok_or_else(|| RewriteError {
+                message: format!("rule {name}: unknown relation {r}"),
+            })
+        };
+        let resolve = |side: &[String], args: &[String], which: &str| {
+            args.iter()
+                .map(|a| {
+                    index_of(side, a).ok_or_else(|| RewriteError {
+                        message: format!("rule {name}: {a} is not a {which} element"),
+                    })
+                })
+                .collect::<Result<Vec<usize>, RewriteError>>()
+        };
+
+        let mut emb = Vec::new();
+        let mut emb_mask = vec![false; signature.num_relations()];
+        for e in &rule.emb {
+            let r = rel(e)?;
+            if !emb_mask[r] {
+                emb_mask[r] = true;
+                emb.push(r);
+            }
+        }
+
+        let mut required = Vec::new();
+        let mut optional = Vec::new();
+        let mut defined_tuples = Vec::new();
+        let mut nullary_required = Vec::new();
+        for t in &rule.lhs.tuples {
+            if signature.relation(&t.relation).is_none() && defined.contains(&t.relation.as_str()) {
+                if t.optional {
+                    return err(format!(
+                        "rule {name}: defined relation {} cannot be optional",
+                        t.relation
+                    ));
+                }
+                resolve(&lhs_names, &t.args, "left")?;
+                defined_tuples.push((t.relation.clone(), t.args.clone()));
+                continue;
+            }
+            let r = rel(&t.relation)?;
+            if signature.arity(r) != t.args.len() {
+                return err(format!(
+                    "rule {name}: {} has arity {}, not {}",
+                    t.relation,
+                    signature.arity(r),
+                    t.args.len()
+                ));
+            }
+            let args = resolve(&lhs_names, &t.args, "left")?;
+            if t.optional {
+                optional.push(Tup { rel: r, args });
+            } else if args.is_empty() {
+                nullary_required.push(r);
+            } else {
+                required.push(Tup { rel: r, args });
+            }
+        }
+        if optional.len() > 64 {
+            return err(format!("rule {name}: more than 64 optional tuples"));
+        }
+
+        // Exactness: every tuple over left elements of an emb relation that L
+        // does not list is forbidden.
+        let mut forbidden = Vec::new();
+        let mut nullary_forbidden = Vec::new();
+        for &r in &emb {
+            let k = signature.arity(r);
+            let listed: BTreeSet<Vec<usize>> = required
+                .iter()
+                .chain(optional.iter())
+                .filter(|t| t.rel == r)
+                .map(|t| t.args.clone())
+                .collect();
+            if k == 0 {
+                let listed0 = nullary_required.contains(&r) || listed.contains(&Vec::new());
+                if !listed0 {
+                    nullary_forbidden.push(r);
+                }
+                continue;
+            }
+            let total = nl.checked_pow(k as u32).unwrap_or(usize::MAX);
+            if total > 1 << 16 {
+                return err(format!(
+                    "rule {name}: exact matching of {} over {nl} elements is too large",
+                    signature.relation_name(r)
+                ));
+            }
+            let mut args = vec![0usize; k];
+            for mut code in 0..total {
+                for a in args.iter_mut().rev() {
+                    *a = code % nl;
+                    code /= nl;
+                }
+                if !listed.contains(&args) {
+                    forbidden.push(Tup {
+                        rel: r,
+                        args: args.clone(),
+                    });
+                }
+            }
+        }
+
+        let mut may_merge = vec![false; nl * nl];
+        for (a, b) in &rule.nondistinct {
+            let ia = index_of(&lhs_names, a);
+            let ib = index_of(&lhs_names, b);
+            let (Some(ia), Some(ib)) = (ia, ib) else {
+                return err(format!(
+                    "rule {name}: nondistinct ({a}, {b}) names no left elements"
+                ));
+            };
+            may_merge[ia * nl + ib] = true;
+            may_merge[ib * nl + ia] = true;
+        }
+        let has_nondistinct = !rule.nondistinct.is_empty();
+
+        let steps = plan(signature, nl, &required, &forbidden, &may_merge);
+        let ordered = steps.iter().enumerate().all(|(i, s)| s.elem == i);
+
+        // The map s.
+        let mut s_map = vec![None; rhs_names.len()];
+        for (r, l) in &rule.map {
+            let Some(ir) = index_of(&rhs_names, r) else {
+                return err(format!("rule {name}: {r} is not a right element"));
+            };
+            let Some(il) = index_of(&lhs_names, l) else {
+                return err(format!("rule {name}: {l} is not a left element"));
+            };
+            s_map[ir] = Some(il);
+        }
+
+        let mut rhs = Vec::new();
+        for t in &rule.rhs.tuples {
+            if signature.relation(&t.relation).is_none() && defined.contains(&t.relation.as_str()) {
+                return err(format!(
+                    "rule {name}: defined relation {} on the right side",
+                    t.relation
+                ));
+            }
+            let r = rel(&t.relation)?;
+            if signature.arity(r) != t.args.len() {
+                return err(format!(
+                    "rule {name}: {} has arity {}, not {}",
+                    t.relation,
+                    signature.arity(r),
+                    t.args.len()
+                ));
+            }
+            let args = resolve(&rhs_names, &t.args, "right")?;
+            let depends_on = if t.optional {
+                let image: Option<Vec<usize>> = args.iter().map(|&b| s_map[b]).collect();
+                let Some(image) = image else {
+                    return err(format!(
+                        "rule {name}: optional right tuple {}{:?} has an element without a left counterpart",
+                        t.relation, t.args
+                    ));
+                };
+                let Some(j) = optional.iter().position(|o| o.rel == r && o.args == image) else {
+                    return err(format!(
+                        "rule {name}: optional right tuple {}{:?} has no optional left counterpart",
+                        t.relation, t.args
+                    ));
+                };
+                Some(j)
+            } else {
+                None
+            };
+            rhs.push(RhsTuple {
+                tup: Tup { rel: r, args },
+                depends_on,
+            });
+        }
+
+        let fun = |f: &str| {
+            signature.function(f).ok_or_else(|| RewriteError {
+                message: format!("rule {name}: unknown function {f}"),
+            })
+        };
+        let mut rhs_fun_literals = Vec::new();
+        for (f, e, v) in &rule.rhs.functions {
+            let Some(b) = index_of(&rhs_names, e) else {
+                return err(format!("rule {name}: {e} is not a right element"));
+            };
+            rhs_fun_literals.push((fun(f)?, b, *v));
+        }
+        let mut updates = Vec::new();
+        for u in &rule.update {
+            let Some(b) = index_of(&rhs_names, &u.element) else {
+                return err(format!("rule {name}: {} is not a right element", u.element));
+            };
+            updates.push((fun(&u.function)?, b));
+        }
+
+        Ok(CompiledRule {
+            name: name.clone(),
+            lhs_names,
+            rhs_names,
+            required,
+            optional,
+            forbidden,
+            nullary_required,
+            nullary_forbidden,
+            defined: defined_tuples,
+            emb_mask,
+            emb,
+            has_nondistinct,
+            steps,
+            ordered,
+            s_map,
+            rhs,
+            rhs_fun_literals,
+            updates,
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Left element names in declaration order (the constants of `pre`).
+    pub fn lhs_names(&self) -> &[String] {
+        &self.lhs_names
+    }
+
+    /// Right element names in declaration order (the constants of `post`).
+    pub fn rhs_names(&self) -> &[String] {
+        &self.rhs_names
+    }
+
+    /// Tuples of defined relations on the left side, as `(relation, left
+    /// element names)`: the caller must check them with the solver (they
+    /// are part of the precondition).
+    pub fn defined_constraints(&self) -> &[(String, Vec<String>)] {
+        &self.defined
+    }
+
+    /// `(function, right element index)` set by each update equation, in the
+    /// order of `ir::Rule::update`; [`apply`](Self::apply) takes their
+    /// values in this order.
+    pub fn update_targets(&self) -> &[(FunId, usize)] {
+        &self.updates
+    }
+
+    /// The relations this rule may change (its `emb` relations and the
+    /// relations of right-side tuples that are not required left tuples
+    /// kept by `s`), and whether it deletes or copies elements (which
+    /// changes every relation holding them).
+    pub fn changed_relations(&self) -> (Vec<RelId>, bool) {
+        let mut out: BTreeSet<RelId> = self.emb.iter().copied().collect();
+        for t in &self.rhs {
+            let image: Option<Vec<usize>> = t.tup.args.iter().map(|&b| self.s_map[b]).collect();
+            let kept = t.depends_on.is_none()
+                && !self.emb_mask[t.tup.rel]
+                && image.is_some_and(|img| {
+                    self.required
+                        .iter()
+                        .any(|l| l.rel == t.tup.rel && l.args == img)
+                });
+            if !kept {
+                out.insert(t.tup.rel);
+            }
+        }
+        let mut image_count = vec![0usize; self.lhs_names.len()];
+        for l in self.s_map.iter().flatten() {
+            image_count[*l] += 1;
+        }
+        let reshapes = image_count.iter().any(|&c| c != 1);
+        (out.into_iter().collect(), reshapes)
+    }
+
+    fn holds(&self, s: &Structure, t: &Tup, assign: &[Elem], buf: &mut Vec<Elem>) -> bool {
+        buf.clear();
+        buf.extend(t.args.iter().map(|&a| assign[a]));
+        s.contains(t.rel, buf)
+    }
+
+    /// Whether forbidden tuple `t` is violated; with nondistinct pairs, an
+    /// image that equals the image of a listed tuple is allowed.
+    fn violates(&self, s: &Structure, t: &Tup, assign: &[Elem], buf: &mut Vec<Elem>) -> bool {
+        if !self.holds(s, t, assign, buf) {
+            return false;
+        }
+        if self.has_nondistinct {
+            let same = |l: &Tup| {
+                l.rel == t.rel
+                    && l.args
+                        .iter()
+                        .zip(&t.args)
+                        .all(|(&x, &y)| assign[x] == assign[y])
+            };
+            if self.required.iter().chain(self.optional.iter()).any(same) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Calls `f(elems, optional_mask)` for every match, in join order (not
+    /// canonical), until `f` returns `false`. Returns `false` iff stopped.
+    pub fn for_each_match(&self, s: &Structure, mut f: impl FnMut(&[Elem], u64) -> bool) -> bool {
+        if self.nullary_required.iter().any(|&r| !s.contains(r, &[]))
+            || self.nullary_forbidden.iter().any(|&r| s.contains(r, &[]))
+        {
+            return true;
+        }
+        let mut assign = vec![0 as Elem; self.lhs_names.len()];
+        let mut buf = Vec::with_capacity(4);
+        self.extend(s, 0, &mut assign, &mut buf, &mut f)
+    }
+
+    fn extend(
+        &self,
+        s: &Structure,
+        depth: usize,
+        assign: &mut Vec<Elem>,
+        buf: &mut Vec<Elem>,
+        f: &mut impl FnMut(&[Elem], u64) -> bool,
+    ) -> bool {
+        let Some(step) = self.steps.get(depth) else {
+            let mut mask = 0u64;
+            for (j, t) in self.optional.iter().enumerate() {
+                if self.holds(s, t, assign, buf) {
+                    mask |= 1 << j;
+                }
+            }
+            return f(assign, mask);
+        };
+        let mut try_one = |c: Elem, assign: &mut Vec<Elem>, buf: &mut Vec<Elem>| -> bool {
+            if step.distinct_from.iter().any(|&o| assign[o] == c) {
+                return true;
+            }
+            assign[step.elem] = c;
+            if step
+                .checks
+                .iter()
+                .any(|&i| !self.holds(s, &self.required[i], assign, buf))
+            {
+                return true;
+            }
+            if step
+                .forbidden
+                .iter()
+                .any(|&i| self.violates(s, &self.forbidden[i], assign, buf))
+            {
+                return true;
+            }
+            self.extend(s, depth + 1, assign, buf, f)
+        };
+        match step.source {
+            Source::All => {
+                for c in s.elements() {
+                    if !try_one(c, assign, buf) {
+                        return false;
+                    }
+                }
+            }
+            Source::Unary(r) => {
+                if let Some(set) = s.unary(r) {
+                    for c in set.iter() {
+                        if s.is_live(c) && !try_one(c, assign, buf) {
+                            return false;
+                        }
+                    }
+                }
+            }
+            Source::Succ(r, from) => {
+                for &c in s.successors(r, assign[from]) {
+                    if !try_one(c, assign, buf) {
+                        return false;
+                    }
+                }
+            }
+            Source::Pred(r, from) => {
+                for &c in s.predecessors(r, assign[from]) {
+                    if !try_one(c, assign, buf) {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// All matches in canonical order (appended to `out`, which is cleared).
+    pub fn matches(&self, s: &Structure, out: &mut Vec<Match>) {
+        out.clear();
+        self.for_each_match(s, |elems, optional| {
+            out.push(Match {
+                elems: elems.to_vec(),
+                optional,
+            });
+            true
+        });
+        if !self.ordered {
+            out.sort_unstable();
+        }
+    }
+
+    /// Whether there is at least one match.
+    pub fn has_match(&self, s: &Structure) -> bool {
+        !self.for_each_match(s, |_, _| false)
+    }
+
+    /// Applies the rule on match `m` in place and returns the element of the
+    /// result that each right element became. `update_values[i]` is the new
+    /// value for `update_targets()[i]`.
+    pub fn apply(&self, s: &mut Structure, m: &Match, update_values: &[f64]) -> Vec<Elem> {
+        debug_assert_eq!(m.elems.len(), self.lhs_names.len());
+        let mut matched: Vec<Elem> = m.elems.clone();
+        matched.sort_unstable();
+        matched.dedup();
+        let in_matched = |e: Elem, matched: &[Elem]| matched.binary_search(&e).is_ok();
+
+        // Images of right elements.
+        let mut claimed: Vec<Elem> = Vec::with_capacity(matched.len());
+        let mut rimg = Vec::with_capacity(self.rhs_names.len());
+        let mut copies: Vec<(usize, Elem)> = Vec::new();
+        for (b, src) in self.s_map.iter().enumerate() {
+            match *src {
+                Some(l) => {
+                    let e = m.elems[l];
+                    if claimed.contains(&e) {
+                        let c = s.add_fresh_element(&self.rhs_names[b]);
+                        copies.push((b, e));
+                        rimg.push(c);
+                    } else {
+                        claimed.push(e);
+                        rimg.push(e);
+                    }
+                }
+                None => rimg.push(s.add_fresh_element(&self.rhs_names[b])),
+            }
+        }
+
+        // Copies receive the tuples of their sources (rare: s not injective
+        // or nondistinct merges).
+        if !copies.is_empty() {
+            // Only fresh elements were added so far: the tuples are A's.
+            let original = s.clone();
+            self.copy_tuples(&original, s, m, &matched, &rimg);
+            for &(b, src) in &copies {
+                for f in 0..s.num_functions() {
+                    let v = original.fun_value(f, src);
+                    s.set_fun_value(f, rimg[b], v);
+                }
+            }
+        }
+
+        // Exact relations: tuples over matched elements are replaced.
+        let mut doomed: Vec<Elem> = Vec::with_capacity(4);
+        for &r in &self.emb {
+            match s.arity(r) {
+                0 => {
+                    s.remove_tuple(r, &[]);
+                }
+                1 => {
+                    for &e in &matched {
+                        s.remove_tuple(r, &[e]);
+                    }
+                }
+                2 => {
+                    for &a in &matched {
+                        doomed.clear();
+                        doomed.extend(
+                            s.successors(r, a)
+                                .iter()
+                                .copied()
+                                .filter(|&b| in_matched(b, &matched)),
+                        );
+                        for &b in &doomed {
+                            s.remove_tuple(r, &[a, b]);
+                        }
+                    }
+                }
+                _ => {
+                    let mut all: Vec<Vec<Elem>> = s.tuples(r);
+                    all.retain(|t| t.iter().all(|&e| in_matched(e, &matched)));
+                    for t in all {
+                        s.remove_tuple(r, &t);
+                    }
+                }
+            }
+        }
+
+        // Deleted elements.
+        for &e in &matched {
+            if !claimed.contains(&e) {
+                s.remove_element(e);
+            }
+        }
+
+        // Tuples of the right side.
+        let mut buf: Vec<Elem> = Vec::with_capacity(4);
+        for t in &self.rhs {
+            if let Some(j) = t.depends_on
+                && m.optional >> j & 1 == 0
+            {
+                continue;
+            }
+            buf.clear();
+            buf.extend(t.tup.args.iter().map(|&b| rimg[b]));
+            s.add_tuple(t.tup.rel, &buf);
+        }
+
+        // Function values.
+        for &(f, b, v) in &self.rhs_fun_literals {
+            s.set_fun_value(f, rimg[b], v);
+        }
+        for (&(f, b), &v) in self.updates.iter().zip(update_values) {
+            s.set_fun_value(f, rimg[b], v);
+        }
+        rimg
+    }
+
+    /// Adds to `s` every image of a tuple of `original` touching a matched
+    /// element, with matched positions replaced by each of their right-side
+    /// preimages (the general definition of spec 1.1).
+    fn copy_tuples(
+        &self,
+        original: &Structure,
+        s: &mut Structure,
+        m: &Match,
+        matched: &[Elem],
+        rimg: &[Elem],
+    ) {
+        // preimages[e] for matched e: the right elements b with sigma(s(b)) = e.
+        let pre = |e: Elem| -> Vec<Elem> {
+            self.s_map
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| l.is_some_and(|l| m.elems[l] == e))
+                .map(|(b, _)| rimg[b])
+                .collect()
+        };
+        for r in 0..original.num_relations() {
+            if original.arity(r) == 0 {
+                continue;
+            }
+            let exact = self.emb_mask[r];
+            for t in original.tuples(r) {
+                if !t.iter().any(|e| matched.binary_search(e).is_ok()) {
+                    continue;
+                }
+                if exact && t.iter().all(|e| matched.binary_search(e).is_ok()) {
+                    continue;
+                }
+                let choices: Vec<Vec<Elem>> = t
+                    .iter()
+                    .map(|&e| {
+                        if matched.binary_search(&e).is_ok() {
+                            pre(e)
+                        } else {
+                            vec![e]
+                        }
+                    })
+                    .collect();
+                if choices.iter().any(|c| c.is_empty()) {
+                    continue;
+                }
+                let mut idx = vec![0usize; t.len()];
+                'odometer: loop {
+                    let tuple: Vec<Elem> = idx.iter().zip(&choices).map(|(&i, c)| c[i]).collect();
+                    s.add_tuple(r, &tuple);
+                    let mut p = t.len();
+                    loop {
+                        if p == 0 {
+                            break 'odometer;
+                        }
+                        p -= 1;
+                        idx[p] += 1;
+                        if idx[p] < choices[p].len() {
+                            break;
+                        }
+                        idx[p] = 0;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Chooses the join order: repeatedly the unbound element with the fewest
+/// estimated candidates (a successor/predecessor list of a bound element,
+/// the smallest unary relation on it, or all elements), estimated from the
+/// relation sizes of `sig`; ties go to declaration order.
+fn plan(
+    sig: &Structure,
+    nl: usize,
+    required: &[Tup],
+    forbidden: &[Tup],
+    may_merge: &[bool],
+) -> Vec<Step> {
+    let n = sig.num_elements().max(1) as f64;
+    let mut bound = vec![false; nl];
+    let mut steps: Vec<Step> = Vec::with_capacity(nl);
+    for _ in 0..nl {
+        let mut best: Option<(f64, usize, Source)> = None;
+        for x in 0..nl {
+            if bound[x] {
+                continue;
+            }
+            let mut cost = n;
+            let mut source = Source::All;
+            for t in required {
+                if !t.args.contains(&x) {
+                    continue;
+                }
+                let len = sig.relation_len(t.rel) as f64;
+                if t.args.len() == 1 {
+                    if len < cost {
+                        cost = len;
+                        source = Source::Unary(t.rel);
+                    }
+                } else if t.args.len() == 2 {
+                    let avg = (len / n).max(1.0);
+                    if t.args[0] != x && bound[t.args[0]] && t.args[1] == x && avg < cost {
+                        cost = avg;
+                        source = Source::Succ(t.rel, t.args[0]);
+                    } else if t.args[1] != x && bound[t.args[1]] && t.args[0] == x && avg < cost {
+                        cost = avg;
+                        source = Source::Pred(t.rel, t.args[1]);
+                    }
+                }
+            }
+            if best.as_ref().is_none_or(|b| cost < b.0) {
+                best = Some((cost, x, source));
+            }
+        }
+        let Some((_, x, source)) = best else { break };
+        bound[x] = true;
+        let newly = |args: &[usize]| args.contains(&x) && args.iter().all(|&a| bound[a]);
+        let checks = (0..required.len())
+            .filter(|&i| newly(&required[i].args))
+            .collect();
+        let forb = (0..forbidden.len())
+            .filter(|&i| newly(&forbidden[i].args))
+            .collect();
+        let distinct_from = steps
+            .iter()
+            .map(|s| s.elem)
+            .filter(|&o| !may_merge[o * nl + x])
+            .collect();
+        steps.push(Step {
+            elem: x,
+            source,
+            checks,
+            forbidden: forb,
+            distinct_from,
+        });
+    }
+    steps
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

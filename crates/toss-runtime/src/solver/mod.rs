@@ -1,0 +1,616 @@
+//! The logic solver: evaluates the formulas and real terms of the IR
+//! (spec 1.3) on structures.
+//!
+//! Formulas are compiled once ([`Solver::compile_formula`],
+//! [`Solver::compile_real`], [`Solver::compile_query`]) into an indexed form:
+//! variables become slots, relation names become relation ids, defined
+//! relations and `let` relations are inlined. Compilation normalises
+//! (negations to the leaves, quantifiers pushed inward as in the TNF of
+//! spec 3.2) and plans every existential block: variables are bound one at
+//! a time from the most selective generator (equalities, successor and
+//! predecessor lists of binary relations, prefix ranges of larger ones,
+//! unary bitsets, and all elements only as a last resort), and each
+//! conjunct is checked as soon as its variables are bound. Evaluation then
+//! never looks up a name.
+//!
+//! What each construct supports:
+//! - First-order logic with equality over the live elements; element
+//!   constants given at evaluation.
+//! - Set quantifiers: grounded into propositional logic over membership
+//!   atoms and decided by a [`SatBackend`] (splr by default, or brute force),
+//!   see [`sat`]. Alternation `ex X all Y` is handled by expanding the inner
+//!   universal block over all subsets (small universes only). When a set
+//!   variable occurs inside a fixed point, a closure or a real term, the
+//!   quantifier is decided by enumerating subsets (universes below 64
+//!   elements; practical up to about 20).
+//! - Real terms: all arithmetic of the IR, `Sum`/`Product` over the
+//!   satisfying assignments of their guard (planned like queries), `:(phi)`,
+//!   `let`. Derivatives are rejected (they only mean something during
+//!   continuous evolution).
+//! - Real quantifiers `ex :a`, `all :a` and `min :a phi`: supported when
+//!   every comparison mentioning `:a` has `:a` alone on one side and a term
+//!   without `:a` (and without other inner real variables) on the other;
+//!   other uses are compile errors. The candidate values are those terms'
+//!   values (over all assignments of their inner element variables); the
+//!   truth of `phi` is constant between consecutive candidates, so testing
+//!   each candidate, the midpoints, and one point below and above decides
+//!   the quantifier exactly. `min` returns the infimum of the satisfying
+//!   values: `-inf` if `phi` holds below every candidate, the candidate
+//!   bounding the first satisfying interval otherwise (also when the
+//!   interval is open), `+inf` if none.
+//! - `lfp`/`gfp` of any arity by iteration from the empty / full relation
+//!   over tuples of live elements; `tc` (reflexive transitive closure, over
+//!   tuples too) by search from the source tuple, `tc m` by exactly `m`
+//!   layers. Results are cached per evaluation call, keyed by the outer
+//!   variables they depend on.
+//! - Comparisons are exact on `f64`; [`Solver::set_epsilon`] is the hook
+//!   for the epsilon semantics of spec 1.3.
+//!
+//! Stable relations: [`Solver::set_stable`] declares relations no rule
+//! changes, and [`Solver::set_stable_from`] tabulates every defined
+//! relation that (transitively) uses only stable relations and no
+//! functions, on the given structure. Formulas (also those compiled before)
+//! then use the tables instead of the definitions whenever the evaluated
+//! structure has the same live elements as that structure; otherwise they
+//! fall back to the inlined definitions. The caller guarantees that the
+//! stable relations really have the same tuples in every evaluated
+//! structure.
+//!
+//! Structures passed to evaluation must have the signature of the one
+//! given to [`Solver::new`] (same relations and functions at the same ids).
+
+mod compile;
+mod eval;
+mod node;
+mod plan;
+pub mod sat;
+#[cfg(test)]
+mod tests;
+
+use std::collections::{BTreeSet, HashMap};
+use std::fmt;
+use std::sync::Arc;
+
+use crate::ir::{self, Formula, RealExpr};
+use crate::structure::{BitSet, Elem, RelId, RelationData, Structure};
+use compile::Compiler;
+use eval::{Env, Ev};
+use node::{Node, RelRef, Search, Slot, Term};
+use plan::Planner;
+pub use sat::{BruteForce, Prop, SatBackend, Splr};
+
+/// A compiled formula (from [`Solver::compile_formula`] or
+/// [`Solver::compile_query`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FormulaId(pub u32);
+
+/// A compiled real term.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RealId(pub u32);
+
+/// A formula or term the solver cannot compile.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SolverError {
+    pub message: String,
+}
+
+impl fmt::Display for SolverError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for SolverError {}
+
+#[derive(Clone, Debug)]
+enum Source {
+    Formula(Formula),
+    Real(RealExpr),
+    Query(Formula, Vec<String>),
+}
+
+#[derive(Clone, Debug)]
+struct Entry {
+    source: Source,
+    constants: Vec<String>,
+    params: Vec<String>,
+    plain: Arc<Compiled>,
+    tabled: Option<Arc<Compiled>>,
+}
+
+#[derive(Clone, Debug)]
+enum Body {
+    Formula(Node),
+    Real(Term),
+    Query(Vec<Search>),
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Compiled {
+    body: Body,
+    n_const: usize,
+    n_param: usize,
+    free: Vec<Slot>,
+    pub n_e: u32,
+    pub n_r: u32,
+    pub n_s: u32,
+    pub n_local: u32,
+    pub n_cache: u32,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Table {
+    arity: usize,
+    pub data: RelationData,
+}
+
+/// Evaluates formulas and real terms on structures of one signature.
+#[derive(Clone, Debug)]
+pub struct Solver {
+    sig: Structure,
+    defs: Vec<ir::DefinedRelation>,
+    def_index: HashMap<String, usize>,
+    stable: BTreeSet<RelId>,
+    /// Tabulated defined relations: def index -> table.
+    table_map: HashMap<usize, u32>,
+    pub(crate) tables: Vec<Table>,
+    /// The live elements of the structure the tables were computed on.
+    tables_live: Option<BitSet>,
+    entries: Vec<Entry>,
+    pub(crate) backend: Arc<dyn SatBackend>,
+    pub(crate) epsilon: f64,
+}
+
+impl Solver {
+    /// `signature`: a structure carrying the game's relations and functions
+    /// (e.g. the start structure); `defined`: the game's `REL` definitions
+    /// (they may refer to each other, non-recursively).
+    pub fn new(
+        signature: &Structure,
+        defined: &[ir::DefinedRelation],
+    ) -> Result<Solver, SolverError> {
+        let mut def_index = HashMap::new();
+        for (i, d) in defined.iter().enumerate() {
+            if def_index.insert(d.name.clone(), i).is_some() {
+                return Err(SolverError {
+                    message: format!("relation `{}` defined twice", d.name),
+                });
+            }
+        }
+        let solver = Solver {
+            sig: signature.clone(),
+            defs: defined.to_vec(),
+            def_index,
+            stable: BTreeSet::new(),
+            table_map: HashMap::new(),
+            tables: Vec::new(),
+            tables_live: None,
+            entries: Vec::new(),
+            backend: Arc::new(Splr),
+            epsilon: 0.0,
+        };
+        // Check every definition compiles (names, arities, recursion).
+        for d in &solver.defs {
+            let params: Vec<&str> = d.params.iter().map(|s| s.as_str()).collect();
+            solver
+                .compile(&Source::Formula(d.body.clone()), &params, &[], false)
+                .map_err(|e| SolverError {
+                    message: format!("in definition of `{}`: {}", d.name, e.message),
+                })?;
+        }
+        Ok(solver)
+    }
+
+    /// Replaces the SAT backend used for set quantifiers (splr by default).
+    pub fn set_sat_backend(&mut self, backend: Arc<dyn SatBackend>) {
+        self.backend = backend;
+    }
+
+    /// Sets the epsilon of comparisons (spec 1.3); 0, the default, compares
+    /// exactly. With `eps > 0`, `a < b` holds when `a + eps < b - eps`,
+    /// `a = b` when `|a - b| <= 2 eps`, and `<=`, `>=`, `!=` are the
+    /// complements of `>`, `<`, `=`.
+    pub fn set_epsilon(&mut self, eps: f64) {
+        self.epsilon = eps;
+    }
+
+    fn compile(
+        &self,
+        source: &Source,
+        constants: &[&str],
+        params: &[&str],
+        tabled: bool,
+    ) -> Result<Compiled, SolverError> {
+        let none = HashMap::new();
+        let tables = if tabled { &self.table_map } else { &none };
+        let mut c = Compiler::new(&self.sig, &self.defs, &self.def_index, tables);
+        for k in constants {
+            c.push_elem(k);
+        }
+        for p in params {
+            c.push_real(p);
+        }
+        let arity = |r: RelRef| match r {
+            RelRef::Struct(r) => self.sig.arity(r),
+            RelRef::Table(t) => self.tables[t as usize].arity,
+        };
+        let planner = Planner {
+            table_arity: &arity,
+        };
+        let mut free = Vec::new();
+        let body = match source {
+            Source::Formula(f) => Body::Formula(planner.formula(c.formula(f)?)),
+            Source::Real(t) => Body::Real(planner.term(c.term(t)?)),
+            Source::Query(f, vars) => {
+                for v in vars {
+                    if constants.contains(&v.as_str()) {
+                        return Err(SolverError {
+                            message: format!("query variable `{v}` is also a constant"),
+                        });
+                    }
+                    free.push(c.push_elem(v));
+                }
+                let node = planner.formula(c.formula(f)?);
+                Body::Query(planner.enumerate_dnf(free.clone(), node))
+            }
+        };
+        Ok(Compiled {
+            body,
+            n_const: constants.len(),
+            n_param: params.len(),
+            free,
+            n_e: c.n_e,
+            n_r: c.n_r,
+            n_s: c.n_s,
+            n_local: c.n_local,
+            n_cache: c.n_cache,
+        })
+    }
+
+    fn add(
+        &mut self,
+        source: Source,
+        constants: &[&str],
+        params: &[&str],
+    ) -> Result<u32, SolverError> {
+        let plain = Arc::new(self.compile(&source, constants, params, false)?);
+        let tabled = if self.table_map.is_empty() {
+            None
+        } else {
+            Some(Arc::new(self.compile(&source, constants, params, true)?))
+        };
+        self.entries.push(Entry {
+            source,
+            constants: constants.iter().map(|s| s.to_string()).collect(),
+            params: params.iter().map(|s| s.to_string()).collect(),
+            plain,
+            tabled,
+        });
+        Ok(self.entries.len() as u32 - 1)
+    }
+
+    /// Compiles a formula in which the element names `constants` (in order)
+    /// denote elements given at evaluation, and the real variables `params`
+    /// (names without ':') reals given at evaluation. Every other free
+    /// variable is an error.
+    pub fn compile_formula(
+        &mut self,
+        f: &Formula,
+        constants: &[&str],
+        params: &[&str],
+    ) -> Result<FormulaId, SolverError> {
+        self.add(Source::Formula(f.clone()), constants, params)
+            .map(FormulaId)
+    }
+
+    /// Compiles a real term, like [`Solver::compile_formula`].
+    pub fn compile_real(
+        &mut self,
+        t: &RealExpr,
+        constants: &[&str],
+        params: &[&str],
+    ) -> Result<RealId, SolverError> {
+        self.add(Source::Real(t.clone()), constants, params)
+            .map(RealId)
+    }
+
+    /// Compiles a query: [`Solver::satisfying`] lists the tuples of elements
+    /// for `free` that satisfy `f`.
+    pub fn compile_query(
+        &mut self,
+        f: &Formula,
+        free: &[&str],
+        constants: &[&str],
+        params: &[&str],
+    ) -> Result<FormulaId, SolverError> {
+        let free = free.iter().map(|s| s.to_string()).collect();
+        self.add(Source::Query(f.clone(), free), constants, params)
+            .map(FormulaId)
+    }
+
+    fn pick(&self, id: u32, s: &Structure) -> &Compiled {
+        let e = &self.entries[id as usize];
+        match (&e.tabled, &self.tables_live) {
+            (Some(t), Some(live)) if s.live() == live => t,
+            _ => &e.plain,
+        }
+    }
+
+    fn env(c: &Compiled, constants: &[Elem], params: &[f64]) -> Env {
+        assert_eq!(constants.len(), c.n_const, "wrong number of constants");
+        assert_eq!(params.len(), c.n_param, "wrong number of real parameters");
+        let mut env = Env::new(c);
+        env.e[..constants.len()].copy_from_slice(constants);
+        env.r[..params.len()].copy_from_slice(params);
+        env
+    }
+
+    /// Whether the compiled formula holds in `s` with these constants and
+    /// parameters. (For a query, whether it has a satisfying tuple.)
+    pub fn holds(&self, s: &Structure, f: FormulaId, constants: &[Elem], params: &[f64]) -> bool {
+        let c = self.pick(f.0, s);
+        let mut env = Self::env(c, constants, params);
+        let ev = Ev { sv: self, st: s };
+        match &c.body {
+            Body::Formula(n) => ev.holds(n, &mut env),
+            Body::Query(qs) => qs.iter().any(|q| ev.run(q, &mut env, &mut |_, _| true)),
+            Body::Real(_) => panic!("holds() called on a real term"),
+        }
+    }
+
+    /// The value of the compiled term in `s`.
+    pub fn value(&self, s: &Structure, t: RealId, constants: &[Elem], params: &[f64]) -> f64 {
+        let c = self.pick(t.0, s);
+        let mut env = Self::env(c, constants, params);
+        let ev = Ev { sv: self, st: s };
+        match &c.body {
+            Body::Real(t) => ev.value(t, &mut env),
+            _ => panic!("value() called on a formula"),
+        }
+    }
+
+    /// All tuples of elements for the query's free variables that satisfy
+    /// it, in lexicographic order of element ids, without repetitions.
+    pub fn satisfying(
+        &self,
+        s: &Structure,
+        q: FormulaId,
+        constants: &[Elem],
+        params: &[f64],
+    ) -> Vec<Vec<Elem>> {
+        let c = self.pick(q.0, s);
+        let mut env = Self::env(c, constants, params);
+        let ev = Ev { sv: self, st: s };
+        let mut out: Vec<Vec<Elem>> = Vec::new();
+        match &c.body {
+            Body::Query(qs) => {
+                for search in qs {
+                    ev.run(search, &mut env, &mut |_, env| {
+                        out.push(c.free.iter().map(|&v| env.e[v as usize]).collect());
+                        false
+                    });
+                }
+            }
+            Body::Formula(n) => {
+                if ev.holds(n, &mut env) {
+                    out.push(Vec::new());
+                }
+            }
+            Body::Real(_) => panic!("satisfying() called on a real term"),
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Declares the relations that no rule changes in this game. Takes
+    /// effect with [`Solver::set_stable_from`].
+    pub fn set_stable(&mut self, stable: &[RelId]) {
+        self.stable = stable.iter().copied().collect();
+    }
+
+    /// Tabulates, on `s`, every defined relation whose body uses (also
+    /// through other definitions) only stable relations and no functions,
+    /// and recompiles all formulas to use these tables on structures with
+    /// the live elements of `s`.
+    pub fn set_stable_from(&mut self, s: &Structure) {
+        self.table_map.clear();
+        self.tables.clear();
+        self.tables_live = None;
+        let mut stable_def = vec![None; self.defs.len()];
+        for d in 0..self.defs.len() {
+            self.def_is_stable(d, &mut stable_def, &mut Vec::new());
+        }
+        for (d, stable) in stable_def.into_iter().enumerate() {
+            if stable != Some(true) || self.defs[d].params.len() > 4 {
+                continue;
+            }
+            let def = &self.defs[d];
+            let params: Vec<&str> = def.params.iter().map(|p| p.as_str()).collect();
+            let source = Source::Query(def.body.clone(), def.params.clone());
+            let Ok(c) = self.compile(&source, &[], &[], true) else {
+                continue;
+            };
+            let _ = params;
+            let tuples = {
+                let mut env = Self::env(&c, &[], &[]);
+                let ev = Ev { sv: self, st: s };
+                let mut out: Vec<Vec<Elem>> = Vec::new();
+                if let Body::Query(qs) = &c.body {
+                    for search in qs {
+                        ev.run(search, &mut env, &mut |_, env| {
+                            out.push(c.free.iter().map(|&v| env.e[v as usize]).collect());
+                            false
+                        });
+                    }
+                }
+                out.sort_unstable();
+                out.dedup();
+                out
+            };
+            let arity = def.params.len();
+            let data = table_data(arity, s.id_bound(), tuples);
+            self.tables.push(Table { arity, data });
+            self.table_map.insert(d, self.tables.len() as u32 - 1);
+        }
+        if !self.table_map.is_empty() {
+            self.tables_live = Some(s.live().clone());
+        }
+        for i in 0..self.entries.len() {
+            let e = &self.entries[i];
+            let consts: Vec<&str> = e.constants.iter().map(|s| s.as_str()).collect();
+            let params: Vec<&str> = e.params.iter().map(|s| s.as_str()).collect();
+            let tabled = if self.table_map.is_empty() {
+                None
+            } else {
+                self.compile(&e.source, &consts, &params, true)
+                    .ok()
+                    .map(Arc::new)
+            };
+            self.entries[i].tabled = tabled;
+        }
+    }
+
+    fn def_is_stable(
+        &self,
+        d: usize,
+        memo: &mut Vec<Option<bool>>,
+        stack: &mut Vec<usize>,
+    ) -> bool {
+        if let Some(b) = memo[d] {
+            return b;
+        }
+        if stack.contains(&d) {
+            return false;
+        }
+        stack.push(d);
+        let mut names = BTreeSet::new();
+        let mut funs = false;
+        ir_deps(&self.defs[d].body, &mut Vec::new(), &mut names, &mut funs);
+        let mut ok = !funs;
+        for n in names {
+            if !ok {
+                break;
+            }
+            ok = if let Some(&d2) = self.def_index.get(&n) {
+                self.def_is_stable(d2, memo, stack)
+            } else {
+                self.sig
+                    .relation(&n)
+                    .is_some_and(|r| self.stable.contains(&r))
+            };
+        }
+        stack.pop();
+        memo[d] = Some(ok);
+        ok
+    }
+}
+
+fn table_data(arity: usize, bound: usize, tuples: Vec<Vec<Elem>>) -> RelationData {
+    match arity {
+        0 => RelationData::Nullary(!tuples.is_empty()),
+        1 => {
+            let mut b = BitSet::with_capacity(bound);
+            for t in &tuples {
+                b.insert(t[0]);
+            }
+            RelationData::Unary(b)
+        }
+        2 => {
+            let mut fwd = vec![Vec::new(); bound];
+            let mut bwd = vec![Vec::new(); bound];
+            for t in &tuples {
+                fwd[t[0] as usize].push(t[1]);
+                bwd[t[1] as usize].push(t[0]);
+            }
+            for v in bwd.iter_mut() {
+                v.sort_unstable();
+            }
+            RelationData::Binary {
+                fwd,
+                bwd,
+                len: tuples.len(),
+            }
+        }
+        _ => RelationData::General(tuples.into_iter().map(|t| t.into_boxed_slice()).collect()),
+    }
+}
+
+/// Relation names used by `f` (other than local ones) and whether it uses
+/// functions.
+fn ir_deps(f: &Formula, locals: &mut Vec<String>, names: &mut BTreeSet<String>, funs: &mut bool) {
+    match f {
+        Formula::True | Formula::False | Formula::Eq(..) | Formula::In { .. } => {}
+        Formula::Rel { name, .. } => {
+            if !locals.contains(name) {
+                names.insert(name.clone());
+            }
+        }
+        Formula::Cmp { lhs, rhs, .. } => {
+            ir_term_deps(lhs, locals, names, funs);
+            ir_term_deps(rhs, locals, names, funs);
+        }
+        Formula::Not(x) => ir_deps(x, locals, names, funs),
+        Formula::And(xs) | Formula::Or(xs) => {
+            xs.iter().for_each(|x| ir_deps(x, locals, names, funs))
+        }
+        Formula::Implies(a, b) | Formula::Iff(a, b) => {
+            ir_deps(a, locals, names, funs);
+            ir_deps(b, locals, names, funs);
+        }
+        Formula::Exists { body, .. } | Formula::Forall { body, .. } | Formula::Tc { body, .. } => {
+            ir_deps(body, locals, names, funs)
+        }
+        Formula::Fixpoint { relation, body, .. } => {
+            locals.push(relation.clone());
+            ir_deps(body, locals, names, funs);
+            locals.pop();
+        }
+        Formula::Let {
+            relation,
+            def,
+            body,
+            ..
+        } => {
+            ir_deps(def, locals, names, funs);
+            locals.push(relation.clone());
+            ir_deps(body, locals, names, funs);
+            locals.pop();
+        }
+        Formula::LetReal { value, body, .. } => {
+            ir_term_deps(value, locals, names, funs);
+            ir_deps(body, locals, names, funs);
+        }
+    }
+}
+
+fn ir_term_deps(
+    t: &RealExpr,
+    locals: &mut Vec<String>,
+    names: &mut BTreeSet<String>,
+    funs: &mut bool,
+) {
+    match t {
+        RealExpr::Const(_) | RealExpr::Var(_) => {}
+        RealExpr::Fun { .. } | RealExpr::Derivative { .. } => *funs = true,
+        RealExpr::Char(f) => ir_deps(f, locals, names, funs),
+        RealExpr::Neg(x) | RealExpr::Root(_, x) => ir_term_deps(x, locals, names, funs),
+        RealExpr::Add(a, b)
+        | RealExpr::Sub(a, b)
+        | RealExpr::Mul(a, b)
+        | RealExpr::Div(a, b)
+        | RealExpr::Pow(a, b) => {
+            ir_term_deps(a, locals, names, funs);
+            ir_term_deps(b, locals, names, funs);
+        }
+        RealExpr::Sum { guard, body, .. } | RealExpr::Product { guard, body, .. } => {
+            ir_deps(guard, locals, names, funs);
+            ir_term_deps(body, locals, names, funs);
+        }
+        RealExpr::Min { body, .. } => ir_deps(body, locals, names, funs),
+        RealExpr::Let { value, body, .. } => {
+            ir_term_deps(value, locals, names, funs);
+            ir_term_deps(body, locals, names, funs);
+        }
+    }
+}

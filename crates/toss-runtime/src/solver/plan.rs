@@ -1,0 +1,540 @@
+//! Normalisation and query planning.
+//!
+//! Negations are pushed to the leaves (negation normal form, with `all x`
+//! as `not ex x not`). Each existential block collects the conjunction
+//! below it (flattening nested existentials), distributes over a few
+//! disjunctions that mention its variables, and splits into independent
+//! components (miniscoping, as TNF in spec 3.2). Each component becomes a
+//! `Search`: variables are bound one step at a time from the most selective
+//! generator (an equality, a relation index with bound arguments, a unary
+//! bitset, ...), and every conjunct is checked as soon as its variables are
+//! bound.
+
+use std::collections::BTreeSet;
+
+use super::node::*;
+
+/// Maximum number of branches produced by distributing an existential over
+/// disjunctions.
+const MAX_BRANCHES: usize = 32;
+
+pub(crate) struct Planner<'a> {
+    /// Arity of every relation reference (needed for generator costs).
+    pub table_arity: &'a dyn Fn(RelRef) -> usize,
+}
+
+fn not(n: Node) -> Node {
+    match n {
+        Node::True => Node::False,
+        Node::False => Node::True,
+        Node::Not(x) => *x,
+        n => Node::Not(Box::new(n)),
+    }
+}
+
+fn and(xs: Vec<Node>) -> Node {
+    let mut out = Vec::new();
+    for x in xs {
+        match x {
+            Node::True => {}
+            Node::False => return Node::False,
+            Node::And(ys) => out.extend(ys),
+            x => out.push(x),
+        }
+    }
+    match out.len() {
+        0 => Node::True,
+        1 => out.pop().unwrap_or(Node::True),
+        _ => Node::And(out),
+    }
+}
+
+fn or(xs: Vec<Node>) -> Node {
+    let mut out = Vec::new();
+    for x in xs {
+        match x {
+            Node::False => {}
+            Node::True => return Node::True,
+            Node::Or(ys) => out.extend(ys),
+            x => out.push(x),
+        }
+    }
+    match out.len() {
+        0 => Node::False,
+        1 => out.pop().unwrap_or(Node::False),
+        _ => Node::Or(out),
+    }
+}
+
+/// Rough evaluation cost class of a filter, cheap first.
+fn filter_cost(n: &Node) -> u32 {
+    match n {
+        Node::True | Node::False => 0,
+        Node::Atom { .. } | Node::Eq(..) | Node::In { .. } | Node::Local { .. } => 1,
+        Node::Not(x) => filter_cost(x),
+        Node::Cmp { .. } => 3,
+        Node::And(xs) | Node::Or(xs) => xs.iter().map(filter_cost).max().unwrap_or(0) + 1,
+        Node::Search(_) | Node::LetReal { .. } => 5,
+        _ => 8,
+    }
+}
+
+impl Planner<'_> {
+    pub fn formula(&self, n: Node) -> Node {
+        self.norm(n, false)
+    }
+
+    fn norm(&self, n: Node, neg: bool) -> Node {
+        match n {
+            Node::True | Node::False => {
+                if neg {
+                    not(n)
+                } else {
+                    n
+                }
+            }
+            Node::Atom { .. } | Node::Local { .. } | Node::Eq(..) | Node::In { .. } => {
+                if neg {
+                    not(n)
+                } else {
+                    n
+                }
+            }
+            Node::Cmp { lhs, op, rhs } => {
+                let c = Node::Cmp {
+                    lhs: self.term(lhs),
+                    op,
+                    rhs: self.term(rhs),
+                };
+                if neg { not(c) } else { c }
+            }
+            Node::Not(x) => self.norm(*x, !neg),
+            Node::And(xs) => {
+                let ys = xs.into_iter().map(|x| self.norm(x, neg)).collect();
+                if neg { or(ys) } else { and(ys) }
+            }
+            Node::Or(xs) => {
+                let ys = xs.into_iter().map(|x| self.norm(x, neg)).collect();
+                if neg { and(ys) } else { or(ys) }
+            }
+            Node::Exists { vars, body } => {
+                let s = self.exists(vars, *body, false);
+                if neg { not(s) } else { s }
+            }
+            Node::Forall { vars, body } => {
+                let s = self.exists(vars, *body, true);
+                if neg { s } else { not(s) }
+            }
+            Node::Search(_) => {
+                if neg {
+                    not(n)
+                } else {
+                    n
+                }
+            }
+            Node::SetQ(q) => {
+                let SetQ {
+                    forall, vars, body, ..
+                } = *q;
+                let body = self.norm(body, forall);
+                let mut sat = true;
+                if !groundable(&body, &vars.iter().copied().collect()) {
+                    sat = false;
+                }
+                let q = Node::SetQ(Box::new(SetQ {
+                    forall: false,
+                    vars,
+                    body,
+                    sat,
+                }));
+                if forall != neg { not(q) } else { q }
+            }
+            Node::RealQ(q) => {
+                let RealQ {
+                    forall,
+                    var,
+                    body,
+                    cands,
+                } = *q;
+                let body = self.norm(body, forall);
+                let cands = cands
+                    .into_iter()
+                    .map(|c| Cand {
+                        term: self.term(c.term),
+                        inner: c.inner,
+                    })
+                    .collect();
+                let q = Node::RealQ(Box::new(RealQ {
+                    forall: false,
+                    var,
+                    body,
+                    cands,
+                }));
+                if forall != neg { not(q) } else { q }
+            }
+            Node::Fix(mut f) => {
+                let body = std::mem::replace(&mut f.body, Node::True);
+                let body = self.norm(body, false);
+                f.search = Some(self.enumerate(f.inner.clone(), conjuncts(body.clone())));
+                f.body = body;
+                let n = Node::Fix(f);
+                if neg { not(n) } else { n }
+            }
+            Node::Tc(mut t) => {
+                let body = std::mem::replace(&mut t.body, Node::True);
+                let body = self.norm(body, false);
+                t.search = Some(self.enumerate(t.inner_to.clone(), conjuncts(body.clone())));
+                t.body = body;
+                let n = Node::Tc(t);
+                if neg { not(n) } else { n }
+            }
+            Node::LetReal { slot, value, body } => Node::LetReal {
+                slot,
+                value: self.term(value),
+                body: Box::new(self.norm(*body, neg)),
+            },
+        }
+    }
+
+    pub fn term(&self, t: Term) -> Term {
+        match t {
+            Term::Const(_) | Term::Var(_) | Term::Fun { .. } => t,
+            Term::Char(n) => Term::Char(Box::new(self.formula(*n))),
+            Term::Neg(x) => Term::Neg(Box::new(self.term(*x))),
+            Term::Root(n, x) => Term::Root(n, Box::new(self.term(*x))),
+            Term::Bin(op, a, b) => Term::Bin(op, Box::new(self.term(*a)), Box::new(self.term(*b))),
+            Term::Agg(mut a) => {
+                let guard = std::mem::replace(&mut a.guard, Node::True);
+                let guard = self.formula(guard);
+                a.search = Some(self.enumerate(a.vars.clone(), conjuncts(guard)));
+                a.body = self.term(std::mem::replace(&mut a.body, Term::Const(0.0)));
+                Term::Agg(a)
+            }
+            Term::Min(q) => {
+                let RealQ {
+                    var, body, cands, ..
+                } = *q;
+                Term::Min(Box::new(RealQ {
+                    forall: false,
+                    var,
+                    body: self.formula(body),
+                    cands: cands
+                        .into_iter()
+                        .map(|c| Cand {
+                            term: self.term(c.term),
+                            inner: c.inner,
+                        })
+                        .collect(),
+                }))
+            }
+            Term::Let { slot, value, body } => Term::Let {
+                slot,
+                value: Box::new(self.term(*value)),
+                body: Box::new(self.term(*body)),
+            },
+        }
+    }
+
+    /// `ex vars body` (`ex vars not body` when `negate_body`).
+    fn exists(&self, mut vars: Vec<Slot>, body: Node, negate_body: bool) -> Node {
+        let mut conj = Vec::new();
+        self.collect(body, negate_body, &mut vars, &mut conj);
+        self.plan_exists(vars, conj, &mut 1)
+    }
+
+    /// Collects the conjuncts of `n` (negated if `neg`), pulling nested
+    /// existential variables up.
+    fn collect(&self, n: Node, neg: bool, vars: &mut Vec<Slot>, out: &mut Vec<Node>) {
+        match (n, neg) {
+            (Node::And(xs), false) | (Node::Or(xs), true) => {
+                for x in xs {
+                    self.collect(x, neg, vars, out);
+                }
+            }
+            (Node::Exists { vars: vs, body }, false) | (Node::Forall { vars: vs, body }, true) => {
+                vars.extend(vs);
+                self.collect(*body, neg, vars, out);
+            }
+            (Node::Not(x), _) => self.collect(*x, !neg, vars, out),
+            (Node::True, false) | (Node::False, true) => {}
+            (n, neg) => match self.norm(n, neg) {
+                Node::And(xs) => out.extend(xs),
+                Node::True => {}
+                x => out.push(x),
+            },
+        }
+    }
+
+    fn plan_exists(&self, vars: Vec<Slot>, conj: Vec<Node>, branches: &mut usize) -> Node {
+        if conj.iter().any(|c| matches!(c, Node::False)) {
+            return Node::False;
+        }
+        let var_set: BTreeSet<Slot> = vars.iter().copied().collect();
+        let mentions = |c: &Node| node_vars(c).e.iter().any(|x| var_set.contains(x));
+        // Distribute over a disjunction mentioning the variables.
+        if let Some(i) = conj.iter().position(|c| {
+            matches!(c, Node::Or(xs) if *branches * xs.len() <= MAX_BRANCHES) && mentions(c)
+        }) {
+            let mut rest = conj;
+            let Node::Or(ds) = rest.remove(i) else {
+                unreachable!()
+            };
+            *branches *= ds.len();
+            let alts = ds
+                .into_iter()
+                .map(|d| {
+                    let mut c = rest.clone();
+                    match d {
+                        Node::And(xs) => c.extend(xs),
+                        d => c.push(d),
+                    }
+                    self.plan_exists(vars.clone(), c, branches)
+                })
+                .collect();
+            return or(alts);
+        }
+        // Split into components connected by shared variables.
+        let mut outer = Vec::new();
+        let mut comps: Vec<(BTreeSet<Slot>, Vec<Node>)> = Vec::new();
+        for c in conj {
+            let vs: BTreeSet<Slot> = node_vars(&c)
+                .e
+                .into_iter()
+                .filter(|x| var_set.contains(x))
+                .collect();
+            if vs.is_empty() {
+                outer.push(c);
+                continue;
+            }
+            let mut merged = (vs, vec![c]);
+            let mut k = 0;
+            while k < comps.len() {
+                if !comps[k].0.is_disjoint(&merged.0) {
+                    let (s, cs) = comps.swap_remove(k);
+                    merged.0.extend(s);
+                    merged.1.extend(cs);
+                } else {
+                    k += 1;
+                }
+            }
+            comps.push(merged);
+        }
+        for v in &vars {
+            if !comps.iter().any(|(s, _)| s.contains(v)) {
+                comps.push(([*v].into_iter().collect(), Vec::new()));
+            }
+        }
+        outer.sort_by_key(filter_cost);
+        let mut parts = outer;
+        for (vs, cs) in comps {
+            let vs: Vec<Slot> = vars.iter().copied().filter(|v| vs.contains(v)).collect();
+            let s = self.enumerate(vs, cs);
+            parts.push(Node::Search(Box::new(s)));
+        }
+        and(parts)
+    }
+
+    /// Plans the enumeration of `vars` satisfying `node`, as a union of
+    /// searches (distributing over disjunctions that mention `vars`). The
+    /// searches may overlap: callers deduplicate.
+    pub fn enumerate_dnf(&self, vars: Vec<Slot>, node: Node) -> Vec<Search> {
+        let mut out = Vec::new();
+        self.dnf(&vars, conjuncts(node), &mut 1, &mut out);
+        out
+    }
+
+    fn dnf(&self, vars: &[Slot], conj: Vec<Node>, branches: &mut usize, out: &mut Vec<Search>) {
+        if conj.iter().any(|c| matches!(c, Node::False)) {
+            return;
+        }
+        let mentions = |c: &Node| node_vars(c).e.iter().any(|x| vars.contains(x));
+        if let Some(i) = conj.iter().position(|c| {
+            matches!(c, Node::Or(xs) if *branches * xs.len() <= MAX_BRANCHES) && mentions(c)
+        }) {
+            let mut rest = conj;
+            let Node::Or(ds) = rest.remove(i) else {
+                unreachable!()
+            };
+            *branches *= ds.len();
+            for d in ds {
+                let mut c = rest.clone();
+                match d {
+                    Node::And(xs) => c.extend(xs),
+                    d => c.push(d),
+                }
+                self.dnf(vars, c, branches, out);
+            }
+            return;
+        }
+        out.push(self.enumerate(vars.to_vec(), conj));
+    }
+
+    /// Plans the enumeration of all assignments of `vars` satisfying the
+    /// conjunction `conj` (every other variable is bound by the caller).
+    pub fn enumerate(&self, vars: Vec<Slot>, conj: Vec<Node>) -> Search {
+        let var_set: BTreeSet<Slot> = vars.iter().copied().collect();
+        let mut bound: BTreeSet<Slot> = BTreeSet::new();
+        let mut rest: Vec<(Node, BTreeSet<Slot>)> = conj
+            .into_iter()
+            .map(|c| {
+                let vs = node_vars(&c)
+                    .e
+                    .into_iter()
+                    .filter(|x| var_set.contains(x))
+                    .collect();
+                (c, vs)
+            })
+            .collect();
+        let take_ready = |rest: &mut Vec<(Node, BTreeSet<Slot>)>, bound: &BTreeSet<Slot>| {
+            let mut ready = Vec::new();
+            let mut k = 0;
+            while k < rest.len() {
+                if rest[k].1.is_subset(bound) {
+                    ready.push(rest.remove(k).0);
+                } else {
+                    k += 1;
+                }
+            }
+            ready.sort_by_key(filter_cost);
+            ready
+        };
+        let pre = take_ready(&mut rest, &bound);
+        let mut steps = Vec::new();
+        while bound.len() < var_set.len() {
+            let mut best: Option<(u32, usize)> = None;
+            for (k, (c, _)) in rest.iter().enumerate() {
+                if let Some(cost) = self.gen_cost(c, &var_set, &bound)
+                    && best.is_none_or(|(b, _)| cost < b)
+                {
+                    best = Some((cost, k));
+                }
+            }
+            let generator = match best {
+                Some((_, k)) => {
+                    let (c, _) = rest.remove(k);
+                    make_gen(c, &var_set, &mut bound)
+                }
+                None => {
+                    // No generator: the unbound variable used most often.
+                    let v = vars
+                        .iter()
+                        .copied()
+                        .filter(|v| !bound.contains(v))
+                        .max_by_key(|v| {
+                            (
+                                rest.iter().filter(|(_, vs)| vs.contains(v)).count(),
+                                std::cmp::Reverse(*v),
+                            )
+                        })
+                        .unwrap_or(0);
+                    bound.insert(v);
+                    Gen::All(v)
+                }
+            };
+            let filters = take_ready(&mut rest, &bound);
+            steps.push(Step { generator, filters });
+        }
+        Search { vars, pre, steps }
+    }
+
+    /// Cost of using `c` as a generator binding some unbound variables, if
+    /// it can be one.
+    fn gen_cost(&self, c: &Node, vars: &BTreeSet<Slot>, bound: &BTreeSet<Slot>) -> Option<u32> {
+        let unbound = |x: &Slot| vars.contains(x) && !bound.contains(x);
+        match c {
+            Node::Eq(a, b) => {
+                if unbound(a) != unbound(b) {
+                    Some(10)
+                } else {
+                    None
+                }
+            }
+            Node::Atom { rel, args } => {
+                let n_unbound = args.iter().filter(|x| unbound(x)).count();
+                if n_unbound == 0 {
+                    return None;
+                }
+                let arity = (self.table_arity)(*rel);
+                Some(match arity {
+                    1 => 40,
+                    2 if n_unbound == 1 => 20,
+                    2 => 60,
+                    _ if !unbound(&args[0]) => 25,
+                    _ if n_unbound < arity => 50,
+                    _ => 70,
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+fn make_gen(c: Node, vars: &BTreeSet<Slot>, bound: &mut BTreeSet<Slot>) -> Gen {
+    match c {
+        Node::Eq(a, b) => {
+            let (var, from) = if vars.contains(&a) && !bound.contains(&a) {
+                (a, b)
+            } else {
+                (b, a)
+            };
+            bound.insert(var);
+            Gen::Eq { var, from }
+        }
+        Node::Atom { rel, args } => {
+            let mut out = Vec::with_capacity(args.len());
+            let mut newly: Vec<Slot> = Vec::new();
+            for &x in args.iter() {
+                if vars.contains(&x) && !bound.contains(&x) {
+                    if newly.contains(&x) {
+                        out.push(Arg::Check(x));
+                    } else {
+                        newly.push(x);
+                        out.push(Arg::Bind(x));
+                    }
+                } else {
+                    out.push(Arg::Bound(x));
+                }
+            }
+            bound.extend(newly);
+            Gen::Atom {
+                rel,
+                args: out.into(),
+            }
+        }
+        _ => unreachable!("only equalities and atoms are generators"),
+    }
+}
+
+/// The conjuncts of a normalised formula.
+pub(crate) fn conjuncts(n: Node) -> Vec<Node> {
+    match n {
+        Node::And(xs) => xs,
+        Node::True => Vec::new(),
+        n => vec![n],
+    }
+}
+
+/// Whether every part of `n` mentioning the set variables `sets` can be
+/// grounded into propositional logic over membership atoms.
+pub(crate) fn groundable(n: &Node, sets: &BTreeSet<SSlot>) -> bool {
+    if node_vars(n).s.is_disjoint(sets) {
+        return true;
+    }
+    match n {
+        Node::In { .. } => true,
+        Node::Not(x) => groundable(x, sets),
+        Node::And(xs) | Node::Or(xs) => xs.iter().all(|x| groundable(x, sets)),
+        Node::Search(s) => {
+            s.pre.iter().all(|x| groundable(x, sets))
+                && s.steps
+                    .iter()
+                    .all(|st| st.filters.iter().all(|x| groundable(x, sets)))
+        }
+        Node::SetQ(q) => {
+            let mut all = sets.clone();
+            all.extend(q.vars.iter().copied());
+            groundable(&q.body, &all)
+        }
+        _ => false,
+    }
+}

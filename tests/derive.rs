@@ -1,0 +1,33 @@
+//! `#[derive(Game)]` includes a game file; the derived type plays exactly as
+//! the interpreter of the same file.
+
+use toss::Game;
+
+#[derive(toss::Game)]
+#[toss(file = "games/tic-tac-toe.toss")]
+struct TicTacToe;
+
+#[test]
+fn derived_tic_tac_toe_has_the_known_perft_counts() {
+    let g = TicTacToe;
+    let s = g.initial_state();
+    let counts: Vec<u64> = (1..=4).map(|d| g.perft(&s, d)).collect();
+    assert_eq!(counts, [9, 72, 504, 3024]);
+    assert_eq!(g.player_names().len(), 2);
+}
+
+#[test]
+fn derived_and_interpreted_playouts_agree_for_a_seed() {
+    let source = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/games/tic-tac-toe.toss"
+    ))
+    .expect("game file");
+    let interpreted = toss::interpret(&source, "tic-tac-toe.toss").expect("valid game");
+    for seed in 0..50 {
+        let a = TicTacToe.random_playout(&mut toss::rng_from_seed(seed), 100);
+        let b = interpreted.random_playout(&mut toss::rng_from_seed(seed), 100);
+        assert_eq!(a, b, "seed {seed}");
+    }
+    assert_eq!(TicTacToe::SOURCE, source);
+}
