@@ -3,3 +3,6 @@
 
 pub use toss_lang as lang;
 pub use toss_runtime as runtime;
+
+pub mod load;
+pub mod render;

@@ -4,6 +4,7 @@
 //! Both the interpreter and generated code link against this crate; it never
 //! depends on the parser or on the code generator.
 
+pub mod analysis;
 pub mod game;
 pub mod interpreter;
 pub mod ir;

@@ -1,0 +1,1058 @@
+//! Static checks on the AST: names, arities, free variables, probabilities,
+//! the shape of the game graph. All errors are collected.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use crate::ast::*;
+use crate::diagnostic::Diagnostic;
+use crate::lower::{Board, parse_board};
+
+/// Names and arities a game's formulas and rules may use.
+#[derive(Debug, Default)]
+pub(crate) struct Sig {
+    /// Relations of the structure signature (START, its board, rule sides),
+    /// in first-seen order, with their arity.
+    pub rels: Vec<(String, usize)>,
+    pub rel_index: HashMap<String, usize>,
+    /// Relations first seen in rule sides (to declare in START).
+    pub rule_only: Vec<(String, usize)>,
+    /// Defined relations and their arity.
+    pub defined: HashMap<String, usize>,
+    /// Real functions of START (and its board) and of rule sides.
+    pub funs: BTreeSet<String>,
+    pub players: Vec<String>,
+    /// The parameters (free real variables) of each rule.
+    pub rule_params: HashMap<String, BTreeSet<String>>,
+    pub locations: BTreeSet<usize>,
+}
+
+impl Sig {
+    pub fn arity(&self, name: &str) -> Option<usize> {
+        self.rel_index.get(name).map(|&i| self.rels[i].1)
+    }
+    fn add_rel(&mut self, name: &str, arity: usize) {
+        if !self.rel_index.contains_key(name) {
+            self.rel_index.insert(name.to_string(), self.rels.len());
+            self.rels.push((name.to_string(), arity));
+        }
+    }
+}
+
+/// The relation a rule-side entry names: `_opt_R` is `R`.
+pub(crate) fn base_relation(name: &str) -> (&str, bool) {
+    match name.strip_prefix("_opt_") {
+        Some(r) if !r.is_empty() => (r, true),
+        _ => (name, false),
+    }
+}
+
+struct Checker<'a> {
+    file: &'a File,
+    diags: Vec<Diagnostic>,
+    sig: Sig,
+}
+
+/// Runs all checks; returns the signature for lowering, or the errors.
+pub(crate) fn check(file: &File) -> Result<Sig, Vec<Diagnostic>> {
+    let mut c = Checker {
+        file,
+        diags: Vec::new(),
+        sig: Sig::default(),
+    };
+    c.run();
+    if c.diags.is_empty() {
+        Ok(c.sig)
+    } else {
+        Err(c.diags)
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Ctx {
+    /// A REL body: free element/set variables must be parameters.
+    RelBody,
+    /// pre/inv/post: element names of one side are constants; free real
+    /// variables are rule parameters.
+    Constraint,
+    /// A payoff: must be closed.
+    Payoff,
+    /// An update/ODE right-hand side.
+    Equation,
+}
+
+struct Scope<'s> {
+    ctx: Ctx,
+    /// What the formula is, for messages ("a payoff", "REL Win").
+    what: &'s str,
+    /// Element names usable as constants / parameters.
+    constants: &'s BTreeSet<String>,
+    /// Free real variables found (rule parameters).
+    free_reals: BTreeSet<String>,
+    elems: Vec<String>,
+    sets: Vec<String>,
+    reals: Vec<String>,
+    /// Locally bound relations (lfp/gfp/let) with arity.
+    local_rels: Vec<(String, usize)>,
+}
+
+impl<'s> Scope<'s> {
+    fn new(ctx: Ctx, what: &'s str, constants: &'s BTreeSet<String>) -> Self {
+        Scope {
+            ctx,
+            what,
+            constants,
+            free_reals: BTreeSet::new(),
+            elems: Vec::new(),
+            sets: Vec::new(),
+            reals: Vec::new(),
+            local_rels: Vec::new(),
+        }
+    }
+}
+
+impl Checker<'_> {
+    fn err(&mut self, d: Diagnostic) {
+        self.diags.push(d);
+    }
+
+    fn run(&mut self) {
+        let file = self.file;
+        // ---- PLAYERS, START, duplicates of top-level items
+        let mut players_item: Option<&Span> = None;
+        let mut start: Option<(&StructLit, &Span)> = None;
+        for item in &file.items {
+            match item {
+                Item::Players { names, span } => {
+                    if let Some(first) = players_item {
+                        self.err(
+                            Diagnostic::new("duplicate PLAYERS declaration", span.clone())
+                                .with_label(first.clone(), "first declared here"),
+                        );
+                    } else {
+                        players_item = Some(span);
+                        let mut seen: HashMap<&str, &Span> = HashMap::new();
+                        for n in names {
+                            if let Some(first) = seen.get(n.name.as_str()) {
+                                let first = (*first).clone();
+                                self.err(
+                                    Diagnostic::new(
+                                        format!("duplicate player `{}`", n.name),
+                                        n.span.clone(),
+                                    )
+                                    .with_label(first, "first declared here"),
+                                );
+                            } else {
+                                seen.insert(&n.name, &n.span);
+                                self.sig.players.push(n.name.clone());
+                            }
+                        }
+                    }
+                }
+                Item::Start(s) => {
+                    if let Some((_, first)) = start {
+                        self.err(
+                            Diagnostic::new("duplicate START structure", s.span.clone())
+                                .with_label(first.clone(), "first given here"),
+                        );
+                    } else {
+                        start = Some((s, &s.span));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let end = self.file_end();
+        if players_item.is_none() {
+            self.err(
+                Diagnostic::new("missing PLAYERS declaration", end.clone())
+                    .with_note("a game needs `PLAYERS name, ...`"),
+            );
+        }
+
+        // ---- the structure signature: START (with its board), rule sides
+        if let Some((s, _)) = start {
+            self.structure(s, true);
+        } else {
+            self.err(
+                Diagnostic::new("missing START structure", end)
+                    .with_note("a game needs `START [ elements | relations | functions ]`"),
+            );
+        }
+        // ---- defined relations
+        let mut rel_spans: HashMap<&str, &Span> = HashMap::new();
+        for item in &file.items {
+            if let Item::Rel(r) = item {
+                if let Some(first) = rel_spans.get(r.name.name.as_str()) {
+                    let first = (*first).clone();
+                    self.err(
+                        Diagnostic::new(
+                            format!("duplicate definition of relation `{}`", r.name.name),
+                            r.name.span.clone(),
+                        )
+                        .with_label(first, "first defined here"),
+                    );
+                    continue;
+                }
+                if self.sig.rel_index.contains_key(&r.name.name) {
+                    self.err(Diagnostic::new(
+                        format!(
+                            "duplicate definition of relation `{}`: it is already a relation of the structures",
+                            r.name.name
+                        ),
+                        r.name.span.clone(),
+                    ));
+                    continue;
+                }
+                rel_spans.insert(&r.name.name, &r.name.span);
+                self.sig.defined.insert(r.name.name.clone(), r.params.len());
+            }
+        }
+        let start_rels = self.sig.rels.len();
+        for item in &file.items {
+            if let Item::Rule(r) = item {
+                self.structure(&r.lhs, false);
+                self.structure(&r.rhs, false);
+            }
+        }
+        self.sig.rule_only = self.sig.rels[start_rels..].to_vec();
+        for item in &file.items {
+            if let Item::Model(s) = item {
+                self.structure(s, true);
+            }
+        }
+
+        for item in &file.items {
+            if let Item::Rel(r) = item {
+                let consts = BTreeSet::new();
+                let what = format!("the body of REL {}", r.name.name);
+                let mut sc = Scope::new(Ctx::RelBody, &what, &consts);
+                self.dup_params(&r.params);
+                sc.elems = r.params.iter().map(|p| p.name.clone()).collect();
+                self.formula(&r.body, &mut sc);
+            }
+        }
+
+        // ---- rules
+        let mut rule_spans: HashMap<&str, &Span> = HashMap::new();
+        for item in &file.items {
+            if let Item::Rule(r) = item {
+                if let Some(first) = rule_spans.get(r.name.name.as_str()) {
+                    let first = (*first).clone();
+                    self.err(
+                        Diagnostic::new(
+                            format!("duplicate definition of rule `{}`", r.name.name),
+                            r.name.span.clone(),
+                        )
+                        .with_label(first, "first defined here"),
+                    );
+                    continue;
+                }
+                rule_spans.insert(&r.name.name, &r.name.span);
+                let params = self.rule(r);
+                self.sig.rule_params.insert(r.name.name.clone(), params);
+            }
+        }
+
+        // ---- locations
+        let mut loc_spans: HashMap<usize, &Span> = HashMap::new();
+        for item in &file.items {
+            if let Item::Loc(l) = item {
+                if let Some(first) = loc_spans.get(&l.id.value) {
+                    let first = (*first).clone();
+                    self.err(
+                        Diagnostic::new(
+                            format!("duplicate definition of location {}", l.id.value),
+                            l.id.span.clone(),
+                        )
+                        .with_label(first, "first defined here"),
+                    );
+                } else {
+                    loc_spans.insert(l.id.value, &l.id.span);
+                    self.sig.locations.insert(l.id.value);
+                }
+            }
+        }
+        if !self.sig.locations.contains(&0) {
+            let span = file
+                .items
+                .iter()
+                .find_map(|i| match i {
+                    Item::Loc(l) => Some(l.span.clone()),
+                    _ => None,
+                })
+                .unwrap_or_else(|| self.file_end());
+            self.err(
+                Diagnostic::new("missing location 0", span)
+                    .with_note("the play starts in location 0, so `LOC 0 { ... }` is required"),
+            );
+        }
+        let n = self.sig.locations.len();
+        for item in &file.items {
+            if let Item::Loc(l) = item {
+                if l.id.value >= n {
+                    self.err(
+                        Diagnostic::new(
+                            format!(
+                                "location numbers must be 0..{} without gaps, found {}",
+                                n.saturating_sub(1),
+                                l.id.value
+                            ),
+                            l.id.span.clone(),
+                        )
+                        .with_note(format!("there are {n} locations")),
+                    );
+                }
+            }
+        }
+        for item in &file.items {
+            if let Item::Loc(l) = item {
+                self.location(l);
+            }
+        }
+
+        // ---- history
+        for item in &file.items {
+            if let Item::History { moves, .. } = item {
+                for m in moves {
+                    if !self.sig.players.contains(&m.player.name) {
+                        self.err(Diagnostic::new(
+                            format!("undefined player `{}`", m.player.name),
+                            m.player.span.clone(),
+                        ));
+                    }
+                    if !self.sig.rule_params.contains_key(&m.rule.name) {
+                        self.err(Diagnostic::new(
+                            format!("undefined rule `{}`", m.rule.name),
+                            m.rule.span.clone(),
+                        ));
+                    }
+                    if !self.sig.locations.contains(&m.target.value) {
+                        self.err(Diagnostic::new(
+                            format!("undefined location {}", m.target.value),
+                            m.target.span.clone(),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+
+    fn file_end(&self) -> Span {
+        let end = self
+            .file
+            .items
+            .iter()
+            .map(|i| match i {
+                Item::Players { span, .. } | Item::Data { span, .. } => span.end,
+                Item::History { span, .. } => span.end,
+                Item::Rel(r) => r.span.end,
+                Item::Rule(r) => r.span.end,
+                Item::Loc(l) => l.span.end,
+                Item::Start(s) | Item::Model(s) => s.span.end,
+            })
+            .max()
+            .unwrap_or(0);
+        end..end
+    }
+
+    fn dup_params(&mut self, params: &[Ident]) {
+        let mut seen = HashSet::new();
+        for p in params {
+            if !seen.insert(p.name.as_str()) {
+                self.err(Diagnostic::new(
+                    format!("duplicate parameter `{}`", p.name),
+                    p.span.clone(),
+                ));
+            }
+        }
+    }
+
+    /// Registers a structure's relations and functions; checks duplicate
+    /// elements, arities and the board.
+    fn structure(&mut self, s: &StructLit, is_state: bool) {
+        let mut seen: HashMap<&str, &Span> = HashMap::new();
+        for e in &s.elements {
+            if let Some(first) = seen.get(e.name.as_str()) {
+                let first = (*first).clone();
+                self.err(
+                    Diagnostic::new(format!("duplicate element `{}`", e.name), e.span.clone())
+                        .with_label(first, "first listed here"),
+                );
+            } else {
+                seen.insert(&e.name, &e.span);
+            }
+        }
+        let elements: BTreeSet<&str> = s.elements.iter().map(|e| e.name.as_str()).collect();
+        // The board first: its relations and functions.
+        if let Some((text, span)) = &s.board {
+            if !is_state {
+                self.err(Diagnostic::new(
+                    "a board string is only allowed after START or MODEL",
+                    span.clone(),
+                ));
+            } else {
+                match parse_board(text) {
+                    Ok(board) => self.board_signature(&board, s),
+                    Err((msg, off)) => {
+                        let at = span.start + 1 + off;
+                        self.err(Diagnostic::new(msg, at..at + 1));
+                    }
+                }
+            }
+        }
+        let mut local: HashMap<&str, usize> = HashMap::new();
+        for r in &s.relations {
+            let (name, optional) = base_relation(&r.name.name);
+            if name == "nondistinct" && !is_state {
+                for (t, sp) in &r.tuples {
+                    if t.len() != 2 {
+                        self.err(Diagnostic::new(
+                            format!("`nondistinct` takes 2 elements, found {}", t.len()),
+                            sp.clone(),
+                        ));
+                    }
+                    self.tuple_elements(t, &elements, is_state);
+                }
+                continue;
+            }
+            if let Some(&a) = self.sig.defined.get(name) {
+                if is_state {
+                    self.err(Diagnostic::new(
+                        format!("`{name}` is a defined relation; it cannot be given tuples"),
+                        r.name.span.clone(),
+                    ));
+                }
+                for (t, sp) in &r.tuples {
+                    if t.len() != a {
+                        self.err(Diagnostic::new(
+                            format!(
+                                "arity mismatch: `{name}` has arity {a} but this tuple has {} element(s)",
+                                t.len()
+                            ),
+                            sp.clone(),
+                        ));
+                    }
+                    self.tuple_elements(t, &elements, is_state);
+                }
+                continue;
+            }
+            if optional && is_state {
+                self.err(Diagnostic::new(
+                    "optional tuples (`_opt_`) are only allowed in rules",
+                    r.name.span.clone(),
+                ));
+            }
+            let arity = r
+                .declared_arity
+                .as_ref()
+                .map(|a| a.value)
+                .or_else(|| r.tuples.first().map(|t| t.0.len()));
+            let Some(arity) = arity else {
+                self.err(Diagnostic::new(
+                    format!(
+                        "cannot tell the arity of `{name}`: write `{name}:n {{}}` to declare an empty relation"
+                    ),
+                    r.span.clone(),
+                ));
+                continue;
+            };
+            if let Some(d) = &r.declared_arity {
+                if d.value > 64 {
+                    self.err(Diagnostic::new(
+                        "arity too large (at most 64)",
+                        d.span.clone(),
+                    ));
+                    continue;
+                }
+            }
+            for (t, sp) in &r.tuples {
+                if t.len() != arity {
+                    self.err(Diagnostic::new(
+                        format!(
+                            "arity mismatch: `{name}` has arity {arity} but this tuple has {} element(s)",
+                            t.len()
+                        ),
+                        sp.clone(),
+                    ));
+                }
+                self.tuple_elements(t, &elements, is_state);
+            }
+            let known = self.sig.arity(name).or_else(|| local.get(name).copied());
+            match known {
+                Some(a) if a != arity => self.err(Diagnostic::new(
+                    format!("arity mismatch: `{name}` has arity {a} elsewhere, {arity} here"),
+                    r.name.span.clone(),
+                )),
+                Some(_) => {}
+                None => {
+                    local.insert(name, arity);
+                    self.sig.add_rel(name, arity);
+                }
+            }
+        }
+        for f in &s.functions {
+            self.sig.funs.insert(f.name.name.clone());
+            for (e, _) in &f.values {
+                if !is_state && !elements.contains(e.name.as_str()) {
+                    self.err(Diagnostic::new(
+                        format!("unknown element `{}` in a rule side", e.name),
+                        e.span.clone(),
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Elements of a rule-side tuple must be listed in that side.
+    fn tuple_elements(&mut self, t: &[Ident], elements: &BTreeSet<&str>, is_state: bool) {
+        if is_state {
+            return;
+        }
+        for e in t {
+            if !elements.contains(e.name.as_str()) {
+                self.err(Diagnostic::new(
+                    format!("unknown element `{}`: not listed in this rule side", e.name),
+                    e.span.clone(),
+                ));
+            }
+        }
+    }
+
+    fn board_signature(&mut self, board: &Board, s: &StructLit) {
+        let span = s.board.as_ref().map(|b| b.1.clone()).unwrap_or_default();
+        for r in ["R", "C", "DiagA", "DiagB"] {
+            self.board_rel(r, 2, &span, s);
+        }
+        for cell in &board.cells {
+            for r in &cell.relations {
+                self.board_rel(r, 1, &span, s);
+            }
+        }
+        self.sig.funs.insert("x".into());
+        self.sig.funs.insert("y".into());
+    }
+
+    fn board_rel(&mut self, name: &str, arity: usize, span: &Span, s: &StructLit) {
+        let declared = s
+            .relations
+            .iter()
+            .find(|r| r.name.name == name)
+            .and_then(|r| {
+                r.declared_arity
+                    .as_ref()
+                    .map(|a| a.value)
+                    .or_else(|| r.tuples.first().map(|t| t.0.len()))
+            });
+        match declared.or_else(|| self.sig.arity(name)) {
+            Some(a) if a != arity => self.err(Diagnostic::new(
+                format!("arity mismatch: the board uses `{name}` with arity {arity}, declared with arity {a}"),
+                span.clone(),
+            )),
+            _ => self.sig.add_rel(name, arity),
+        }
+    }
+
+    // ---- rules
+
+    fn rule(&mut self, r: &RuleDef) -> BTreeSet<String> {
+        let lhs: BTreeSet<String> = r.lhs.elements.iter().map(|e| e.name.clone()).collect();
+        let rhs: BTreeSet<String> = r.rhs.elements.iter().map(|e| e.name.clone()).collect();
+        // Defined relations on the sides.
+        for (side, is_rhs) in [(&r.lhs, false), (&r.rhs, true)] {
+            for e in &side.relations {
+                let (name, _) = base_relation(&e.name.name);
+                if is_rhs && self.sig.defined.contains_key(name) {
+                    self.err(Diagnostic::new(
+                        format!(
+                            "the defined relation `{name}` may not appear on a rule's right side"
+                        ),
+                        e.name.span.clone(),
+                    ));
+                }
+            }
+            if is_rhs {
+                for e in &side.relations {
+                    if e.name.name == "nondistinct" {
+                        self.err(Diagnostic::new(
+                            "`nondistinct` is only allowed in a rule's left side",
+                            e.name.span.clone(),
+                        ));
+                    }
+                }
+            }
+        }
+        for e in &r.emb {
+            if self.sig.arity(&e.name).is_none() {
+                self.err(Diagnostic::new(
+                    format!("undefined relation `{}`", e.name),
+                    e.span.clone(),
+                ));
+            }
+        }
+        for (rt, lt) in &r.with {
+            if !rhs.contains(&rt.name) {
+                self.err(Diagnostic::new(
+                    format!(
+                        "unknown element `{}`: not in the rule's right side",
+                        rt.name
+                    ),
+                    rt.span.clone(),
+                ));
+            }
+            if !lhs.contains(&lt.name) {
+                self.err(Diagnostic::new(
+                    format!("unknown element `{}`: not in the rule's left side", lt.name),
+                    lt.span.clone(),
+                ));
+            }
+        }
+        let mut params = BTreeSet::new();
+        let name = &r.name.name;
+        for (f, consts, what) in [
+            (&r.pre, &lhs, format!("the precondition of rule {name}")),
+            (&r.inv, &lhs, format!("the invariant of rule {name}")),
+            (&r.post, &rhs, format!("the postcondition of rule {name}")),
+        ] {
+            if let Some(f) = f {
+                let mut sc = Scope::new(Ctx::Constraint, &what, consts);
+                self.formula(f, &mut sc);
+                params.extend(sc.free_reals);
+            }
+        }
+        for (eqs, is_update) in [(&r.update, true), (&r.dynamics, false)] {
+            for eq in eqs {
+                if !self.sig.funs.contains(&eq.function.name) {
+                    self.err(Diagnostic::new(
+                        format!(
+                            "{} for unknown function `{}`",
+                            if is_update { "update" } else { "ODE" },
+                            eq.function.name
+                        ),
+                        eq.function.span.clone(),
+                    ));
+                }
+                let side = if is_update { &rhs } else { &lhs };
+                if !side.contains(&eq.element.name) {
+                    self.err(Diagnostic::new(
+                        format!(
+                            "unknown element `{}`: not in the rule's {} side",
+                            eq.element.name,
+                            if is_update { "right" } else { "left" }
+                        ),
+                        eq.element.span.clone(),
+                    ));
+                }
+                if is_update && eq.order != 0 {
+                    self.err(Diagnostic::new(
+                        "an update equation gives a value, not a derivative",
+                        eq.function.span.clone(),
+                    ));
+                }
+                if !is_update && eq.order == 0 {
+                    self.err(Diagnostic::new(
+                        "an ODE must define a derivative like `:f'(a)`",
+                        eq.function.span.clone(),
+                    ));
+                }
+                let what = format!("an equation of rule {name}");
+                let mut sc = Scope::new(Ctx::Equation, &what, &lhs);
+                self.term(&eq.value, &mut sc);
+                params.extend(sc.free_reals);
+            }
+        }
+        params
+    }
+
+    // ---- locations
+
+    fn location(&mut self, l: &LocDef) {
+        let mut seen: HashMap<&str, &Span> = HashMap::new();
+        for pb in &l.players {
+            if !self.sig.players.contains(&pb.name.name) {
+                self.err(Diagnostic::new(
+                    format!("undefined player `{}`", pb.name.name),
+                    pb.name.span.clone(),
+                ));
+            }
+            if let Some(first) = seen.get(pb.name.name.as_str()) {
+                let first = (*first).clone();
+                self.err(
+                    Diagnostic::new(
+                        format!(
+                            "duplicate definition of player `{}` in location {}",
+                            pb.name.name, l.id.value
+                        ),
+                        pb.name.span.clone(),
+                    )
+                    .with_label(first, "first defined here"),
+                );
+            } else {
+                seen.insert(&pb.name.name, &pb.name.span);
+            }
+            if let Some(t) = &pb.payoff {
+                let consts = BTreeSet::new();
+                let mut sc = Scope::new(Ctx::Payoff, "a payoff", &consts);
+                self.term(t, &mut sc);
+            }
+            for label in &pb.moves {
+                self.label(label);
+            }
+        }
+    }
+
+    fn label(&mut self, l: &LabelDef) {
+        let params = self.sig.rule_params.get(&l.rule.name).cloned();
+        if params.is_none() {
+            self.err(Diagnostic::new(
+                format!("undefined rule `{}`", l.rule.name),
+                l.rule.span.clone(),
+            ));
+        }
+        let mut drawn = Vec::new();
+        let mut seen = HashSet::new();
+        for (n, lo, hi) in &l.intervals {
+            if !seen.insert(n.name.as_str()) {
+                self.err(Diagnostic::new(
+                    format!("duplicate interval for `{}`", n.name),
+                    n.span.clone(),
+                ));
+            }
+            if n.name != "t" {
+                if let Some(ps) = &params {
+                    if !ps.contains(&n.name) {
+                        self.err(
+                            Diagnostic::new(
+                                format!(
+                                    "`{}` is not a parameter of rule `{}`",
+                                    n.name, l.rule.name
+                                ),
+                                n.span.clone(),
+                            )
+                            .with_note(if ps.is_empty() {
+                                "the rule has no parameters".to_string()
+                            } else {
+                                format!(
+                                    "its parameters are: {}",
+                                    ps.iter().cloned().collect::<Vec<_>>().join(", ")
+                                )
+                            }),
+                        );
+                    }
+                }
+            }
+            for b in [lo, hi] {
+                if let Bound::Name(id) = b {
+                    drawn.push(id);
+                }
+            }
+        }
+        for t in &l.targets {
+            if !self.sig.locations.contains(&t.location.value) {
+                self.err(Diagnostic::new(
+                    format!("undefined location {}", t.location.value),
+                    t.location.span.clone(),
+                ));
+            }
+            for d in &drawn {
+                if !t.draws.iter().any(|(n, _)| n.name == d.name) {
+                    self.err(Diagnostic::new(
+                        format!(
+                            "the edge to location {} must say how `{}` is drawn, e.g. `{} ~ uniform(0, 1)`",
+                            t.location.value, d.name, d.name
+                        ),
+                        t.span.clone(),
+                    ));
+                }
+            }
+            if let Some(p) = &t.probability {
+                if !(p.value > 0.0 && p.value <= 1.0) {
+                    self.err(Diagnostic::new(
+                        format!("a probability must be in (0, 1], found {}", p.value),
+                        p.span.clone(),
+                    ));
+                }
+            }
+        }
+        let with_p = l.targets.iter().filter(|t| t.probability.is_some()).count();
+        if l.targets.len() > 1 || with_p > 0 {
+            if with_p < l.targets.len() {
+                self.err(Diagnostic::new(
+                    "every edge of a label with several edges needs a probability `(p 0.5)`",
+                    l.span.clone(),
+                ));
+            } else {
+                let sum: f64 = l
+                    .targets
+                    .iter()
+                    .filter_map(|t| t.probability.as_ref().map(|p| p.value))
+                    .sum();
+                if (sum - 1.0).abs() > 1e-9 {
+                    self.err(Diagnostic::new(
+                        format!("the probabilities of this label's edges sum to {sum}, not 1"),
+                        l.span.clone(),
+                    ));
+                }
+            }
+        }
+    }
+
+    // ---- formulas and terms
+
+    fn rel_use(&mut self, name: &Ident, n_args: usize, sc: &Scope) {
+        let arity = sc
+            .local_rels
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == name.name)
+            .map(|(_, a)| *a)
+            .or_else(|| self.sig.defined.get(&name.name).copied())
+            .or_else(|| self.sig.arity(&name.name));
+        match arity {
+            None => self.err(Diagnostic::new(
+                format!("undefined relation `{}`", name.name),
+                name.span.clone(),
+            )),
+            Some(a) if a != n_args => self.err(Diagnostic::new(
+                format!(
+                    "arity mismatch: `{}` has arity {a} but is used with {n_args} argument(s)",
+                    name.name
+                ),
+                name.span.clone(),
+            )),
+            Some(_) => {}
+        }
+    }
+
+    fn elem_use(&mut self, x: &Ident, sc: &Scope) {
+        if sc.elems.iter().any(|e| *e == x.name) || sc.constants.contains(&x.name) {
+            return;
+        }
+        let msg = match sc.ctx {
+            Ctx::RelBody => format!(
+                "free variable `{}` in {}: it is not a parameter",
+                x.name, sc.what
+            ),
+            Ctx::Payoff => format!(
+                "free variable `{}` in {}: a payoff must be a sentence",
+                x.name, sc.what
+            ),
+            Ctx::Constraint | Ctx::Equation => format!(
+                "free variable `{}` in {}: it is neither bound nor an element of the rule side",
+                x.name, sc.what
+            ),
+        };
+        self.err(Diagnostic::new(msg, x.span.clone()));
+    }
+
+    fn set_use(&mut self, x: &Ident, sc: &Scope) {
+        if sc.sets.iter().any(|e| *e == x.name) {
+            return;
+        }
+        self.err(Diagnostic::new(
+            format!("free set variable `{}` in {}", x.name, sc.what),
+            x.span.clone(),
+        ));
+    }
+
+    fn real_use(&mut self, x: &Ident, sc: &mut Scope) {
+        if sc.reals.iter().any(|e| *e == x.name) {
+            return;
+        }
+        match sc.ctx {
+            Ctx::Constraint | Ctx::Equation => {
+                sc.free_reals.insert(x.name.clone());
+            }
+            Ctx::Payoff | Ctx::RelBody => self.err(Diagnostic::new(
+                format!("free real variable `:{}` in {}", x.name, sc.what),
+                x.span.clone(),
+            )),
+        }
+    }
+
+    fn bind(sc: &mut Scope, vars: &[VarDecl]) -> [usize; 3] {
+        let mark = [sc.elems.len(), sc.sets.len(), sc.reals.len()];
+        for v in vars {
+            match v.kind {
+                VarKind::Element => sc.elems.push(v.name.name.clone()),
+                VarKind::Set => sc.sets.push(v.name.name.clone()),
+                VarKind::Real => sc.reals.push(v.name.name.clone()),
+            }
+        }
+        mark
+    }
+
+    fn unbind(sc: &mut Scope, mark: [usize; 3]) {
+        sc.elems.truncate(mark[0]);
+        sc.sets.truncate(mark[1]);
+        sc.reals.truncate(mark[2]);
+    }
+
+    fn elem_vars(vars: &[Ident]) -> Vec<VarDecl> {
+        vars.iter()
+            .map(|v| VarDecl {
+                kind: VarKind::Element,
+                name: v.clone(),
+            })
+            .collect()
+    }
+
+    fn formula(&mut self, f: &Formula, sc: &mut Scope) {
+        match &f.kind {
+            FormulaKind::True | FormulaKind::False => {}
+            FormulaKind::Rel { name, args } => {
+                self.rel_use(name, args.len(), sc);
+                for a in args {
+                    self.elem_use(a, sc);
+                }
+            }
+            FormulaKind::Eq(a, b) | FormulaKind::Ne(a, b) => {
+                self.elem_use(a, sc);
+                self.elem_use(b, sc);
+            }
+            FormulaKind::In { element, set } => {
+                self.elem_use(element, sc);
+                self.set_use(set, sc);
+            }
+            FormulaKind::Cmp { lhs, rhs, .. } => {
+                self.term(lhs, sc);
+                self.term(rhs, sc);
+            }
+            FormulaKind::Not(g) => self.formula(g, sc),
+            FormulaKind::And(fs) | FormulaKind::Or(fs) => {
+                for g in fs {
+                    self.formula(g, sc);
+                }
+            }
+            FormulaKind::Implies(a, b) | FormulaKind::Iff(a, b) => {
+                self.formula(a, sc);
+                self.formula(b, sc);
+            }
+            FormulaKind::Exists { vars, body } | FormulaKind::Forall { vars, body } => {
+                let mark = Self::bind(sc, vars);
+                self.formula(body, sc);
+                Self::unbind(sc, mark);
+            }
+            FormulaKind::Fixpoint {
+                relation,
+                params,
+                body,
+                ..
+            } => {
+                sc.local_rels.push((relation.name.clone(), params.len()));
+                let mark = Self::bind(sc, &Self::elem_vars(params));
+                self.formula(body, sc);
+                Self::unbind(sc, mark);
+                sc.local_rels.pop();
+                // The fixed point holds of its parameters, which stay free.
+                for p in params {
+                    self.elem_use(p, sc);
+                }
+            }
+            FormulaKind::Tc {
+                steps,
+                from,
+                to,
+                body,
+            } => {
+                if from.len() != to.len() || from.is_empty() {
+                    self.err(Diagnostic::new(
+                        format!(
+                            "`tc` needs as many variables after the comma as before ({} and {})",
+                            from.len(),
+                            to.len()
+                        ),
+                        f.span.clone(),
+                    ));
+                }
+                if let Some(s) = steps {
+                    if s.value == 0 {
+                        self.err(Diagnostic::new(
+                            "the number of `tc` steps must be at least 1",
+                            s.span.clone(),
+                        ));
+                    }
+                }
+                let mut all = from.clone();
+                all.extend(to.iter().cloned());
+                let mark = Self::bind(sc, &Self::elem_vars(&all));
+                self.formula(body, sc);
+                Self::unbind(sc, mark);
+                for v in &all {
+                    self.elem_use(v, sc);
+                }
+            }
+            FormulaKind::Let {
+                relation,
+                params,
+                def,
+                body,
+            } => {
+                let mark = Self::bind(sc, &Self::elem_vars(params));
+                self.formula(def, sc);
+                Self::unbind(sc, mark);
+                sc.local_rels.push((relation.name.clone(), params.len()));
+                self.formula(body, sc);
+                sc.local_rels.pop();
+            }
+            FormulaKind::LetReal { var, value, body } => {
+                self.term(value, sc);
+                sc.reals.push(var.name.clone());
+                self.formula(body, sc);
+                sc.reals.pop();
+            }
+        }
+    }
+
+    fn term(&mut self, t: &Term, sc: &mut Scope) {
+        match &t.kind {
+            TermKind::Num(_) => {}
+            TermKind::Var(v) => self.real_use(v, sc),
+            TermKind::Fun { name, element, .. } => {
+                if !self.sig.funs.contains(&name.name) {
+                    self.err(Diagnostic::new(
+                        format!("undefined function `{}`", name.name),
+                        name.span.clone(),
+                    ));
+                }
+                self.elem_use(element, sc);
+            }
+            TermKind::Char(f) => self.formula(f, sc),
+            TermKind::Neg(a) | TermKind::Sqrt(a) | TermKind::Root(_, a) => {
+                if let TermKind::Root(n, _) = &t.kind {
+                    if n.value < 2 {
+                        self.err(Diagnostic::new(
+                            "the root's degree must be at least 2",
+                            n.span.clone(),
+                        ));
+                    }
+                }
+                self.term(a, sc)
+            }
+            TermKind::Add(a, b)
+            | TermKind::Sub(a, b)
+            | TermKind::Mul(a, b)
+            | TermKind::Div(a, b)
+            | TermKind::Pow(a, b) => {
+                self.term(a, sc);
+                self.term(b, sc);
+            }
+            TermKind::Sum { vars, guard, body } | TermKind::Product { vars, guard, body } => {
+                let mark = Self::bind(sc, &Self::elem_vars(vars));
+                self.formula(guard, sc);
+                self.term(body, sc);
+                Self::unbind(sc, mark);
+            }
+            TermKind::Min { var, body } => {
+                sc.reals.push(var.name.clone());
+                self.formula(body, sc);
+                sc.reals.pop();
+            }
+            TermKind::Let { var, value, body } => {
+                self.term(value, sc);
+                sc.reals.push(var.name.clone());
+                self.term(body, sc);
+                sc.reals.pop();
+            }
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! Diagnostics: an error message with a byte span into the source, extra
+//! labelled spans, notes and what was expected; rendered with ariadne.
+
+use std::ops::Range;
+
+use ariadne::{CharSet, Config, IndexType, Label, Report, ReportKind, Source};
+
+/// One error found in a `.toss` source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// What is wrong, in one line.
+    pub message: String,
+    /// The main byte range the error points at.
+    pub span: Range<usize>,
+    /// Further spans with a message each (e.g. "first defined here").
+    pub labels: Vec<(Range<usize>, String)>,
+    /// Free-form notes.
+    pub notes: Vec<String>,
+    /// What the parser expected at `span`, in words.
+    pub expected: Vec<String>,
+}
+
+impl Diagnostic {
+    pub fn new(message: impl Into<String>, span: Range<usize>) -> Self {
+        Self {
+            message: message.into(),
+            span,
+            labels: Vec::new(),
+            notes: Vec::new(),
+            expected: Vec::new(),
+        }
+    }
+
+    pub fn with_label(mut self, span: Range<usize>, message: impl Into<String>) -> Self {
+        self.labels.push((span, message.into()));
+        self
+    }
+
+    pub fn with_note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
+        self
+    }
+
+    /// `file:line:col` of the start of the main span.
+    pub fn location(&self, source: &str, file_name: &str) -> String {
+        let (line, col) = line_col(source, self.span.start);
+        format!("{file_name}:{line}:{col}")
+    }
+
+    /// Renders this diagnostic (see [`render_diagnostics`]).
+    pub fn render(&self, source: &str, file_name: &str, colour: bool) -> String {
+        render_one(self, source, file_name, colour)
+    }
+}
+
+impl std::fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// The 1-based line and column (in characters) of a byte offset. Offsets
+/// past the end, or inside a character, are clamped.
+pub fn line_col(source: &str, byte_offset: usize) -> (usize, usize) {
+    let off = clamp(source, byte_offset);
+    let before = &source.as_bytes()[..off];
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
+    let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+    let col = 1 + source[line_start..off].chars().count();
+    (line, col)
+}
+
+/// The largest char boundary not after `offset`, within the source.
+fn clamp(source: &str, offset: usize) -> usize {
+    let mut o = offset.min(source.len());
+    while !source.is_char_boundary(o) {
+        o -= 1;
+    }
+    o
+}
+
+fn clamp_span(source: &str, span: &Range<usize>) -> Range<usize> {
+    let s = clamp(source, span.start);
+    let e = clamp(source, span.end.max(span.start));
+    s..e
+}
+
+/// Renders diagnostics as text: for each one a header with the message,
+/// `file:line:col`, the source line with a caret under the span, labels and
+/// what was expected. `colour` adds ANSI colours (for terminals).
+pub fn render_diagnostics(
+    diags: &[Diagnostic],
+    source: &str,
+    file_name: &str,
+    colour: bool,
+) -> String {
+    let mut out = String::new();
+    for d in diags {
+        out.push_str(&render_one(d, source, file_name, colour));
+    }
+    out
+}
+
+fn render_one(d: &Diagnostic, source: &str, file_name: &str, colour: bool) -> String {
+    let span = clamp_span(source, &d.span);
+    let mut out = String::new();
+    let config = Config::default()
+        .with_color(colour)
+        .with_index_type(IndexType::Byte)
+        .with_char_set(if colour {
+            CharSet::Unicode
+        } else {
+            CharSet::Ascii
+        });
+    let file = file_name.to_string();
+    let main = Label::new((file.clone(), span.clone())).with_message(if d.expected.is_empty() {
+        "here".to_string()
+    } else {
+        format!("expected {}", join_words(&d.expected))
+    });
+    let mut builder = Report::build(ReportKind::Error, (file.clone(), span.clone()))
+        .with_config(config)
+        .with_message(&d.message)
+        .with_label(main);
+    for (s, m) in &d.labels {
+        builder =
+            builder.with_label(Label::new((file.clone(), clamp_span(source, s))).with_message(m));
+    }
+    for n in &d.notes {
+        builder = builder.with_note(n);
+    }
+    let mut buf = Vec::new();
+    let written = builder
+        .finish()
+        .write((file, Source::from(source)), &mut buf);
+    match written {
+        Ok(()) => out.push_str(&String::from_utf8_lossy(&buf)),
+        Err(_) => {
+            out.push_str(&format!(
+                "error: {}\n  --> {}\n",
+                d.message,
+                d.location(source, file_name)
+            ));
+            for n in &d.notes {
+                out.push_str(&format!("  = note: {n}\n"));
+            }
+        }
+    }
+    out
+}
+
+/// "a, b or c".
+pub(crate) fn join_words(words: &[String]) -> String {
+    match words {
+        [] => String::new(),
+        [w] => w.clone(),
+        [init @ .., last] => format!("{} or {}", init.join(", "), last),
+    }
+}

@@ -1,0 +1,280 @@
+//! One test per error kind: the message and the `file:line:col` it renders.
+
+use toss_lang::{parse_game, render_diagnostics};
+
+const BASE: &str = "PLAYERS a, b\nSTART [ e | P:1 {}; E:2 {} | f { e -> 1 } ]\nLOC 0 {}\n";
+
+/// Parses `extra` after `BASE` and asserts some diagnostic contains `msg`
+/// and renders at `line:col`.
+#[track_caller]
+fn expect_err(src: &str, msg: &str, line: usize, col: usize) {
+    let diags = match parse_game(src, "t.toss") {
+        Ok(_) => panic!("expected an error containing {msg:?}"),
+        Err(d) => d,
+    };
+    let d = diags
+        .iter()
+        .find(|d| d.message.contains(msg))
+        .unwrap_or_else(|| panic!("no diagnostic contains {msg:?}: {diags:#?}"));
+    let out = render_diagnostics(std::slice::from_ref(d), src, "t.toss", false);
+    let loc = format!("t.toss:{line}:{col}");
+    assert!(out.contains(&loc), "expected {loc} in:\n{out}");
+    assert!(out.contains(msg), "{out}");
+    assert!(
+        !out.contains('\u{1b}'),
+        "plain rendering must have no colour"
+    );
+}
+
+fn with_base(extra: &str) -> String {
+    format!("{BASE}{extra}")
+}
+
+#[test]
+fn base_is_valid() {
+    assert!(parse_game(BASE, "t.toss").is_ok());
+}
+
+#[test]
+fn syntax_error_says_what_was_expected() {
+    let src = with_base("REL W() = P(x) and\n");
+    expect_err(&src, "expected a formula", 4, 19);
+    let src = with_base("REL W() = \n");
+    expect_err(&src, "syntax error", 4, 10);
+    let src = "PLAYERS a\nSTART [ | | ] )";
+    expect_err(src, "syntax error", 2, 15);
+}
+
+#[test]
+fn undefined_relation_in_formula() {
+    expect_err(
+        &with_base("REL W() = ex x Foo(x)\n"),
+        "undefined relation `Foo`",
+        4,
+        16,
+    );
+}
+
+#[test]
+fn undefined_relation_in_emb() {
+    let src = with_base("RULE M: [x | P(x) | ] -> [x | | ] emb P, Nope\n");
+    expect_err(&src, "undefined relation `Nope`", 4, 42);
+}
+
+#[test]
+fn undefined_relation_in_pre() {
+    let src = with_base("RULE M: [x | | ] -> [x | | ] pre Nope(x)\n");
+    expect_err(&src, "undefined relation `Nope`", 4, 34);
+}
+
+#[test]
+fn undefined_rule_in_label() {
+    let src = "PLAYERS a\nSTART [ | | ]\nLOC 0 { PLAYER a { MOVES [Go -> 0] } }\n";
+    expect_err(src, "undefined rule `Go`", 3, 27);
+}
+
+#[test]
+fn undefined_location() {
+    let src = "PLAYERS a\nRULE Go: [x | | ] -> [x | | ]\nSTART [ | | ]\nLOC 0 { PLAYER a { MOVES [Go -> 7] } }\n";
+    expect_err(src, "undefined location 7", 4, 33);
+}
+
+#[test]
+fn undefined_player() {
+    let src = "PLAYERS a\nSTART [ | | ]\nLOC 0 { PLAYER zed { } }\n";
+    expect_err(src, "undefined player `zed`", 3, 16);
+    let src = "PLAYERS a\nRULE Go: [x | | ] -> [x | | ]\nSTART [ | | ]\nLOC 0 {}\nHISTORY b: Go {x: y} -> 0\n";
+    expect_err(src, "undefined player `b`", 5, 9);
+}
+
+#[test]
+fn arity_mismatch() {
+    expect_err(
+        &with_base("REL W() = ex x E(x)\n"),
+        "arity mismatch: `E` has arity 2",
+        4,
+        16,
+    );
+    // defined relations
+    let src = with_base("REL V(x) = P(x)\nREL W() = ex x V(x, x)\n");
+    expect_err(&src, "arity mismatch: `V` has arity 1", 5, 16);
+    // board relations
+    let src = "PLAYERS a\nSTART [ | | ] \"\n . .\n\"\nLOC 0 {}\nREL W() = ex x R(x)\n";
+    expect_err(src, "arity mismatch: `R` has arity 2", 6, 16);
+    // tuples of a structure
+    expect_err(
+        &with_base("MODEL [ e | E {(e, e); (e)} | ]\n"),
+        "arity mismatch",
+        4,
+        24,
+    );
+}
+
+#[test]
+fn free_variables() {
+    expect_err(
+        &with_base("REL W(x) = E(x, y)\n"),
+        "free variable `y` in the body of REL W",
+        4,
+        17,
+    );
+    let src = "PLAYERS a\nSTART [ | P:1 {} | ]\nLOC 0 { PLAYER a { PAYOFF :(P(x)) } }\n";
+    expect_err(src, "free variable `x` in a payoff", 3, 31);
+    let src = "PLAYERS a\nSTART [ | | ]\nLOC 0 { PLAYER a { PAYOFF :v + 1 } }\n";
+    expect_err(src, "free real variable `:v` in a payoff", 3, 27);
+    let src = with_base("RULE M: [x | | ] -> [y | | ] pre P(y)\n");
+    expect_err(
+        &src,
+        "free variable `y` in the precondition of rule M",
+        4,
+        36,
+    );
+    let src = with_base("RULE M: [x | | ] -> [y | | ] post P(x)\n");
+    expect_err(
+        &src,
+        "free variable `x` in the postcondition of rule M",
+        4,
+        37,
+    );
+}
+
+#[test]
+fn rule_constants_and_parameters_are_allowed() {
+    let src = with_base(
+        "RULE M: [x | | ] -> [y | | ] pre P(x) and :f(x) < :speed post P(y)\n\
+         update :f(y) = :f(x) + :speed\n",
+    );
+    // `update` must come before `pre` in the printer's order, but any order parses.
+    let g = parse_game(&src, "t.toss").expect("valid");
+    assert_eq!(
+        g.rules[0].pre,
+        toss_lang::parse_formula("P(x) and :f(x) < :speed").unwrap()
+    );
+}
+
+#[test]
+fn defined_relation_on_right_side() {
+    let src = with_base("REL V(x) = P(x)\nRULE M: [x | V(x) | ] -> [x | V(x) | ]\n");
+    expect_err(
+        &src,
+        "the defined relation `V` may not appear on a rule's right side",
+        5,
+        31,
+    );
+}
+
+#[test]
+fn probabilities_must_sum_to_one() {
+    let src = "PLAYERS a\nRULE Go: [x | | ] -> [x | | ]\nSTART [ | | ]\n\
+               LOC 0 { PLAYER a { MOVES [Go -> 0 (p 0.5); 0 (p 0.4)] } }\n";
+    expect_err(src, "sum to 0.9, not 1", 4, 26);
+}
+
+#[test]
+fn ode_or_update_for_unknown_function() {
+    let src = with_base("RULE M: [x | | ] -> [x | | ] update :g(x) = 1\n");
+    expect_err(&src, "update for unknown function `g`", 4, 37);
+    let src = with_base("RULE M: [x | | ] -> [x | | ] dynamics :h'(x) = 1\n");
+    expect_err(&src, "ODE for unknown function `h`", 4, 39);
+}
+
+#[test]
+fn duplicate_definitions() {
+    expect_err(
+        &with_base("REL V() = true\nREL V() = false\n"),
+        "duplicate definition of relation `V`",
+        5,
+        5,
+    );
+    let src = with_base("RULE M: [x | | ] -> [x | | ]\nRULE M: [x | | ] -> [x | | ]\n");
+    expect_err(&src, "duplicate definition of rule `M`", 5, 6);
+    expect_err(
+        &with_base("LOC 0 {}\n"),
+        "duplicate definition of location 0",
+        4,
+        5,
+    );
+    expect_err(
+        "PLAYERS a, a\nSTART [ | | ]\nLOC 0 {}\n",
+        "duplicate player `a`",
+        1,
+        12,
+    );
+    let src = "PLAYERS a\nSTART [ | | ]\nLOC 0 { PLAYER a {} PLAYER a {} }\n";
+    expect_err(
+        src,
+        "duplicate definition of player `a` in location 0",
+        3,
+        28,
+    );
+    expect_err(
+        "PLAYERS a\nSTART [ q, r, q | | ]\nLOC 0 {}\n",
+        "duplicate element `q`",
+        2,
+        15,
+    );
+    expect_err(
+        &with_base("REL P(x) = true\n"),
+        "duplicate definition of relation `P`",
+        4,
+        5,
+    );
+}
+
+#[test]
+fn label_parameter_not_of_rule() {
+    let src = "PLAYERS a\nRULE Go: [x | | ] -> [x | | ] pre :v < 1\nSTART [ | | ]\n\
+               LOC 0 { PLAYER a { MOVES [Go, t: 0 -- 1, v: 0 -- 1, w: 0 -- 2 -> 0] } }\n";
+    expect_err(src, "`w` is not a parameter of rule `Go`", 4, 53);
+}
+
+#[test]
+fn missing_start_players_location_zero() {
+    expect_err("START [ | | ]\nLOC 0 {}\n", "missing PLAYERS", 2, 9);
+    expect_err("PLAYERS a\nLOC 0 {}\n", "missing START", 2, 9);
+    expect_err(
+        "PLAYERS a\nSTART [ | | ]\nLOC 1 {}\n",
+        "missing location 0",
+        3,
+        1,
+    );
+    expect_err("", "missing PLAYERS", 1, 1);
+}
+
+#[test]
+fn non_dense_locations() {
+    let src = "PLAYERS a\nSTART [ | | ]\nLOC 0 {}\nLOC 2 {}\n";
+    expect_err(
+        src,
+        "location numbers must be 0..1 without gaps, found 2",
+        4,
+        5,
+    );
+}
+
+#[test]
+fn all_errors_are_collected() {
+    let src = "PLAYERS a\nSTART [ | | ]\nLOC 0 { PLAYER b { MOVES [X -> 3] } }\nREL W() = Y()\n";
+    let diags = parse_game(src, "t.toss").unwrap_err();
+    assert!(diags.len() >= 4, "{diags:#?}");
+}
+
+#[test]
+fn board_errors() {
+    let src = "PLAYERS a\nSTART [ | | ] \"\n . .\n . . .\n\"\nLOC 0 {}\n";
+    expect_err(src, "board rows must have the same number of cells", 4, 2);
+    let src = "PLAYERS a\nSTART [ | | ] \"\n . 3x\n\"\nLOC 0 {}\n";
+    expect_err(src, "invalid board cell `3x`", 3, 4);
+}
+
+#[test]
+fn render_with_colour_and_line_col() {
+    let src = "PLAYERS a\nSTART [ | | ]\nLOC 0 {}\nREL W() = ex x Foo(x)\n";
+    let diags = parse_game(src, "t.toss").unwrap_err();
+    let out = render_diagnostics(&diags, src, "t.toss", true);
+    assert!(out.contains('\u{1b}'));
+    assert_eq!(toss_lang::line_col(src, src.find("Foo").unwrap()), (4, 16));
+    assert_eq!(toss_lang::line_col("é\nab", 4), (2, 2));
+    assert_eq!(toss_lang::line_col("éa", 1), (1, 1));
+    assert_eq!(toss_lang::line_col("ab", 99), (1, 3));
+}
