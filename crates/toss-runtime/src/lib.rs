@@ -6,6 +6,7 @@
 
 pub mod analysis;
 pub mod game;
+pub mod gdl;
 pub mod interpreter;
 pub mod ir;
 pub mod rewrite;
