@@ -180,8 +180,8 @@ pub fn check(
             }
         }
     }
-    // Safety.
-    for r in &rules {
+    // Safety (facts are checked for groundness above).
+    for r in rules.iter().filter(|r| !r.body.is_empty()) {
         let mut bound: BTreeSet<&str> = BTreeSet::new();
         for l in &r.body {
             if let Flat::Pos(a) = l {
@@ -265,25 +265,37 @@ pub fn check(
         .iter()
         .map(|c| c.len() > 1 || succ[c[0]].contains(&c[0]))
         .collect();
-    for (i, r) in rules.iter().enumerate() {
-        let h = head_of[i];
-        for l in &r.body {
-            if let Flat::Neg(a, s) = l
-                && comp_of[rel_ids[&a.key()]] == comp_of[h]
-            {
-                let d = Diagnostic::new(
-                    format!(
-                        "not stratified: `{}` depends negatively on `{}`, which depends on it",
-                        r.head.rel.text, a.rel.text
-                    ),
-                    (*s).clone(),
-                )
-                .with_note("negation may not occur in a recursive cycle");
-                if !errors.contains(&d) {
-                    errors.push(d);
-                }
+    // Stratification, on the rule graph (a rule depends on the rules whose
+    // head may unify with a body literal).
+    let lowered = lower(&rules);
+    let (rule_succ, rule_neg) = toss_runtime::gdl::rule_graph(&lowered);
+    let rcomps = sccs(rules.len(), &rule_succ);
+    let mut rcomp_of = vec![0; rules.len()];
+    for (ci, c) in rcomps.iter().enumerate() {
+        for &x in c {
+            rcomp_of[x] = ci;
+        }
+    }
+    for &(i, j, k) in &rule_neg {
+        if rcomp_of[i] != rcomp_of[j] {
+            continue;
+        }
+        if let Some(Flat::Neg(a, s)) = rules[i].body.get(k) {
+            let d = Diagnostic::new(
+                format!(
+                    "not stratified: `{}` depends negatively on `{}`, which depends on it",
+                    rules[i].head.rel.text, a.rel.text
+                ),
+                (*s).clone(),
+            )
+            .with_note("negation may not occur in a recursive cycle");
+            if !errors.contains(&d) {
+                errors.push(d);
             }
         }
+    }
+    for (i, r) in rules.iter().enumerate() {
+        let h = head_of[i];
         // Recursion restriction.
         if !recursive[comp_of[h]] {
             continue;
@@ -390,7 +402,7 @@ pub fn check(
     if !errors.is_empty() {
         return None;
     }
-    Some(lower(&rules))
+    Some(lowered)
 }
 
 fn collect_atoms<'a>(body: &'a [ALit], out: &mut Vec<(&'a AAtom, bool)>) {

@@ -107,11 +107,15 @@ pub fn parse_ground_term(game: &GdlGame, text: &str) -> Result<TermId, Diagnosti
 /// Reads a parenthesised list of ground terms, e.g. a state
 /// `((cell 1 1 b) (control xplayer))`.
 pub fn parse_ground_terms(game: &GdlGame, text: &str) -> Result<Vec<TermId>, Diagnostic> {
-    let forms = syntax::read(text)?;
-    match forms.as_slice() {
-        [syntax::SExpr::List(items, _)] => items.iter().map(|e| ground(game, e)).collect(),
-        _ => Err(Diagnostic::new("expected one list of terms", 0..text.len())),
-    }
+    let t = text.trim();
+    let inner = t
+        .strip_prefix('(')
+        .and_then(|x| x.strip_suffix(')'))
+        .ok_or_else(|| Diagnostic::new("expected one list of terms", 0..text.len()))?;
+    // The list starts with a list, which descriptions may not do: read
+    // its items as a sequence.
+    let forms = syntax::read(inner)?;
+    forms.iter().map(|e| ground(game, e)).collect()
 }
 
 fn ground(game: &GdlGame, e: &syntax::SExpr) -> Result<TermId, Diagnostic> {

@@ -186,6 +186,57 @@ pub fn sccs(n: usize, succ: &[Vec<usize>]) -> Vec<Vec<usize>> {
     out
 }
 
+/// Whether two rule terms (variables of each renamed apart) may unify;
+/// repeated variables are not checked, so this errs towards `true`.
+pub fn may_unify(a: &Term, b: &Term) -> bool {
+    match (a, b) {
+        (Term::Var(_), _) | (_, Term::Var(_)) => true,
+        (Term::Const(x), Term::Const(y)) => x == y,
+        (Term::Fn(f, xs), Term::Fn(g, ys)) => {
+            f == g && xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| may_unify(x, y))
+        }
+        _ => false,
+    }
+}
+
+/// The rule dependency graph: `succ[i]` lists the rules whose head may
+/// unify with a body literal of rule `i`; the second list holds the
+/// negative edges as (rule, rule it depends on, body literal index).
+#[allow(clippy::type_complexity)]
+pub fn rule_graph(desc: &Description) -> (Vec<Vec<usize>>, Vec<(usize, usize, usize)>) {
+    let mut by_head: std::collections::HashMap<(Sym, usize), Vec<usize>> = Default::default();
+    for (i, r) in desc.rules.iter().enumerate() {
+        by_head
+            .entry((r.head.rel, r.head.args.len()))
+            .or_default()
+            .push(i);
+    }
+    let mut succ = vec![Vec::new(); desc.rules.len()];
+    let mut neg = Vec::new();
+    for (i, r) in desc.rules.iter().enumerate() {
+        for (k, l) in r.body.iter().enumerate() {
+            let (Literal::Pos(a) | Literal::Neg(a)) = l else {
+                continue;
+            };
+            for &j in by_head
+                .get(&(a.rel, a.args.len()))
+                .map_or(&[][..], |v| &v[..])
+            {
+                let h = &desc.rules[j].head;
+                if a.args.iter().zip(&h.args).all(|(x, y)| may_unify(x, y)) {
+                    succ[i].push(j);
+                    if matches!(l, Literal::Neg(_)) {
+                        neg.push((i, j, k));
+                    }
+                }
+            }
+        }
+        succ[i].sort_unstable();
+        succ[i].dedup();
+    }
+    (succ, neg)
+}
+
 /// Whether a symbol name is a decimal natural number (goal values, ordering).
 pub fn parse_nat(name: &str) -> Option<u64> {
     if name.is_empty() || name.len() > 18 || !name.bytes().all(|b| b.is_ascii_digit()) {

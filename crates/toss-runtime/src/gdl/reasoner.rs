@@ -163,8 +163,9 @@ pub struct Program {
     pub(crate) need_next_move: Vec<usize>,
     state_rels: Vec<RelId>,
     move_rels: Vec<RelId>,
-    deps: Vec<Vec<RelId>>,
-    comp_of: Vec<usize>,
+    rule_heads: Vec<RelId>,
+    rule_succ: Vec<Vec<usize>>,
+    rcomp_of: Vec<usize>,
     /// Terms interned when compiling (rule constants).
     base_terms: TermStore,
     /// Symbols of the numbers `0..=100`? No: symbol id -> goal value.
@@ -261,18 +262,12 @@ impl Program {
                 }
             }
         }
+        // Relation-level components only propagate levels.
         let comps = super::sccs(n, &succ);
         let mut comp_of = vec![0usize; n];
         for (ci, c) in comps.iter().enumerate() {
             for &r in c {
                 comp_of[r] = ci;
-            }
-        }
-        for &(h, b) in &neg_edges {
-            if comp_of[h] == comp_of[b] {
-                return Err(ProgramError::Unstratified(
-                    symbols[rels[h].sym as usize].clone(),
-                ));
             }
         }
         // Levels, in dependency order.
@@ -295,19 +290,40 @@ impl Program {
         for (r, info) in rels.iter_mut().enumerate() {
             info.level = level[r];
         }
-        let mut sccs: Vec<Scc> = comps
+        // Strata are components of the rule graph: a rule depends on the
+        // rules whose head may unify with one of its body literals, so that
+        // `(<= (goal r 100) (not (goal r 0)))` is stratified.
+        let (rule_succ, rule_neg) = super::rule_graph(desc);
+        let rcomps = super::sccs(desc.rules.len(), &rule_succ);
+        let mut rcomp_of = vec![0usize; desc.rules.len()];
+        for (ci, c) in rcomps.iter().enumerate() {
+            for &r in c {
+                rcomp_of[r] = ci;
+            }
+        }
+        for &(i, j, _) in &rule_neg {
+            if rcomp_of[i] == rcomp_of[j] {
+                let h = head_rels[i];
+                return Err(ProgramError::Unstratified(
+                    symbols[rels[h].sym as usize].clone(),
+                ));
+            }
+        }
+        let sccs: Vec<Scc> = rcomps
             .iter()
-            .map(|c| Scc {
-                rels: c.clone(),
-                rules: Vec::new(),
-                recursive: c.len() > 1 || succ[c[0]].contains(&c[0]),
-                level: level[c[0]],
+            .map(|c| {
+                let mut rs: Vec<RelId> = c.iter().map(|&i| head_rels[i]).collect();
+                rs.sort_unstable();
+                rs.dedup();
+                Scc {
+                    level: rs.iter().map(|&r| level[r]).max().unwrap_or(STATIC),
+                    rels: rs,
+                    rules: c.clone(),
+                    recursive: c.len() > 1 || rule_succ[c[0]].contains(&c[0]),
+                }
             })
             .collect();
-        for (i, &h) in head_rels.iter().enumerate() {
-            sccs[comp_of[h]].rules.push(i);
-        }
-
+        let _ = neg_edges;
         // Compile the rules.
         let mut terms = TermStore::new();
         let mut rules = Vec::new();
@@ -315,7 +331,8 @@ impl Program {
             let h = head_rels[i];
             let nvars = r.var_names.len().max(max_var(r) as usize);
             let head: Box<[Pat]> = r.head.args.iter().map(|t| pat(t, &mut terms)).collect();
-            let same_scc = |rel: RelId| comp_of[rel] == comp_of[h] && sccs[comp_of[h]].recursive;
+            let sc = &sccs[rcomp_of[i]];
+            let same_scc = |rel: RelId| sc.recursive && sc.rels.contains(&rel);
             let plain = order_body(r, i, None, nvars, &lookup_rel, &rels, &mut terms)
                 .map_err(|v| ProgramError::Unsafe(i, var_name(r, v)))?;
             let mut variants = Vec::new();
@@ -395,15 +412,20 @@ impl Program {
 
         // What each query needs.
         let closure = |targets: &[RelId]| -> Vec<usize> {
-            let mut seen = vec![false; n];
-            let mut stack: Vec<RelId> = targets.to_vec();
+            let mut seen = vec![false; desc.rules.len()];
+            let mut stack: Vec<usize> = (0..desc.rules.len())
+                .filter(|&i| targets.contains(&head_rels[i]))
+                .collect();
             while let Some(r) = stack.pop() {
                 if !seen[r] {
                     seen[r] = true;
-                    stack.extend(succ[r].iter().copied());
+                    stack.extend(rule_succ[r].iter().copied());
                 }
             }
-            let mut cs: Vec<usize> = (0..n).filter(|&r| seen[r]).map(|r| comp_of[r]).collect();
+            let mut cs: Vec<usize> = (0..desc.rules.len())
+                .filter(|&r| seen[r])
+                .map(|r| rcomp_of[r])
+                .collect();
             cs.sort_unstable();
             cs.dedup();
             cs
@@ -453,8 +475,9 @@ impl Program {
             need_next_move,
             state_rels,
             move_rels,
-            deps: succ,
-            comp_of,
+            rule_heads: head_rels,
+            rule_succ,
+            rcomp_of,
             base_terms: terms,
             nat_value,
         })
@@ -468,17 +491,19 @@ impl Program {
     /// The state-level components a relation depends on (itself included),
     /// in evaluation order.
     pub fn state_closure(&self, r: RelId) -> Vec<usize> {
-        let mut seen = vec![false; self.rels.len()];
-        let mut stack = vec![r];
+        let n = self.rule_heads.len();
+        let mut seen = vec![false; n];
+        let mut stack: Vec<usize> = (0..n).filter(|&i| self.rule_heads[i] == r).collect();
         while let Some(x) = stack.pop() {
             if !seen[x] {
                 seen[x] = true;
-                stack.extend(self.deps[x].iter().copied());
+                stack.extend(self.rule_succ[x].iter().copied());
             }
         }
-        let mut cs: Vec<usize> = (0..self.rels.len())
-            .filter(|&x| seen[x] && self.rels[x].level == STATE)
-            .map(|x| self.comp_of[x])
+        let mut cs: Vec<usize> = (0..n)
+            .filter(|&x| seen[x])
+            .map(|x| self.rcomp_of[x])
+            .filter(|&c| self.sccs[c].level == STATE)
             .collect();
         cs.sort_unstable();
         cs.dedup();
