@@ -368,7 +368,6 @@ impl Program {
             });
         }
         // Register the indexes the join orders use.
-        let mut rules = rules;
         for rule in &mut rules {
             let mut lists: Vec<&mut Box<[CLit]>> = vec![&mut rule.plain];
             for (_, v) in &mut rule.variants {
