@@ -9,6 +9,7 @@
 pub mod ast;
 mod check;
 pub mod diagnostic;
+pub mod gdl;
 pub mod lower;
 pub mod parse;
 pub mod print;

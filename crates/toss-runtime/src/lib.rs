@@ -7,6 +7,7 @@
 pub mod alphabeta;
 pub mod analysis;
 pub mod game;
+pub mod gdl;
 pub mod heuristic;
 pub mod interpreter;
 pub mod ir;
