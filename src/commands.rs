@@ -16,6 +16,16 @@ pub fn check(files: &[PathBuf], colour: bool) -> Result<(), String> {
         if i > 0 {
             println!();
         }
+        if toss::load::is_gdl(path) {
+            match toss::load::load_gdl(path, colour) {
+                Ok(g) => print!("{}", gdl_summary(path, &g)),
+                Err(e) => {
+                    eprint!("{e}");
+                    failed += 1;
+                }
+            }
+            continue;
+        }
         match load_toss(path, colour) {
             Ok((game, _)) => print!("{}", summary(path, &game)),
             Err(e) => {
@@ -97,6 +107,39 @@ pub fn summary(path: &Path, game: &ir::Game) -> String {
     out
 }
 
+/// The summary `toss check` prints for a GDL game that loads.
+pub fn gdl_summary(path: &Path, g: &toss::runtime::gdl::GdlGame) -> String {
+    let s = g.initial_state();
+    let mut movers = Vec::new();
+    g.movers(&s, &mut movers);
+    let mut moves = Vec::new();
+    let counts: Vec<String> = movers
+        .iter()
+        .map(|&p| {
+            g.legal_moves(&s, p, &mut moves);
+            format!("{} {}", g.player_names()[p], moves.len())
+        })
+        .collect();
+    format!(
+        "{}: ok (GDL)\n  roles      {}\n  first legal moves per role: {}\n",
+        path.display(),
+        g.player_names().join(", "),
+        counts.join(", ")
+    )
+}
+
+/// Runs `$body` with `$g` bound to the loaded game, whichever language.
+macro_rules! with_game {
+    ($loaded:expr, $g:ident => $body:expr) => {
+        match $loaded {
+            toss::load::Loaded::Toss {
+                interpreter: $g, ..
+            } => $body,
+            toss::load::Loaded::Gdl($g) => $body,
+        }
+    };
+}
+
 /// `toss fmt FILE`: the canonical form on standard output.
 pub fn fmt(path: &Path, colour: bool) -> Result<(), String> {
     let (game, _) = load_toss(path, colour).map_err(|e| e.rendered)?;
@@ -104,18 +147,17 @@ pub fn fmt(path: &Path, colour: bool) -> Result<(), String> {
     Ok(())
 }
 
-/// Loads a game file as an interpreter, diagnostics rendered.
-fn interpreter(path: &Path, colour: bool) -> Result<toss::Interpreter, String> {
-    let (game, _) = load_toss(path, colour).map_err(|e| e.rendered)?;
-    toss::Interpreter::new(&game).map_err(|e| format!("{}: {e}", path.display()))
-}
-
 /// `toss perft FILE DEPTH [--divide]`.
 pub fn perft(path: &Path, depth: usize, divide: bool, colour: bool) -> Result<(), String> {
-    let g = interpreter(path, colour)?;
+    let loaded = toss::load::load(path, colour).map_err(|e| e.rendered)?;
+    with_game!(&loaded, g => perft_game(g, depth, divide));
+    Ok(())
+}
+
+fn perft_game<G: Game>(g: &G, depth: usize, divide: bool) {
     let s = g.initial_state();
     let total = if divide {
-        let rows = toss::play::perft_divide(&g, &s, depth);
+        let rows = toss::play::perft_divide(g, &s, depth);
         for (m, n) in &rows {
             println!("{m}: {n}");
         }
@@ -124,7 +166,6 @@ pub fn perft(path: &Path, depth: usize, divide: bool, colour: bool) -> Result<()
         g.perft(&s, depth)
     };
     println!("{total}");
-    Ok(())
 }
 
 /// `toss playout FILE -n N [--seed S]`.
@@ -135,7 +176,11 @@ pub fn playout(
     max_plies: usize,
     colour: bool,
 ) -> Result<(), String> {
-    let g = interpreter(path, colour)?;
+    let loaded = toss::load::load(path, colour).map_err(|e| e.rendered)?;
+    with_game!(&loaded, g => playout_game(g, n, seed, max_plies))
+}
+
+fn playout_game<G: Game>(g: &G, n: u64, seed: u64, max_plies: usize) -> Result<(), String> {
     let bar = indicatif::ProgressBar::new(n);
     bar.set_style(
         indicatif::ProgressStyle::with_template(
@@ -146,7 +191,7 @@ pub fn playout(
     // Updating the bar costs more than a tic-tac-toe playout: tick in batches.
     let step = (n / 200).max(1);
     let mut done = 0u64;
-    let stats = toss::play::playouts(&g, n, seed, max_plies, || {
+    let stats = toss::play::playouts(g, n, seed, max_plies, || {
         done += 1;
         if done.is_multiple_of(step) {
             bar.set_position(done);
@@ -167,32 +212,51 @@ pub fn playout(
 
 /// `toss play FILE [--player SPEC]...`.
 pub fn play(path: &Path, specs: &[PlayerSpec], seed: u64, colour: bool) -> Result<(), String> {
-    let (game, _) = load_toss(path, colour).map_err(|e| e.rendered)?;
-    let g = toss::Interpreter::new(&game).map_err(|e| format!("{}: {e}", path.display()))?;
-    if specs.len() > g.num_players() {
+    let loaded = toss::load::load(path, colour).map_err(|e| e.rendered)?;
+    let n = with_game!(&loaded, g => g.num_players());
+    if specs.len() > n {
         return Err(format!(
-            "{} --player given, the game has {} players",
-            specs.len(),
-            g.num_players()
+            "{} --player given, the game has {n} players",
+            specs.len()
         ));
     }
-    let mut seats = Vec::new();
-    for p in 0..g.num_players() {
+    let mut full = Vec::new();
+    for p in 0..n {
         let default = if p == 0 { "human" } else { "random" };
-        let spec = match specs.get(p) {
+        full.push(match specs.get(p) {
             Some(s) => s.clone(),
             None => default.parse()?,
-        };
-        let seat = matches::build(&spec, &game, &g, seed.wrapping_add(p as u64))?;
-        seats.push(match seat.player {
-            None => toss::play::Seat::Human,
-            Some(player) => toss::play::Seat::Program(player, spec.budget),
         });
     }
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut out = std::io::stdout();
-    toss::play::play(&g, &mut seats, seed, &mut input, &mut out).map_err(|e| e.to_string())?;
+    match &loaded {
+        toss::load::Loaded::Toss { game, interpreter } => {
+            let mut seats = Vec::new();
+            for (p, spec) in full.iter().enumerate() {
+                let seat = matches::build(spec, game, interpreter, seed.wrapping_add(p as u64))?;
+                seats.push(match seat.player {
+                    None => toss::play::Seat::Human,
+                    Some(player) => toss::play::Seat::Program(player, spec.budget),
+                });
+            }
+            toss::play::play(interpreter, &mut seats, seed, &mut input, &mut out)
+                .map_err(|e| e.to_string())?;
+        }
+        toss::load::Loaded::Gdl(g) => {
+            let mut seats = Vec::new();
+            for (p, spec) in full.iter().enumerate() {
+                let player = matches::build_generic(spec, seed.wrapping_add(p as u64))?;
+                seats.push(match player {
+                    None => toss::play::Seat::Human,
+                    Some(player) => toss::play::Seat::Program(player, spec.budget),
+                });
+            }
+            toss::play::play(g, &mut seats, seed, &mut input, &mut out)
+                .map_err(|e| e.to_string())?;
+        }
+    }
     Ok(())
 }
 
@@ -314,7 +378,7 @@ pub fn heuristic(path: &Path, rule_condition: bool, colour: bool) -> Result<(), 
 
 /// `toss show FILE [--moves M1,M2,...] --svg OUT`.
 pub fn show(path: &Path, moves: Option<&str>, svg: &Path, colour: bool) -> Result<(), String> {
-    let g = interpreter(path, colour)?;
+    let loaded = toss::load::load(path, colour).map_err(|e| e.rendered)?;
     let list: Vec<&str> = moves
         .map(|m| {
             m.split(',')
@@ -323,9 +387,12 @@ pub fn show(path: &Path, moves: Option<&str>, svg: &Path, colour: bool) -> Resul
                 .collect()
         })
         .unwrap_or_default();
-    let s = toss::play::replay(&g, &list, 0)?;
-    let picture = toss::render::svg(&g.to_structure(&s));
-    std::fs::write(svg, picture).map_err(|e| format!("cannot write {}: {e}", svg.display()))?;
+    let structure = with_game!(&loaded, g => {
+        let s = toss::play::replay(g, &list, 0)?;
+        g.to_structure(&s)
+    });
+    std::fs::write(svg, toss::render::svg(&structure))
+        .map_err(|e| format!("cannot write {}: {e}", svg.display()))?;
     println!("wrote {}", svg.display());
     Ok(())
 }

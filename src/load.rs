@@ -39,3 +39,57 @@ pub fn load_toss(path: &Path, colour: bool) -> Result<(ir::Game, String), LoadEr
         }),
     }
 }
+
+/// A game loaded from either input language.
+pub enum Loaded {
+    /// A `.toss` description and its interpreter.
+    Toss {
+        game: Box<ir::Game>,
+        interpreter: toss_runtime::Interpreter,
+    },
+    /// A GDL description (`.kif`, `.gdl`) and its reasoner.
+    Gdl(toss_runtime::gdl::GdlGame),
+}
+
+/// Whether a path names a GDL file (by its extension).
+pub fn is_gdl(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("kif") || e.eq_ignore_ascii_case("gdl"))
+}
+
+/// Reads and parses a GDL file; diagnostics rendered like the Toss ones.
+pub fn load_gdl(path: &Path, colour: bool) -> Result<toss_runtime::gdl::GdlGame, LoadError> {
+    let shown = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| LoadError {
+        rendered: format!("error: cannot read {shown}: {e}\n"),
+        count: 1,
+    })?;
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let lossy = String::from_utf8_lossy(&bytes).into_owned();
+            let d = toss_lang::utf8_error(&bytes, e);
+            return Err(LoadError {
+                rendered: toss_lang::render_diagnostics(&[d], &lossy, &shown, colour),
+                count: 1,
+            });
+        }
+    };
+    toss_lang::gdl::load_game(text, &shown).map_err(|diags| LoadError {
+        rendered: toss_lang::render_diagnostics(&diags, text, &shown, colour),
+        count: diags.len(),
+    })
+}
+
+/// Loads a game in the language its extension says, ready to play.
+pub fn load(path: &Path, colour: bool) -> Result<Loaded, LoadError> {
+    if is_gdl(path) {
+        return load_gdl(path, colour).map(Loaded::Gdl);
+    }
+    let (game, _) = load_toss(path, colour)?;
+    let interpreter = toss_runtime::Interpreter::new(&game).map_err(|e| LoadError {
+        rendered: format!("{}: {e}\n", path.display()),
+        count: 1,
+    })?;
+    Ok(Loaded::Toss { game: Box::new(game), interpreter })
+}

@@ -128,6 +128,39 @@ pub struct Seat {
     pub player: Option<Box<dyn Player<Interpreter>>>,
 }
 
+/// Builds a player that works for any game (random or plain UCT); `None`
+/// for a human. Heuristic players need a `.toss` game: see [`build`].
+pub fn build_generic<G: Game + Sync + 'static>(
+    spec: &PlayerSpec,
+    seed: u64,
+) -> Result<Option<Box<dyn Player<G>>>, String>
+where
+    G::State: Send + Sync,
+    G::Move: Send + Sync,
+{
+    let config = UctConfig {
+        c: spec.c.unwrap_or(UctConfig::default().c),
+        threads: spec.threads,
+        playout: spec.playout.unwrap_or(PlayoutPolicy::Random),
+        ..UctConfig::default()
+    };
+    Ok(match spec.kind {
+        Kind::Human => None,
+        Kind::Random => Some(Box::new(RandomPlayer::new(seed))),
+        Kind::Uct => Some(Box::new(Uct::new(
+            config,
+            RandomPlayout { max_plies: 100_000 },
+            seed,
+        ))),
+        Kind::UctHeuristic | Kind::AlphaBeta => {
+            return Err(format!(
+                "`{}` derives its heuristic from a .toss description; this game has none",
+                spec.text
+            ));
+        }
+    })
+}
+
 /// Builds the player a spec describes for an interpreted game; `None` for a
 /// human (the caller reads moves).
 pub fn build(

@@ -245,6 +245,8 @@ pub fn play<G: Game>(
                         None => break,
                     }
                 }
+                // A forced move (GDL's noop for the idle role) needs no typing.
+                Some(Seat::Human) | None if moves.len() == 1 => 0,
                 Some(Seat::Human) | None => loop {
                     writeln!(out, "{} to move. Legal moves:", names[p])?;
                     for (i, m) in moves.iter().enumerate() {

@@ -220,3 +220,50 @@ fn bad_player_specs_are_refused_with_a_reason() {
         text(&out.stderr)
     );
 }
+
+/// The GDL corpus beside the repository, as CI has it.
+fn corpus(file: &str) -> Option<String> {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus/gdl")
+        .join(file);
+    p.exists().then(|| p.display().to_string())
+}
+
+#[test]
+fn gdl_files_work_with_check_perft_and_play() {
+    let Some(ttt) = corpus("ticTacToe.kif") else {
+        eprintln!("SKIPPED: ../shared/corpus/gdl is not beside the repository");
+        return;
+    };
+    let out = toss(&["check", &ttt], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("roles      xplayer, oplayer"));
+    let out = toss(&["perft", &ttt, "3"], "");
+    assert_eq!(text(&out.stdout).lines().last(), Some("504"));
+    // xplayer takes the first column; the idle role's noop plays itself.
+    let out = toss(
+        &["play", &ttt, "--player", "human", "--player", "human"],
+        "(mark 1 1)\n(mark 2 2)\n(mark 1 2)\n(mark 3 3)\n(mark 1 3)\n",
+    );
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        stdout.contains("xplayer: 100") && stdout.contains("oplayer: 0"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_broken_gdl_file_is_an_error_with_its_location() {
+    let Some(bad) = corpus("conformance/gdl-validation/badparens1.kif") else {
+        eprintln!("SKIPPED: ../shared/corpus/gdl is not beside the repository");
+        return;
+    };
+    let out = toss(&["check", &bad], "");
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("badparens1.kif:1:5"),
+        "{}",
+        text(&out.stderr)
+    );
+}
