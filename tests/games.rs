@@ -130,7 +130,15 @@ fn english_draughts_plays_like_the_peers() {
 
 #[test]
 fn chess_perft() {
-    perft("chess", &[20, 400, 8902]);
+    perft("chess", &[20, 400, 8902, 197281]);
+}
+
+/// About half a minute in release.
+#[test]
+#[ignore]
+fn chess_perft_depth_5() {
+    let g = load("chess");
+    assert_eq!(g.perft(&g.initial_state(), 5), 4_865_609);
 }
 
 /// Castling through and out of attacked squares, promotions, pins: the
