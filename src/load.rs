@@ -91,5 +91,8 @@ pub fn load(path: &Path, colour: bool) -> Result<Loaded, LoadError> {
         rendered: format!("{}: {e}\n", path.display()),
         count: 1,
     })?;
-    Ok(Loaded::Toss { game: Box::new(game), interpreter })
+    Ok(Loaded::Toss {
+        game: Box::new(game),
+        interpreter,
+    })
 }

@@ -334,56 +334,42 @@ fn bool_f(b: bool) -> Formula {
 
 /// A conjunction, flattened and simplified (duplicates removed).
 pub fn and(gs: Vec<Formula>) -> Formula {
-    let mut out: Vec<Formula> = Vec::new();
-    for g in gs {
-        match g {
-            Formula::True => {}
-            Formula::False => return Formula::False,
-            Formula::And(hs) => {
-                for h in hs {
-                    if !out.contains(&h) {
-                        out.push(h);
-                    }
-                }
-            }
-            g => {
-                if !out.contains(&g) {
-                    out.push(g)
-                }
-            }
-        }
-    }
-    match out.len() {
-        0 => Formula::True,
-        1 => out.pop().unwrap_or(Formula::True),
-        _ => Formula::And(out),
-    }
+    junction(gs, true)
 }
 
 /// A disjunction, flattened and simplified (duplicates removed).
 pub fn or(gs: Vec<Formula>) -> Formula {
+    junction(gs, false)
+}
+
+/// `and` (conjunction) or `or`: the unit (`True` for `and`) vanishes, the
+/// absorbing element (`False` for `and`) wins, nested junctions of the same
+/// kind are flattened.
+fn junction(gs: Vec<Formula>, conjunction: bool) -> Formula {
+    let (unit, absorbing) = (bool_f(conjunction), bool_f(!conjunction));
     let mut out: Vec<Formula> = Vec::new();
+    let mut push = |g: Formula, out: &mut Vec<Formula>| {
+        if !out.contains(&g) {
+            out.push(g);
+        }
+    };
     for g in gs {
+        if g == unit {
+            continue;
+        }
+        if g == absorbing {
+            return absorbing;
+        }
         match g {
-            Formula::False => {}
-            Formula::True => return Formula::True,
-            Formula::Or(hs) => {
-                for h in hs {
-                    if !out.contains(&h) {
-                        out.push(h);
-                    }
-                }
-            }
-            g => {
-                if !out.contains(&g) {
-                    out.push(g)
-                }
-            }
+            Formula::And(hs) if conjunction => hs.into_iter().for_each(|h| push(h, &mut out)),
+            Formula::Or(hs) if !conjunction => hs.into_iter().for_each(|h| push(h, &mut out)),
+            g => push(g, &mut out),
         }
     }
     match out.len() {
-        0 => Formula::False,
-        1 => out.pop().unwrap_or(Formula::False),
+        0 => unit,
+        1 => out.pop().unwrap_or(unit),
+        _ if conjunction => Formula::And(out),
         _ => Formula::Or(out),
     }
 }
