@@ -348,7 +348,7 @@ pub fn or(gs: Vec<Formula>) -> Formula {
 fn junction(gs: Vec<Formula>, conjunction: bool) -> Formula {
     let (unit, absorbing) = (bool_f(conjunction), bool_f(!conjunction));
     let mut out: Vec<Formula> = Vec::new();
-    let mut push = |g: Formula, out: &mut Vec<Formula>| {
+    let push = |g: Formula, out: &mut Vec<Formula>| {
         if !out.contains(&g) {
             out.push(g);
         }
