@@ -5,6 +5,7 @@
 //! depends on the parser or on the code generator.
 
 pub mod analysis;
+pub mod bits;
 pub mod game;
 pub mod interpreter;
 pub mod ir;
@@ -12,6 +13,7 @@ pub mod rewrite;
 pub mod solver;
 pub mod structure;
 
+pub use bits::Bits;
 pub use game::{Game, Rng};
 pub use interpreter::Interpreter;
 pub use structure::{BitSet, Elem, FunId, RelId, Structure};
