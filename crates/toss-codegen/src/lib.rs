@@ -8,11 +8,15 @@
 //! does not cascade into many.
 //!
 //! Stages: [`attr`] reads `#[toss(...)]`; [`source`] finds and reads the
-//! file; `toss-lang` parses and checks it; [`emit`] writes the impl.
+//! file; `toss-lang` parses and checks it; [`plan`] decides the
+//! specialization; [`specialize`] writes the specialized impl, or [`emit`]
+//! the interpreter-forwarding one for games outside the fragment.
 
 pub mod attr;
 pub mod emit;
+pub mod plan;
 pub mod source;
+pub mod specialize;
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -70,5 +74,8 @@ fn expand(input: &DeriveInput) -> Result<TokenStream, syn::Error> {
     // compiles cannot fail to load when the program starts.
     toss_runtime::Interpreter::new(&game)
         .map_err(|e| syn::Error::new(file.span(), format!("{shown}: {e}")))?;
-    Ok(emit::interpreted_impl(&input.ident, &path, &game))
+    Ok(match plan::Plan::build(&game) {
+        Ok(plan) => specialize::specialized_impl(&input.ident, &path, &plan),
+        Err(reason) => emit::interpreted_impl(&input.ident, &path, &game, &reason),
+    })
 }

@@ -1,0 +1,710 @@
+//! Emitting the specialized `Game` impl from a [`Plan`].
+//!
+//! The generated module holds the constant masks and neighbour tables, the
+//! state (one `Bits<W>` per fluent unary relation and the location), the
+//! move (label, rule and matched elements), one function per compiled
+//! condition, one matcher per rule, and the move generator, rule effects
+//! and payoffs per location. Everything is emitted in plan order, so the
+//! output is deterministic.
+
+use std::path::Path;
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+use syn::Ident;
+
+use crate::plan::{Cond, Num, Plan, Rel2, SetExpr};
+
+/// `TicTacToe` -> `__toss_tic_tac_toe`.
+fn module_name(ident: &Ident) -> Ident {
+    let mut out = String::from("__toss");
+    let mut prev_lower = false;
+    for c in ident.to_string().chars() {
+        if c.is_uppercase() {
+            if prev_lower || out.ends_with("__toss") {
+                out.push('_');
+            }
+            out.extend(c.to_lowercase());
+            prev_lower = false;
+        } else {
+            if out.ends_with("__toss") {
+                out.push('_');
+            }
+            out.push(c);
+            prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        }
+    }
+    format_ident!("{}", out)
+}
+
+fn set_lit(plan: &Plan, members: impl IntoIterator<Item = u32>) -> TokenStream {
+    let mut words = vec![0u64; plan.words];
+    for e in members {
+        words[(e / 64) as usize] |= 1 << (e % 64);
+    }
+    let words = words.iter().map(|w| {
+        let s = format!("{w:#018x}");
+        let lit: TokenStream = s.parse().unwrap_or_default();
+        quote! { #lit }
+    });
+    quote! { Bits([#(#words),*]) }
+}
+
+fn usize_lit(n: usize) -> Literal {
+    Literal::usize_unsuffixed(n)
+}
+
+fn u32_lit(n: u32) -> Literal {
+    Literal::u32_unsuffixed(n)
+}
+
+/// `s` shifted by `d` (`x + d` for each member `x`).
+fn shift(s: TokenStream, d: i32) -> TokenStream {
+    if d >= 0 {
+        let d = u32_lit(d as u32);
+        quote! { #s.shift_up(#d) }
+    } else {
+        let d = u32_lit(d.unsigned_abs());
+        quote! { #s.shift_down(#d) }
+    }
+}
+
+fn set_expr(plan: &Plan, e: &SetExpr) -> TokenStream {
+    match e {
+        SetExpr::Empty => quote! { Set::EMPTY },
+        SetExpr::Universe => quote! { UNIVERSE },
+        SetExpr::Mask(i) => {
+            let m = format_ident!("M{}", i);
+            quote! { #m }
+        }
+        SetExpr::Fluent(i) => {
+            let i = usize_lit(*i);
+            quote! { s.rels[#i] }
+        }
+        SetExpr::FixVar(v) => {
+            let v = format_ident!("fix{}", v);
+            quote! { #v }
+        }
+        SetExpr::And(v) => {
+            let parts = v.iter().map(|x| set_expr(plan, x));
+            quote! { (#(#parts)&*) }
+        }
+        SetExpr::Or(v) => {
+            let parts = v.iter().map(|x| set_expr(plan, x));
+            quote! { (#(#parts)|*) }
+        }
+        SetExpr::Not(x) => {
+            let x = set_expr(plan, x);
+            quote! { (UNIVERSE & !#x) }
+        }
+        SetExpr::AllIf(x) => {
+            let x = set_expr(plan, x);
+            quote! { (if #x.is_empty() { Set::EMPTY } else { UNIVERSE }) }
+        }
+        SetExpr::Image { rel, of } => {
+            let of = set_expr(plan, of);
+            match rel {
+                Rel2::Shifts(v) => {
+                    let parts = v.iter().map(|(d, m)| {
+                        let m = format_ident!("M{}", m);
+                        shift(quote! { (o & #m) }, *d)
+                    });
+                    quote! { ({ let o = #of; #(#parts)|* }) }
+                }
+                Rel2::Table(t) => {
+                    let t = format_ident!("T{}", t);
+                    quote! {
+                        ({
+                            let mut r = Set::EMPTY;
+                            for y in #of.iter() {
+                                r |= #t[y as usize];
+                            }
+                            r
+                        })
+                    }
+                }
+            }
+        }
+        SetExpr::Fix { var, body } => {
+            let v = format_ident!("fix{}", var);
+            let body = set_expr(plan, body);
+            quote! {
+                ({
+                    let mut #v = Set::EMPTY;
+                    loop {
+                        let next = #body;
+                        if next == #v {
+                            break #v;
+                        }
+                        #v = next;
+                    }
+                })
+            }
+        }
+    }
+}
+
+fn cond_expr(plan: &Plan, c: &Cond) -> TokenStream {
+    match c {
+        Cond::Const(true) => quote! { true },
+        Cond::Const(false) => quote! { false },
+        Cond::NonEmpty(s) => {
+            let s = set_expr(plan, s);
+            quote! { !#s.is_empty() }
+        }
+        Cond::Not(c) => {
+            let c = cond_expr(plan, c);
+            quote! { !(#c) }
+        }
+        Cond::And(v) => {
+            let parts = v.iter().map(|x| cond_expr(plan, x));
+            quote! { (#(#parts)&&*) }
+        }
+        Cond::Or(v) => {
+            let parts = v.iter().map(|x| cond_expr(plan, x));
+            quote! { (#(#parts)||*) }
+        }
+        Cond::Pattern { pattern, sets } => {
+            let p = &plan.patterns[*pattern];
+            let names: Vec<Ident> = (0..sets.len()).map(|i| format_ident!("v{}", i)).collect();
+            let defs = sets.iter().zip(&names).map(|(s, n)| {
+                let s = set_expr(plan, s);
+                quote! { let #n = #s; }
+            });
+            let groups = p.groups.iter().map(|(offs, m)| {
+                let m = format_ident!("M{}", m);
+                let terms = offs.iter().zip(&names).map(|(&o, n)| {
+                    if o == 0 {
+                        quote! { #n }
+                    } else {
+                        shift(quote! { #n }, -o)
+                    }
+                });
+                quote! { !(#m #(& #terms)*).is_empty() }
+            });
+            quote! { ({ #(#defs)* #(#groups)||* }) }
+        }
+    }
+}
+
+fn num_expr(plan: &Plan, n: &Num) -> TokenStream {
+    match n {
+        Num::Const(c) => {
+            let c = Literal::f64_suffixed(*c);
+            quote! { #c }
+        }
+        Num::Cond(i) => {
+            let f = format_ident!("c{}", i);
+            quote! { (if #f(s) { 1.0 } else { 0.0 }) }
+        }
+        Num::Count(set, k) => {
+            let set = set_expr(plan, set);
+            let k = Literal::f64_suffixed(*k);
+            quote! { (#set.count() as f64 * #k) }
+        }
+        Num::Neg(a) => {
+            let a = num_expr(plan, a);
+            quote! { (-#a) }
+        }
+        Num::Add(a, b) => {
+            let (a, b) = (num_expr(plan, a), num_expr(plan, b));
+            quote! { (#a + #b) }
+        }
+        Num::Sub(a, b) => {
+            let (a, b) = (num_expr(plan, a), num_expr(plan, b));
+            quote! { (#a - #b) }
+        }
+        Num::Mul(a, b) => {
+            let (a, b) = (num_expr(plan, a), num_expr(plan, b));
+            quote! { (#a * #b) }
+        }
+    }
+}
+
+/// The matcher of rule `ri`: calls `f` on every match in canonical order
+/// until it returns false; returns whether it ran to the end.
+fn matcher(plan: &Plan, ri: usize) -> TokenStream {
+    let r = &plan.rules[ri];
+    let k = plan.max_lhs();
+    let name = format_ident!("match_{}", ri);
+    let mut doc = format!(
+        " Matches of rule `{}` ({}), in canonical order (lexicographic in the \
+         left elements), calling `f` on each until it returns false; returns \
+         whether it ran to the end. Join order and candidates:",
+        r.name,
+        r.lhs.join(", ")
+    );
+    for line in plan.matcher_text(r) {
+        doc.push_str(&format!("\n - {line}"));
+    }
+    let cands = r.steps.iter().map(|st| {
+        let c = format_ident!("c{}", st.elem);
+        let e = set_expr(plan, &st.cand);
+        quote! { let #c = #e; }
+    });
+    let body = if let Some((d, m)) = r.shift {
+        let m = format_ident!("M{}", m);
+        let pairs = shift(quote! { (c0 & #m) }, d);
+        let back = if d >= 0 {
+            let d = u32_lit(d as u32);
+            quote! { e1 - #d }
+        } else {
+            let d = u32_lit(d.unsigned_abs());
+            quote! { e1 + #d }
+        };
+        let pad = (2..k).map(|_| quote! { 0 });
+        quote! {
+            for e1 in (#pairs & c1).iter() {
+                let e0 = #back;
+                if !f([e0, e1 #(, #pad)*]) {
+                    return false;
+                }
+            }
+            true
+        }
+    } else {
+        let elems: Vec<Ident> = (0..r.lhs.len()).map(|i| format_ident!("e{}", i)).collect();
+        let pad = (r.lhs.len()..k).map(|_| quote! { 0 });
+        let mut inner = quote! {
+            if !f([#(#elems),* #(, #pad)*]) {
+                return false;
+            }
+        };
+        for st in r.steps.iter().rev() {
+            let c = format_ident!("c{}", st.elem);
+            let e = &elems[st.elem];
+            let links = st.links.iter().map(|l| {
+                let t = format_ident!("T{}", l.table);
+                let from = &elems[l.from];
+                quote! { n &= #t[#from as usize]; }
+            });
+            let distinct = st.distinct_from.iter().map(|&j| {
+                let o = &elems[j];
+                quote! { n.remove(#o); }
+            });
+            inner = quote! {
+                let mut n = #c;
+                #(#links)*
+                #(#distinct)*
+                for #e in n.iter() {
+                    #inner
+                }
+            };
+        }
+        quote! {
+            #inner
+            true
+        }
+    };
+    let k = usize_lit(k);
+    quote! {
+        #[doc = #doc]
+        #[inline]
+        pub fn #name(s: &State, f: &mut impl FnMut([u32; #k]) -> bool) -> bool {
+            #(#cands)*
+            #body
+        }
+    }
+}
+
+/// The specialized impl.
+pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream {
+    let path_lit = path.to_string_lossy().into_owned();
+    let file_name = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let module = module_name(ident);
+    let n = plan.elements.len();
+    let w = usize_lit(plan.words);
+    let nf = usize_lit(plan.fluents.len());
+    let k = usize_lit(plan.max_lhs());
+    let universe = set_lit(plan, 0..n as u32);
+
+    let masks = plan.masks.iter().enumerate().map(|(i, m)| {
+        let id = format_ident!("M{}", i);
+        let names: Vec<&str> = m
+            .members
+            .iter()
+            .map(|&e| plan.elements[e as usize].as_str())
+            .collect();
+        let doc = format!(" `m{i}`: {}.\n\n {{{}}}", m.what, names.join(", "));
+        let lit = set_lit(plan, m.members.iter().copied());
+        quote! {
+            #[doc = #doc]
+            pub const #id: Set = #lit;
+        }
+    });
+    let tables = plan.tables.iter().enumerate().map(|(i, t)| {
+        let id = format_ident!("T{}", i);
+        let doc = format!(
+            " `t{i}`: per element, its neighbours in {} (a stable relation).",
+            t.what
+        );
+        let rows = t.rows.iter().map(|r| set_lit(plan, r.iter().copied()));
+        let len = usize_lit(t.rows.len());
+        quote! {
+            #[doc = #doc]
+            pub static #id: [Set; #len] = [#(#rows),*];
+        }
+    });
+    let elements = &plan.elements;
+    let rule_names = plan.rules.iter().map(|r| &r.name);
+    let rule_lhs = plan.rules.iter().map(|r| {
+        let l = &r.lhs;
+        quote! { &[#(#l),*] }
+    });
+    let nrules = usize_lit(plan.rules.len());
+    let players = &plan.players;
+    let nplayers = usize_lit(players.len());
+    let fluent_names = plan.fluents.iter().map(|f| &f.name);
+    let initial_rels = plan
+        .fluents
+        .iter()
+        .map(|f| set_lit(plan, f.initial.iter().copied()));
+    let initial_location = usize_lit(plan.initial_location);
+
+    let conds = plan.conds.iter().enumerate().map(|(i, (what, c))| {
+        let name = format_ident!("c{}", i);
+        let doc = format!(" `{what}`, compiled: `{}`.", plan.cond_text(c));
+        let body = cond_expr(plan, c);
+        quote! {
+            #[doc = #doc]
+            #[inline]
+            pub fn #name(s: &State) -> bool {
+                #body
+            }
+        }
+    });
+    let matchers = (0..plan.rules.len()).map(|ri| matcher(plan, ri));
+
+    // Effects of rules.
+    let effect_arms = plan.rules.iter().enumerate().map(|(ri, r)| {
+        let ri = usize_lit(ri);
+        let rem = r.removes.iter().map(|&(f, e)| {
+            let (f, e) = (usize_lit(f), usize_lit(e));
+            quote! { s.rels[#f].remove(e[#e]); }
+        });
+        let add = r.adds.iter().map(|&(f, e)| {
+            let (f, e) = (usize_lit(f), usize_lit(e));
+            quote! { s.rels[#f].insert(e[#e]); }
+        });
+        quote! { #ri => { #(#rem)* #(#add)* } }
+    });
+
+    // Move generation, per location and player.
+    let mut legal_arms = Vec::new();
+    let mut has_arms = Vec::new();
+    let mut movers_arms = Vec::new();
+    let mut target_arms = Vec::new();
+    let mut payoff_arms = Vec::new();
+    for (li, loc) in plan.locations.iter().enumerate() {
+        let lit = usize_lit(li);
+        for (p, pl) in loc.players.iter().enumerate() {
+            if pl.labels.is_empty() {
+                continue;
+            }
+            let plit = usize_lit(p);
+            let mut used: Vec<usize> = pl
+                .labels
+                .iter()
+                .filter_map(|l| plan.rules[l.rule].sentence)
+                .collect();
+            used.sort_unstable();
+            used.dedup();
+            let pre = used.iter().map(|&c| {
+                let v = format_ident!("ok{}", c);
+                let f = format_ident!("c{}", c);
+                quote! { let #v = #f(s); }
+            });
+            let gens = pl.labels.iter().enumerate().map(|(lb, l)| {
+                let m = format_ident!("match_{}", l.rule);
+                let (lb, ri) = (
+                    Literal::u16_unsuffixed(lb as u16),
+                    Literal::u16_unsuffixed(l.rule as u16),
+                );
+                let call = quote! {
+                    #m(s, &mut |elems| {
+                        out.push(Move { label: #lb, rule: #ri, elems });
+                        true
+                    });
+                };
+                match plan.rules[l.rule].sentence {
+                    Some(c) => {
+                        let v = format_ident!("ok{}", c);
+                        quote! { if #v { #call } }
+                    }
+                    None => call,
+                }
+            });
+            legal_arms.push(quote! {
+                (#lit, #plit) => {
+                    #(#pre)*
+                    #(#gens)*
+                }
+            });
+            let anys = pl.labels.iter().map(|l| {
+                let m = format_ident!("match_{}", l.rule);
+                let call = quote! { !#m(s, &mut |_| false) };
+                match plan.rules[l.rule].sentence {
+                    Some(c) => {
+                        let f = format_ident!("c{}", c);
+                        quote! { (#f(s) && #call) }
+                    }
+                    None => call,
+                }
+            });
+            has_arms.push(quote! { (#lit, #plit) => #(#anys)||*, });
+        }
+        let movers = loc.movers.iter().map(|&p| usize_lit(p));
+        movers_arms.push(quote! { #lit => &[#(#movers),*], });
+        if let Some(&first) = loc.movers.first() {
+            let labels = loc.players[first].labels.iter().enumerate().map(|(lb, l)| {
+                let lb = Literal::u16_unsuffixed(lb as u16);
+                if l.targets.len() == 1 {
+                    let t = usize_lit(l.targets[0].0);
+                    quote! { #lb => #t, }
+                } else {
+                    let steps = l.targets.iter().map(|&(t, p)| {
+                        let t = usize_lit(t);
+                        let p = Literal::f64_suffixed(p);
+                        quote! {
+                            acc += #p;
+                            if u < acc {
+                                break 'pick #t;
+                            }
+                        }
+                    });
+                    let last = usize_lit(l.targets.last().map_or(0, |t| t.0));
+                    quote! {
+                        #lb => 'pick: {
+                            let u = ::toss::__private::uniform01(rng);
+                            let mut acc = 0.0;
+                            #(#steps)*
+                            #last
+                        },
+                    }
+                }
+            });
+            target_arms.push(quote! {
+                #lit => match joint[0].label {
+                    #(#labels)*
+                    _ => ::core::unreachable!("no such label"),
+                },
+            });
+        }
+        let pays = loc.players.iter().enumerate().map(|(p, pl)| {
+            let p = usize_lit(p);
+            let v = num_expr(plan, &pl.payoff);
+            quote! { out[#p] = #v; }
+        });
+        payoff_arms.push(quote! { #lit => { #(#pays)* } });
+    }
+
+    let fluent_count = plan.fluents.len();
+    let summary = format!(
+        " The game `{file_name}`, specialized at build time: {} elements in \
+         {} bitset word(s); {} fluent unary relation(s) as bitsets; stable: {}; \
+         {} rule matcher(s), {} compiled condition(s), {} constant mask(s), \
+         {} neighbour table(s). Moves, effects, terminal tests and payoffs run \
+         as set algebra on bitsets and table look-ups; `to_structure` rebuilds \
+         the structure on the interpreter's starting structure.",
+        n,
+        plan.words,
+        fluent_count,
+        if plan.stable.is_empty() {
+            "none".to_string()
+        } else {
+            plan.stable.join(", ")
+        },
+        plan.rules.len(),
+        plan.conds.len(),
+        plan.masks.len(),
+        plan.tables.len()
+    );
+    let module_doc = format!(
+        " Specialized code of `{file_name}`. The plan:\n\n ```text\n{}```",
+        plan.dump()
+            .lines()
+            .map(|l| format!(" {l}\n"))
+            .collect::<String>()
+    );
+    let n_lit = usize_lit(n);
+
+    quote! {
+        #[automatically_derived]
+        impl #ident {
+            /// The game description, embedded at build time.
+            pub const SOURCE: &'static str = ::core::include_str!(#path_lit);
+
+            /// The interpreter of this game, built on first use (the
+            /// specialized impl uses it only to rebuild structures).
+            pub fn interpreter() -> &'static ::toss::__private::Interpreter {
+                static INTERPRETER: ::toss::__private::OnceLock<::toss::__private::Interpreter> =
+                    ::toss::__private::OnceLock::new();
+                INTERPRETER.get_or_init(|| ::toss::__private::checked_interpreter(Self::SOURCE, #file_name))
+            }
+        }
+
+        #[doc = #module_doc]
+        #[doc(hidden)]
+        #[allow(clippy::all, non_snake_case, unused_parens, unused_braces, unused_mut, dead_code)]
+        pub mod #module {
+            use ::toss::__private::Bits;
+
+            /// A set of elements.
+            pub type Set = Bits<#w>;
+            /// Every element.
+            pub const UNIVERSE: Set = #universe;
+            /// Element names by id.
+            pub const ELEMENTS: [&str; #n_lit] = [#(#elements),*];
+            /// Rule names.
+            pub const RULES: [&str; #nrules] = [#(#rule_names),*];
+            /// Left element names per rule.
+            pub const RULE_LHS: [&[&str]; #nrules] = [#(#rule_lhs),*];
+            /// Fluent unary relations, in the order of `State::rels`.
+            pub const FLUENTS: [&str; #nf] = [#(#fluent_names),*];
+            /// Player names.
+            pub const PLAYERS: [&str; #nplayers] = [#(#players),*];
+
+            #(#masks)*
+            #(#tables)*
+
+            /// A state: every fluent unary relation as a bitset, and the
+            /// location.
+            #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+            pub struct State {
+                pub rels: [Set; #nf],
+                pub location: usize,
+            }
+
+            /// A move: the label among the player's labels in the
+            /// location, its rule, and the images of the rule's left
+            /// elements (unused positions are 0).
+            #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+            pub struct Move {
+                pub label: u16,
+                pub rule: u16,
+                pub elems: [u32; #k],
+            }
+
+            /// The starting state.
+            pub const INITIAL: State = State {
+                rels: [#(#initial_rels),*],
+                location: #initial_location,
+            };
+
+            #(#conds)*
+            #(#matchers)*
+
+            /// The legal moves of `player`, in canonical order.
+            pub fn legal_moves(s: &State, player: usize, out: &mut ::std::vec::Vec<Move>) {
+                out.clear();
+                match (s.location, player) {
+                    #(#legal_arms)*
+                    _ => {}
+                }
+            }
+
+            /// Whether `player` has a legal move.
+            pub fn has_move(s: &State, player: usize) -> bool {
+                match (s.location, player) {
+                    #(#has_arms)*
+                    _ => false,
+                }
+            }
+
+            /// The players with labels in a location.
+            pub fn label_players(location: usize) -> &'static [usize] {
+                match location {
+                    #(#movers_arms)*
+                    _ => &[],
+                }
+            }
+
+            /// Applies the effect of a rule on a match.
+            #[inline]
+            pub fn apply_rule(s: &mut State, rule: u16, e: &[u32; #k]) {
+                match rule as usize {
+                    #(#effect_arms)*
+                    _ => {}
+                }
+            }
+
+            /// Applies a joint move: the first mover's label picks the
+            /// next location (drawn with `rng` when it has several edges),
+            /// then the moves are applied in mover order.
+            pub fn apply(s: &mut State, joint: &[Move], rng: &mut ::toss::Rng) {
+                if joint.is_empty() {
+                    return;
+                }
+                let next = match s.location {
+                    #(#target_arms)*
+                    _ => s.location,
+                };
+                let _ = rng;
+                for m in joint {
+                    apply_rule(s, m.rule, &m.elems);
+                }
+                s.location = next;
+            }
+
+            /// The payoffs of the current location.
+            pub fn payoffs(s: &State, out: &mut [f64]) {
+                match s.location {
+                    #(#payoff_arms)*
+                    _ => {}
+                }
+            }
+        }
+
+        #[doc = #summary]
+        #[automatically_derived]
+        impl ::toss::Game for #ident {
+            type State = #module::State;
+            type Move = #module::Move;
+
+            fn player_names(&self) -> &[::std::string::String] {
+                static NAMES: ::toss::__private::OnceLock<::std::vec::Vec<::std::string::String>> =
+                    ::toss::__private::OnceLock::new();
+                NAMES.get_or_init(|| #module::PLAYERS.iter().map(|p| p.to_string()).collect())
+            }
+            fn initial_state(&self) -> Self::State {
+                #module::INITIAL
+            }
+            fn movers(&self, s: &Self::State, out: &mut ::std::vec::Vec<usize>) {
+                out.clear();
+                for &p in #module::label_players(s.location) {
+                    if !#module::has_move(s, p) {
+                        out.clear();
+                        return;
+                    }
+                    out.push(p);
+                }
+            }
+            fn legal_moves(&self, s: &Self::State, player: usize, out: &mut ::std::vec::Vec<Self::Move>) {
+                #module::legal_moves(s, player, out)
+            }
+            fn apply(&self, s: &mut Self::State, joint: &[Self::Move], rng: &mut ::toss::Rng) {
+                #module::apply(s, joint, rng)
+            }
+            fn payoffs(&self, s: &Self::State, out: &mut [f64]) {
+                #module::payoffs(s, out)
+            }
+            fn to_structure(&self, s: &Self::State) -> ::toss::Structure {
+                let base = ::toss::Game::initial_state(Self::interpreter());
+                ::toss::__private::with_unary_sets(base.structure, &#module::FLUENTS, &s.rels)
+            }
+            fn location(&self, s: &Self::State) -> usize {
+                s.location
+            }
+            fn move_to_string(&self, _s: &Self::State, _player: usize, m: &Self::Move) -> ::std::string::String {
+                ::toss::__private::match_to_string(
+                    #module::RULES[m.rule as usize],
+                    #module::RULE_LHS[m.rule as usize],
+                    &m.elems,
+                    &#module::ELEMENTS,
+                )
+            }
+        }
+    }
+}
