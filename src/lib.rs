@@ -41,6 +41,12 @@ pub fn interpret(source: &str, file_name: &str) -> Result<Interpreter, load::Loa
 pub mod __private {
     pub use std::sync::OnceLock;
     use toss_runtime::Structure;
+
+    /// The next 64 random bits (what the default playout draws moves with).
+    #[inline]
+    pub fn next_u64(rng: &mut crate::Rng) -> u64 {
+        rand_core::Rng::next_u64(rng)
+    }
     pub use toss_runtime::bits::Bits;
     pub use toss_runtime::game::uniform01;
     pub use toss_runtime::interpreter::{Interpreter, Move, State};

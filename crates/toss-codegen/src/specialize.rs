@@ -307,6 +307,200 @@ fn matcher(plan: &Plan, ri: usize) -> TokenStream {
     }
 }
 
+/// Per rule: `count_i` (the number of matches) and `nth_i` (the match of
+/// rank `k` in canonical order). Rules with one left element, or two linked
+/// by a grid step, have a set of matches (`set_i`): counting is a popcount
+/// and selection a bit select.
+fn counters(plan: &Plan, ri: usize) -> TokenStream {
+    let r = &plan.rules[ri];
+    let k = usize_lit(plan.max_lhs());
+    let pad: Vec<TokenStream> = (r.lhs.len().max(1)..plan.max_lhs())
+        .map(|_| quote! { 0 })
+        .collect();
+    let set_name = format_ident!("set_{}", ri);
+    let count = format_ident!("count_{}", ri);
+    let nth = format_ident!("nth_{}", ri);
+    let m = format_ident!("match_{}", ri);
+    let cands = r.steps.iter().map(|st| {
+        let c = format_ident!("c{}", st.elem);
+        let e = set_expr(plan, &st.cand);
+        quote! { let #c = #e; }
+    });
+    let simple = if r.lhs.len() == 1 {
+        Some((quote! { c0 }, quote! { [e #(, #pad)*] }))
+    } else if let Some((d, mask)) = r.shift {
+        let mask = format_ident!("M{}", mask);
+        let pairs = shift(quote! { (c0 & #mask) }, d);
+        let back = if d >= 0 {
+            let d = u32_lit(d as u32);
+            quote! { e - #d }
+        } else {
+            let d = u32_lit(d.unsigned_abs());
+            quote! { e + #d }
+        };
+        Some((quote! { (#pairs & c1) }, quote! { [#back, e #(, #pad)*] }))
+    } else {
+        None
+    };
+    match simple {
+        Some((set, elems)) => {
+            let doc = format!(
+                " The matches of rule `{}` as a set of elements (of its last left \
+                 element).",
+                r.name
+            );
+            quote! {
+                #[doc = #doc]
+                #[inline]
+                pub fn #set_name(s: &State) -> Set {
+                    #(#cands)*
+                    #set
+                }
+                /// The match of rank `k` in the set of matches `set`.
+                #[inline]
+                pub fn #nth(set: &Set, k: u32) -> [u32; #k] {
+                    let e = set.nth(k);
+                    #elems
+                }
+            }
+        }
+        None => {
+            let doc = format!(" The number of matches of rule `{}`.", r.name);
+            quote! {
+                #[doc = #doc]
+                #[inline]
+                pub fn #count(s: &State) -> u32 {
+                    let mut n = 0;
+                    #m(s, &mut |_| {
+                        n += 1;
+                        true
+                    });
+                    n
+                }
+                /// The match of rank `k` in canonical order.
+                #[inline]
+                pub fn #nth(s: &State, mut k: u32) -> [u32; #k] {
+                    let mut out = [0; #k];
+                    #m(s, &mut |e| {
+                        if k == 0 {
+                            out = e;
+                            false
+                        } else {
+                            k -= 1;
+                            true
+                        }
+                    });
+                    out
+                }
+            }
+        }
+    }
+}
+
+/// Whether rule `ri` has a set of matches (see [`counters`]).
+fn has_set(plan: &Plan, ri: usize) -> bool {
+    let r = &plan.rules[ri];
+    r.lhs.len() == 1 || r.shift.is_some()
+}
+
+/// One location's part of the playout loop: count every mover's moves
+/// (terminal if one has none), then draw one move per mover in order.
+fn playout_arm(plan: &Plan, li: usize) -> TokenStream {
+    let loc = &plan.locations[li];
+    let lit = usize_lit(li);
+    if loc.movers.is_empty() {
+        return quote! { #lit => break 'play, };
+    }
+    let mut conds: Vec<usize> = loc
+        .movers
+        .iter()
+        .flat_map(|&p| &loc.players[p].labels)
+        .filter_map(|l| plan.rules[l.rule].sentence)
+        .collect();
+    conds.sort_unstable();
+    conds.dedup();
+    let pre = conds.iter().map(|&c| {
+        let v = format_ident!("ok{}", c);
+        let f = format_ident!("c{}", c);
+        quote! { let #v = #f(s); }
+    });
+    let mut counts = Vec::new();
+    let mut draws = Vec::new();
+    for (mi, &p) in loc.movers.iter().enumerate() {
+        let labels = &loc.players[p].labels;
+        let mut totals = Vec::new();
+        let mut picks = Vec::new();
+        for (lb, l) in labels.iter().enumerate() {
+            let n = format_ident!("n{}_{}", mi, lb);
+            let set = format_ident!("s{}_{}", mi, lb);
+            let ok = plan.rules[l.rule]
+                .sentence
+                .map(|c| format_ident!("ok{}", c));
+            let nth = format_ident!("nth_{}", l.rule);
+            let (lbl, rl) = (
+                Literal::u16_unsuffixed(lb as u16),
+                Literal::u16_unsuffixed(l.rule as u16),
+            );
+            if has_set(plan, l.rule) {
+                let f = format_ident!("set_{}", l.rule);
+                let get = match &ok {
+                    Some(ok) => quote! { if #ok { #f(s) } else { Set::EMPTY } },
+                    None => quote! { #f(s) },
+                };
+                counts.push(quote! {
+                    let #set = #get;
+                    let #n = #set.count();
+                });
+                picks.push(quote! {
+                    if k < #n {
+                        break 'pick Move { label: #lbl, rule: #rl, elems: #nth(&#set, k) };
+                    }
+                    k -= #n;
+                });
+            } else {
+                let f = format_ident!("count_{}", l.rule);
+                let get = match &ok {
+                    Some(ok) => quote! { if #ok { #f(s) } else { 0 } },
+                    None => quote! { #f(s) },
+                };
+                counts.push(quote! { let #n = #get; });
+                picks.push(quote! {
+                    if k < #n {
+                        break 'pick Move { label: #lbl, rule: #rl, elems: #nth(s, k) };
+                    }
+                    k -= #n;
+                });
+            }
+            totals.push(n);
+        }
+        let total = format_ident!("t{}", mi);
+        counts.push(quote! {
+            let #total: u32 = #(#totals)+*;
+            if #total == 0 {
+                break 'play;
+            }
+        });
+        let mi_lit = usize_lit(mi);
+        draws.push(quote! {
+            joint[#mi_lit] = 'pick: {
+                let mut k = (::toss::__private::next_u64(rng) % #total as u64) as u32;
+                #(#picks)*
+                let _ = k;
+                ::core::unreachable!("a move of rank below the count")
+            };
+        });
+    }
+    let nm = usize_lit(loc.movers.len());
+    quote! {
+        #lit => {
+            #(#pre)*
+            #(#counts)*
+            #(#draws)*
+            #nm
+        }
+    }
+}
+
 /// The specialized impl.
 pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream {
     let path_lit = path.to_string_lossy().into_owned();
@@ -376,6 +570,16 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
         }
     });
     let matchers = (0..plan.rules.len()).map(|ri| matcher(plan, ri));
+    let counters = (0..plan.rules.len()).map(|ri| counters(plan, ri));
+    let playout_arms = (0..plan.locations.len()).map(|li| playout_arm(plan, li));
+    let max_movers = usize_lit(
+        plan.locations
+            .iter()
+            .map(|l| l.movers.len())
+            .max()
+            .unwrap_or(0)
+            .max(1),
+    );
 
     // Effects of rules.
     let effect_arms = plan.rules.iter().enumerate().map(|(ri, r)| {
@@ -595,6 +799,32 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
 
             #(#conds)*
             #(#matchers)*
+            #(#counters)*
+
+            /// A random playout from `s`, drawing exactly as the default
+            /// `Game::random_playout_from` does (one number per mover, the
+            /// move of that rank modulo the number of legal moves), without
+            /// listing the moves: they are counted per label and the chosen
+            /// one is selected.
+            pub fn random_playout(
+                s: &mut State,
+                rng: &mut ::toss::Rng,
+                max_plies: usize,
+            ) -> (usize, ::std::vec::Vec<f64>) {
+                let mut plies = 0;
+                let mut joint = [Move { label: 0, rule: 0, elems: [0; #k] }; #max_movers];
+                'play: while plies < max_plies {
+                    let nm: usize = match s.location {
+                        #(#playout_arms)*
+                        _ => break 'play,
+                    };
+                    apply(s, &joint[..nm], rng);
+                    plies += 1;
+                }
+                let mut pay = ::std::vec![0.0; PLAYERS.len()];
+                payoffs(s, &mut pay);
+                (plies, pay)
+            }
 
             /// The legal moves of `player`, in canonical order.
             pub fn legal_moves(s: &State, player: usize, out: &mut ::std::vec::Vec<Move>) {
@@ -696,6 +926,14 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
             }
             fn location(&self, s: &Self::State) -> usize {
                 s.location
+            }
+            fn random_playout_from(
+                &self,
+                s: &mut Self::State,
+                rng: &mut ::toss::Rng,
+                max_plies: usize,
+            ) -> (usize, ::std::vec::Vec<f64>) {
+                #module::random_playout(s, rng, max_plies)
             }
             fn move_to_string(&self, _s: &Self::State, _player: usize, m: &Self::Move) -> ::std::string::String {
                 ::toss::__private::match_to_string(

@@ -116,6 +116,23 @@ impl<const W: usize> Bits<W> {
         }
     }
 
+    /// The member of rank `k` (0 is the least); `k < self.count()`.
+    #[inline]
+    pub fn nth(&self, mut k: u32) -> u32 {
+        for (i, &w) in self.0.iter().enumerate() {
+            let c = w.count_ones();
+            if k < c {
+                let mut w = w;
+                for _ in 0..k {
+                    w &= w - 1;
+                }
+                return i as u32 * 64 + w.trailing_zeros();
+            }
+            k -= c;
+        }
+        u32::MAX
+    }
+
     /// The members in increasing order.
     #[inline]
     pub fn iter(self) -> BitsIter<W> {
@@ -221,5 +238,7 @@ mod tests {
         assert_eq!(b.shift_up(0), b);
         assert_eq!(b.count(), 6);
         assert!(b.contains_all(&Bits::single(63)));
+        let all: Vec<u32> = (0..6).map(|k| b.nth(k)).collect();
+        assert_eq!(all, [0, 5, 63, 64, 100, 150]);
     }
 }
