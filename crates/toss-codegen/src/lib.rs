@@ -24,11 +24,21 @@ use syn::DeriveInput;
 
 /// The whole derive: `#[derive(Game)] #[toss(file = "...")] struct X;`.
 pub fn derive_game(input: TokenStream) -> TokenStream {
+    derive_game_with(input, None)
+}
+
+/// The derive with game paths relative to `base` instead of the crate's
+/// manifest directory (for snapshot tests).
+pub fn derive_game_in(input: TokenStream, base: &std::path::Path) -> TokenStream {
+    derive_game_with(input, Some(base))
+}
+
+fn derive_game_with(input: TokenStream, base: Option<&std::path::Path>) -> TokenStream {
     let input: DeriveInput = match syn::parse2(input) {
         Ok(i) => i,
         Err(e) => return e.to_compile_error(),
     };
-    match expand(&input) {
+    match expand(&input, base) {
         Ok(tokens) => tokens,
         Err(e) => {
             let err = e.to_compile_error();
@@ -38,7 +48,7 @@ pub fn derive_game(input: TokenStream) -> TokenStream {
     }
 }
 
-fn expand(input: &DeriveInput) -> Result<TokenStream, syn::Error> {
+fn expand(input: &DeriveInput, base: Option<&std::path::Path>) -> Result<TokenStream, syn::Error> {
     let attr = attr::parse(&input.attrs)?;
     if let Some(gdl) = &attr.gdl {
         return Err(syn::Error::new(
@@ -59,7 +69,10 @@ fn expand(input: &DeriveInput) -> Result<TokenStream, syn::Error> {
             "a game type takes no generics",
         ));
     }
-    let base = source::manifest_dir().map_err(|e| syn::Error::new(file.span(), e))?;
+    let base = match base {
+        Some(b) => b.to_path_buf(),
+        None => source::manifest_dir().map_err(|e| syn::Error::new(file.span(), e))?,
+    };
     let path =
         source::resolve(&base, &file.value()).map_err(|e| syn::Error::new(file.span(), e))?;
     let text = source::read(&path).map_err(|e| syn::Error::new(file.span(), e))?;

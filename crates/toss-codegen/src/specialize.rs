@@ -180,9 +180,10 @@ fn cond_expr(plan: &Plan, c: &Cond) -> TokenStream {
                         shift(quote! { #n }, -o)
                     }
                 });
-                quote! { !(#m #(& #terms)*).is_empty() }
+                quote! { (#m #(& #terms)*) }
             });
-            quote! { ({ #(#defs)* #(#groups)||* }) }
+            // One test on the union of the groups: no branch per group.
+            quote! { ({ #(#defs)* !(#(#groups)|*).is_empty() }) }
         }
     }
 }
