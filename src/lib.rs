@@ -21,6 +21,8 @@ pub use toss_runtime::game::{Game, Rng, rng_from_seed};
 pub use toss_runtime::{Interpreter, Structure};
 
 pub mod load;
+pub mod matches;
+pub mod play;
 pub mod render;
 
 /// Parses a `.toss` description and builds its interpreter. Errors come
@@ -102,3 +104,8 @@ pub mod __private {
         }
     }
 }
+
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -28,6 +28,68 @@ enum Command {
     },
     /// Print a game in canonical form.
     Fmt { file: PathBuf },
+    /// Count the move sequences of a given length from the start (terminal
+    /// positions are not expanded); the total is printed alone on the last line.
+    Perft {
+        file: PathBuf,
+        depth: usize,
+        /// Also print the count below each first move.
+        #[arg(long)]
+        divide: bool,
+    },
+    /// Random playouts: playouts/s, mean length and mean payoff per player.
+    Playout {
+        file: PathBuf,
+        #[arg(short = 'n', default_value_t = 1000)]
+        n: u64,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Stop a playout after this many plies.
+        #[arg(long, default_value_t = 100_000)]
+        max_plies: usize,
+    },
+    /// Play in the terminal: moves by number, by text or by cells (`a2 a3`).
+    Play {
+        file: PathBuf,
+        /// One per player, in order: human, random, uct:iters=N, uct:time=S,
+        /// uct+heur:iters=N, alphabeta:depth=D (default: human, then random).
+        #[arg(long = "player")]
+        players: Vec<toss::matches::PlayerSpec>,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+    /// A match between programs, e.g. --player uct+heur:iters=2000 --player uct:iters=2000.
+    Match {
+        file: PathBuf,
+        /// One per player: random, uct:iters=N, uct:time=S, uct+heur:iters=N,
+        /// alphabeta:depth=D; options c=, threads=, heur=existential|rule, playout=.
+        #[arg(long = "player", required = true)]
+        players: Vec<toss::matches::PlayerSpec>,
+        /// Number of games.
+        #[arg(short = 'n', default_value_t = 10)]
+        n: u64,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Rotate the seats every game, so each player plays each side.
+        #[arg(long)]
+        swap: bool,
+    },
+    /// Print the heuristics derived from the payoffs (spec 3.3-3.5).
+    Heuristic {
+        file: PathBuf,
+        /// The rule-condition heuristic of spec 3.5 instead of the existential one.
+        #[arg(long)]
+        rule_condition: bool,
+    },
+    /// Draw the starting position, or the one after some moves, as SVG.
+    Show {
+        file: PathBuf,
+        /// Moves as in `toss play`, separated by commas.
+        #[arg(long)]
+        moves: Option<String>,
+        #[arg(long)]
+        svg: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -36,6 +98,34 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check { files } => commands::check(&files, colour),
         Command::Fmt { file } => commands::fmt(&file, colour),
+        Command::Perft {
+            file,
+            depth,
+            divide,
+        } => commands::perft(&file, depth, divide, colour),
+        Command::Playout {
+            file,
+            n,
+            seed,
+            max_plies,
+        } => commands::playout(&file, n, seed, max_plies, colour),
+        Command::Play {
+            file,
+            players,
+            seed,
+        } => commands::play(&file, &players, seed, colour),
+        Command::Match {
+            file,
+            players,
+            n,
+            seed,
+            swap,
+        } => commands::play_match(&file, &players, n, seed, swap, colour),
+        Command::Heuristic {
+            file,
+            rule_condition,
+        } => commands::heuristic(&file, rule_condition, colour),
+        Command::Show { file, moves, svg } => commands::show(&file, moves.as_deref(), &svg, colour),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

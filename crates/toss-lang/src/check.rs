@@ -382,7 +382,12 @@ impl Checker<'_> {
                 seen.insert(&e.name, &e.span);
             }
         }
-        let elements: BTreeSet<&str> = s.elements.iter().map(|e| e.name.as_str()).collect();
+        // Rule sides check their tuples' elements; states add them.
+        let elements: BTreeSet<&str> = if is_state {
+            BTreeSet::new()
+        } else {
+            s.elements.iter().map(|e| e.name.as_str()).collect()
+        };
         // The board first: its relations and functions.
         if let Some((text, span)) = &s.board {
             if !is_state {

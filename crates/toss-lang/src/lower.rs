@@ -50,10 +50,17 @@ pub fn column_name(col: usize) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
+/// The reserved words of the grammar (`keyword` in `toss.pest`): never names.
+pub const KEYWORDS: [&str; 12] = [
+    "ex", "all", "not", "and", "or", "in", "true", "false", "lfp", "gfp", "tc", "let",
+];
+
+/// A name as the grammar's `ident` accepts it (not a reserved word).
 fn is_ident(s: &str) -> bool {
     let mut cs = s.chars();
     matches!(cs.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
         && cs.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !KEYWORDS.contains(&s)
 }
 
 /// Parses the text of a board string. An error carries a message and the
@@ -98,7 +105,7 @@ pub fn parse_board(text: &str) -> Result<Board, (String, usize)> {
                     if !is_ident(part) {
                         return Err((
                             format!(
-                                "invalid board cell `{tok}`: expected `.` or relation names joined with `+`"
+                                "invalid board cell `{tok}`: expected `.` or relation names (not reserved words) joined with `+`"
                             ),
                             *at,
                         ));

@@ -71,7 +71,39 @@ fn run_parser(rule: Rule, source: &str) -> PResult<pest::iterators::Pairs<'_, Ru
     // can make the backtracking parser run for long.
     let budget = source.len().saturating_mul(400).saturating_add(2_000_000);
     pest::set_call_limit(NonZeroUsize::new(budget));
-    TossParser::parse(rule, source).map_err(|e| syntax_error(source, e))
+    TossParser::parse(rule, source).map_err(|e| {
+        let detail = detailed_expectation(rule, source);
+        syntax_error(source, e, detail)
+    })
+}
+
+/// Re-parses with pest's error detail on (errors only, so the cost is paid
+/// once) to learn the literal tokens expected at the furthest position.
+fn detailed_expectation(rule: Rule, source: &str) -> Option<(usize, Vec<String>)> {
+    pest::set_error_detail(true);
+    let result = TossParser::parse(rule, source);
+    pest::set_error_detail(false);
+    let attempts = result.err()?.parse_attempts()?;
+    let mut tokens: Vec<String> = Vec::new();
+    for t in attempts.expected_tokens() {
+        // Only literal strings: not character ranges (`a..z`), built-in
+        // rules, whitespace or comments.
+        let token = t.to_string();
+        if token.trim().is_empty()
+            || token.contains("..")
+            || token == "//"
+            || token == "\u{FEFF}"
+            || token.chars().any(|c| c.is_whitespace())
+            || token.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+        {
+            continue;
+        }
+        let word = format!("`{token}`");
+        if !tokens.contains(&word) {
+            tokens.push(word);
+        }
+    }
+    Some((attempts.max_position, tokens))
 }
 
 // ------------------------------------------------------------------ nesting
@@ -171,7 +203,7 @@ fn describe(rule: Rule) -> Option<&'static str> {
     Some(match rule {
         R::EOI => "end of input",
         R::ident | R::raw_ident | R::param_list => "a name",
-        R::elem | R::elem_section => "an element name",
+        R::elem | R::selem | R::elem_section => "an element name",
         R::nat | R::tc_steps => "a natural number",
         R::number | R::unsigned | R::bound => "a number",
         R::real_var => "a real variable like `:a`",
@@ -248,11 +280,27 @@ fn describe(rule: Rule) -> Option<&'static str> {
     })
 }
 
-fn syntax_error(source: &str, e: pest::error::Error<Rule>) -> Diagnostic {
-    let pos = match e.location {
+fn syntax_error(
+    source: &str,
+    e: pest::error::Error<Rule>,
+    detail: Option<(usize, Vec<String>)>,
+) -> Diagnostic {
+    let rule_pos = match e.location {
         InputLocation::Pos(p) => p,
         InputLocation::Span((s, _)) => s,
     };
+    // Prefer the furthest position the detailed re-parse reached when it
+    // knows what literal tokens were expected there.
+    let (mut pos, literals, use_rules) = match detail {
+        Some((at, toks)) if at > rule_pos && !toks.is_empty() => {
+            (at.min(source.len()), toks, false)
+        }
+        Some((at, toks)) if at == rule_pos => (rule_pos, toks, true),
+        _ => (rule_pos, Vec::new(), true),
+    };
+    // Point at the next token, not at the blanks before it.
+    let rest = source.get(pos..).unwrap_or("");
+    pos += rest.len() - rest.trim_start().len();
     let found = found_at(source, pos);
     // At the end of input, point just after the last token.
     let pos = if found.is_empty() {
@@ -264,6 +312,7 @@ fn syntax_error(source: &str, e: pest::error::Error<Rule>) -> Diagnostic {
     match e.variant {
         ErrorVariant::ParsingError { positives, .. } => {
             let mut expected: Vec<String> = Vec::new();
+            let positives = if use_rules { positives } else { Vec::new() };
             for r in positives {
                 if let Some(d) = describe(r)
                     && !expected.iter().any(|e| e == d)
@@ -271,6 +320,16 @@ fn syntax_error(source: &str, e: pest::error::Error<Rule>) -> Diagnostic {
                     expected.push(d.to_string());
                 }
             }
+            // The start tokens of a formula or term say less than its name.
+            let covered = expected
+                .iter()
+                .any(|e| e == "a formula" || e == "a real term");
+            for l in literals {
+                if !covered && !expected.contains(&l) {
+                    expected.push(l);
+                }
+            }
+            expected.truncate(10);
             let message = if expected.is_empty() {
                 format!("syntax error: unexpected {}", describe_found(&found))
             } else {

@@ -229,10 +229,9 @@ fn formula_bare(out: &mut String, f: &Formula, followed: bool) {
                 let _ = write!(out, "{m} ");
             }
             let _ = write!(out, "{}, {} ", from.join(" "), to.join(" "));
-            // The body extends right like a quantifier's, but it is never
-            // bracketed: the variable lists end at the first name followed
-            // by `(`, `=`, `<`, `>` or `in`, so a body that starts with `(`
-            // does not parse.
+            // The body extends right like a quantifier's; it is printed
+            // unbracketed, which the grammar reads back the same way (the
+            // variable lists end where the body's first atom or term starts).
             formula(out, body, fprec::IFF, followed);
         }
         Formula::Let {

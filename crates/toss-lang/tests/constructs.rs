@@ -139,6 +139,25 @@ fn fixpoints_tc_let() {
             body: b(rel("E", &["x", "y"]))
         }
     );
+    // A body in brackets, and one starting with a 0-ary atom.
+    assert_eq!(
+        f("tc x, y (E(x, y) and P(y))"),
+        Formula::Tc {
+            steps: None,
+            from: vec![s("x")],
+            to: vec![s("y")],
+            body: b(Formula::And(vec![rel("E", &["x", "y"]), rel("P", &["y"])]))
+        }
+    );
+    assert_eq!(
+        f("tc x, y W() and E(x, y)"),
+        Formula::Tc {
+            steps: None,
+            from: vec![s("x")],
+            to: vec![s("y")],
+            body: b(Formula::And(vec![rel("W", &[]), rel("E", &["x", "y"])]))
+        }
+    );
     assert_eq!(
         f("tc 3 x1 x2, y1 y2 x1 = y2"),
         Formula::Tc {

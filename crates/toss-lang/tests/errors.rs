@@ -43,6 +43,10 @@ fn syntax_error_says_what_was_expected() {
     expect_err(&src, "expected a formula", 4, 19);
     let src = with_base("REL W() = \n");
     expect_err(&src, "syntax error", 4, 10);
+    let src = "PLAYERS a\nLOC 0 { PLAYER a { MOVES [M 1] } }";
+    expect_err(src, "expected `,` or `->`, found `1`", 2, 29);
+    let src = "PLAYERS a\nSTART [ a | P(a | ]";
+    expect_err(src, "expected `)` or `,`, found `|`", 2, 17);
     let src = "PLAYERS a\nSTART [ | | ] )";
     expect_err(src, "syntax error", 2, 15);
 }
@@ -267,6 +271,9 @@ fn board_errors() {
     expect_err(src, "board rows must have the same number of cells", 4, 2);
     let src = "PLAYERS a\nSTART [ | | ] \"\n . 3x\n\"\nLOC 0 {}\n";
     expect_err(src, "invalid board cell `3x`", 3, 4);
+    // A reserved word cannot name a relation, so it cannot be a piece.
+    let src = "PLAYERS a\nSTART [ | | ] \"\n . and\n\"\nLOC 0 {}\n";
+    expect_err(src, "invalid board cell `and`", 3, 4);
 }
 
 #[test]

@@ -821,4 +821,4 @@ impl Game for Interpreter {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -1,0 +1,257 @@
+//! Alpha-beta search with iterative deepening for turn-based games, with a
+//! static evaluation (e.g. a derived heuristic, [`crate::heuristic`]).
+//!
+//! With two players the search maximises, for the player to move at the
+//! root `r`, the difference `e_r - e_o` of the evaluations (pruning with
+//! alpha and beta); with more players it is maximax (max^n): every mover
+//! maximises its own component, without pruning. Terminal states count
+//! their payoffs times [`AlphaBeta::terminal_weight`], sooner wins (and
+//! later losses) slightly preferred. A state with several movers is
+//! evaluated statically (simultaneous moves are UCT's business).
+
+use std::time::Instant;
+
+use crate::game::{Game, Rng, rng_from_seed};
+use crate::player::{Budget, Player};
+
+/// A static evaluation: one value per player.
+pub trait StaticEval<G: Game> {
+    fn eval(&self, game: &G, s: &G::State, out: &mut [f64]);
+}
+
+/// The payoff terms' current values as the evaluation.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PayoffEval;
+
+impl<G: Game> StaticEval<G> for PayoffEval {
+    fn eval(&self, game: &G, s: &G::State, out: &mut [f64]) {
+        game.payoffs(s, out);
+    }
+}
+
+/// Search statistics of the last move.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AbReport {
+    /// The deepest completed iteration.
+    pub depth: u32,
+    pub nodes: u64,
+    /// Its value for the player to move.
+    pub value: f64,
+    pub seconds: f64,
+}
+
+pub struct AlphaBeta<E> {
+    pub eval: E,
+    pub terminal_weight: f64,
+    /// Depth limit with a time budget.
+    pub max_depth: u32,
+    rng: Rng,
+    last: AbReport,
+}
+
+struct Aborted;
+
+impl<E> AlphaBeta<E> {
+    pub fn new(eval: E, seed: u64) -> AlphaBeta<E> {
+        AlphaBeta {
+            eval,
+            terminal_weight: 1000.0,
+            max_depth: 64,
+            rng: rng_from_seed(seed),
+            last: AbReport::default(),
+        }
+    }
+
+    pub fn report(&self) -> &AbReport {
+        &self.last
+    }
+
+    /// The value for the root player `r` (against `o` with two players)
+    /// of `s`, searched `d` plies deep; `out` gets the evaluation vector.
+    #[allow(clippy::too_many_arguments)]
+    fn value<G: Game>(
+        &mut self,
+        game: &G,
+        s: &G::State,
+        d: u32,
+        mut alpha: f64,
+        mut beta: f64,
+        r: usize,
+        deadline: Option<Instant>,
+        out: &mut [f64],
+    ) -> Result<(), Aborted>
+    where
+        E: StaticEval<G>,
+    {
+        self.last.nodes += 1;
+        if let Some(t) = deadline
+            && self.last.nodes.is_multiple_of(256)
+            && Instant::now() >= t
+        {
+            return Err(Aborted);
+        }
+        let np = game.num_players();
+        let mut movers = Vec::new();
+        game.movers(s, &mut movers);
+        if movers.is_empty() {
+            game.payoffs(s, out);
+            for o in out.iter_mut() {
+                *o = *o * self.terminal_weight + o.signum() * d as f64;
+            }
+            return Ok(());
+        }
+        if d == 0 || movers.len() > 1 {
+            self.eval.eval(game, s, out);
+            return Ok(());
+        }
+        let m = movers[0];
+        let mut moves = Vec::new();
+        game.legal_moves(s, m, &mut moves);
+        let score = |v: &[f64], p: usize| {
+            if np == 2 { v[p] - v[1 - p] } else { v[p] }
+        };
+        let mut best = vec![f64::NEG_INFINITY; np];
+        let mut first = true;
+        let mut child = vec![0.0; np];
+        let mut rng = rng_from_seed(0);
+        for mv in &moves {
+            let mut t = s.clone();
+            game.apply(&mut t, std::slice::from_ref(mv), &mut rng);
+            self.value(game, &t, d - 1, alpha, beta, r, deadline, &mut child)?;
+            if first || score(&child, m) > score(&best, m) {
+                best.copy_from_slice(&child);
+                first = false;
+            }
+            if np == 2 {
+                let v = score(&best, r);
+                if m == r {
+                    alpha = alpha.max(v);
+                } else {
+                    beta = beta.min(v);
+                }
+                if alpha >= beta {
+                    break;
+                }
+            }
+        }
+        out.copy_from_slice(&best);
+        Ok(())
+    }
+
+    /// Iterative deepening from `s`: the index of the chosen move of the
+    /// single mover, or `None` if terminal or simultaneous.
+    pub fn search<G: Game>(&mut self, game: &G, s: &G::State, budget: Budget) -> Option<usize>
+    where
+        E: StaticEval<G>,
+    {
+        let start = Instant::now();
+        let (max_depth, deadline) = match budget {
+            Budget::Iterations(n) => (n.min(u32::MAX as u64) as u32, None),
+            Budget::Time(t) => (self.max_depth, Some(start + t)),
+        };
+        let mut movers = Vec::new();
+        game.movers(s, &mut movers);
+        if movers.len() != 1 {
+            return None;
+        }
+        let r = movers[0];
+        let np = game.num_players();
+        let mut moves = Vec::new();
+        game.legal_moves(s, r, &mut moves);
+        if moves.is_empty() {
+            return None;
+        }
+        self.last = AbReport::default();
+        let score = |v: &[f64]| if np == 2 { v[r] - v[1 - r] } else { v[r] };
+        // Move order: the previous iteration's best first.
+        let mut order: Vec<usize> = (0..moves.len()).collect();
+        let mut chosen = 0;
+        let mut rng = rng_from_seed(0);
+        for depth in 1..=max_depth.max(1) {
+            let mut vals: Vec<(usize, f64)> = Vec::new();
+            let mut alpha = f64::NEG_INFINITY;
+            let mut out = vec![0.0; np];
+            let mut aborted = false;
+            for &i in &order {
+                let mut t = s.clone();
+                game.apply(&mut t, std::slice::from_ref(&moves[i]), &mut rng);
+                // A window just below the best so far finds equal moves too.
+                let a = if alpha.is_finite() {
+                    alpha - 1e-9
+                } else {
+                    alpha
+                };
+                if self
+                    .value(game, &t, depth - 1, a, f64::INFINITY, r, deadline, &mut out)
+                    .is_err()
+                {
+                    aborted = true;
+                    break;
+                }
+                let v = score(&out);
+                alpha = alpha.max(v);
+                vals.push((i, v));
+            }
+            if aborted {
+                break;
+            }
+            let best = vals.iter().map(|x| x.1).fold(f64::NEG_INFINITY, f64::max);
+            let ties: Vec<usize> = vals.iter().filter(|x| x.1 >= best).map(|x| x.0).collect();
+            chosen = ties[(rand_core::Rng::next_u64(&mut self.rng) % ties.len() as u64) as usize];
+            vals.sort_by(|a, b| b.1.total_cmp(&a.1));
+            order = vals.iter().map(|x| x.0).collect();
+            self.last.depth = depth;
+            self.last.value = best;
+            // A decided game needs no deeper search.
+            if best.abs() >= self.terminal_weight / 2.0 {
+                break;
+            }
+        }
+        self.last.seconds = start.elapsed().as_secs_f64();
+        Some(chosen)
+    }
+}
+
+impl<G: Game, E: StaticEval<G>> Player<G> for AlphaBeta<E> {
+    fn name(&self) -> String {
+        "alphabeta".into()
+    }
+
+    fn choose(&mut self, game: &G, state: &G::State, budget: Budget) -> Vec<G::Move> {
+        let Some(i) = self.search(game, state, budget) else {
+            return crate::player::RandomPlayer::new(0).choose(game, state, budget);
+        };
+        let mut movers = Vec::new();
+        game.movers(state, &mut movers);
+        let mut moves = Vec::new();
+        game.legal_moves(state, movers[0], &mut moves);
+        vec![moves.swap_remove(i)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interpreter::Interpreter;
+    use crate::interpreter::tests::tic_tac_toe;
+    use crate::player::play_match;
+
+    /// Full-depth alpha-beta on the payoffs plays tic-tac-toe perfectly:
+    /// against itself every game is a draw, against random it never loses.
+    #[test]
+    fn full_depth_tic_tac_toe() {
+        let g = Interpreter::new(&tic_tac_toe()).expect("loads");
+        let mut a = AlphaBeta::new(PayoffEval, 1);
+        let mut b = AlphaBeta::new(PayoffEval, 2);
+        let mut players: [&mut dyn Player<Interpreter>; 2] = [&mut a, &mut b];
+        let r = play_match(&g, &mut players, &[0, 1], Budget::Iterations(9), 0, 20);
+        assert_eq!(r.payoffs, vec![0.0, 0.0]);
+        for seed in 0..3 {
+            let mut a = AlphaBeta::new(PayoffEval, seed);
+            let mut rnd = crate::player::RandomPlayer::new(seed);
+            let mut players: [&mut dyn Player<Interpreter>; 2] = [&mut a, &mut rnd];
+            let r = play_match(&g, &mut players, &[1, 0], Budget::Iterations(9), seed, 20);
+            assert!(r.payoffs[1] >= 0.0);
+        }
+    }
+}

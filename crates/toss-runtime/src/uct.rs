@@ -1,0 +1,871 @@
+//! UCT (spec 3.1), generic over [`Game`].
+//!
+//! A tree node stands for the sequence of joint moves from the root (chance
+//! is sampled anew in every iteration, so with chance the tree is
+//! open-loop). A node stores its visit count `n`, and per player the sum and
+//! the sum of squares of the payoffs recorded through it, from which the
+//! mean `mu_i` and the standard deviation `sigma_i` follow. Nodes keep no
+//! game state: an iteration replays the moves from the root, regenerating
+//! the legal moves on the way, and a child is identified by the index of
+//! its joint move in the mixed-radix enumeration of the movers' legal moves
+//! (first mover most significant, as in [`Game::perft`]). A node takes 12
+//! bytes plus 16 bytes per player (44 for two players), and the tree never
+//! grows past [`UctConfig::max_nodes`] (leaves are then played out without
+//! being expanded), so memory stays bounded whatever the budget.
+//!
+//! One iteration: from the root, in an expanded node `v` the movers play a
+//! regret-minimising joint action ([`regret_minimizing`]) in the normal-form
+//! game whose payoffs are the bounds `mu'_i(w)` of the children
+//! ([`ucb1_tuned`]); in a leaf all joint moves are added as children, the
+//! evaluation game is played `E` times in each (the initial mean and
+//! variance come from these plays, with `n(u) = E'`), one child is selected
+//! as above, and from it the play continues with the basic strategy
+//! ([`PlayoutPolicy`]) without extending the tree. The final payoff is
+//! recorded in every node of the path. After the budget, the move at the
+//! root is chosen from the children's means only (again by regret
+//! minimisation, i.e. the best mean for turn-based games).
+//!
+//! The tree is kept between moves: [`Player::observe`] moves the root to
+//! the child of the joint move played (compacting the arena). With
+//! [`UctConfig::threads`] > 1 each thread grows its own tree from its own
+//! seed (root parallelism) and the root children's statistics are summed.
+//! A search with an iteration budget is deterministic for its seed.
+
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use rand_core::Rng as _;
+
+use crate::game::{Game, Rng, rng_from_seed};
+use crate::player::{Budget, Player};
+
+/// The UCB1-TUNED bound of spec 3.1 for one player in child `w` of `v`:
+/// `mu' = mu + C * Delta * sqrt(ln n(v) / n(w)) * s` with
+/// `s = min(1/4, sigma' / Delta)` and the upper confidence bound on the
+/// variance `sigma' = sigma^2 + Delta * sqrt(2 ln n(v) / n(w))`.
+/// `n_parent` below 1 counts as 1; `n_child` must be positive.
+pub fn ucb1_tuned(
+    mean: f64,
+    variance: f64,
+    n_parent: f64,
+    n_child: f64,
+    c: f64,
+    delta: f64,
+) -> f64 {
+    let ln = n_parent.max(1.0).ln();
+    let sigma_up = variance + delta * (2.0 * ln / n_child).sqrt();
+    let s = (sigma_up / delta).min(0.25);
+    mean + c * delta * (ln / n_child).sqrt() * s
+}
+
+/// Iterated regret minimisation over pure strategies (spec 3.1) in the
+/// normal-form game where mover `k` has `dims[k]` actions and
+/// `util(j, k)` is mover `k`'s payoff for the joint action with index `j`
+/// (mixed radix, first mover most significant). Repeatedly, for every
+/// mover, the actions whose maximal regret (over the remaining actions of
+/// the others) is not minimal are removed. Returns the remaining actions of
+/// each mover (never empty when `dims` has no zero).
+pub fn regret_minimizing(dims: &[usize], util: impl Fn(usize, usize) -> f64) -> Vec<Vec<usize>> {
+    let m = dims.len();
+    let mut alive: Vec<Vec<usize>> = dims.iter().map(|&d| (0..d).collect()).collect();
+    if m == 1 {
+        // Turn-based: the best actions.
+        let best = alive[0]
+            .iter()
+            .map(|&a| util(a, 0))
+            .fold(f64::NEG_INFINITY, f64::max);
+        alive[0].retain(|&a| util(a, 0) >= best);
+        return alive;
+    }
+    let mut strides = vec![1usize; m];
+    for k in (0..m.saturating_sub(1)).rev() {
+        strides[k] = strides[k + 1] * dims[k + 1];
+    }
+    loop {
+        let mut changed = false;
+        for k in 0..m {
+            // Profiles of the others: iterate over the product of their
+            // remaining actions.
+            let others: Vec<usize> = (0..m).filter(|&o| o != k).collect();
+            let mut idx = vec![0usize; others.len()];
+            let mut max_regret = vec![0.0f64; alive[k].len()];
+            'profiles: loop {
+                let base: usize = others
+                    .iter()
+                    .zip(&idx)
+                    .map(|(&o, &i)| alive[o][i] * strides[o])
+                    .sum();
+                let best = alive[k]
+                    .iter()
+                    .map(|&a| util(base + a * strides[k], k))
+                    .fold(f64::NEG_INFINITY, f64::max);
+                for (r, &a) in max_regret.iter_mut().zip(&alive[k]) {
+                    *r = r.max(best - util(base + a * strides[k], k));
+                }
+                let mut p = idx.len();
+                loop {
+                    if p == 0 {
+                        break 'profiles;
+                    }
+                    p -= 1;
+                    idx[p] += 1;
+                    if idx[p] < alive[others[p]].len() {
+                        break;
+                    }
+                    idx[p] = 0;
+                }
+            }
+            let min = max_regret.iter().copied().fold(f64::INFINITY, f64::min);
+            let before = alive[k].len();
+            let mut i = 0;
+            alive[k].retain(|_| {
+                let keep = max_regret[i] <= min;
+                i += 1;
+                keep
+            });
+            changed |= alive[k].len() != before;
+        }
+        if !changed {
+            return alive;
+        }
+    }
+}
+
+/// An evaluation game (spec 3.1): maps a position to a payoff distribution,
+/// of which `evaluate` draws one sample.
+pub trait Evaluator<G: Game>: Sync {
+    /// One sample of the payoff vector of the non-terminal state `s`
+    /// (`out.len() == game.num_players()`).
+    fn evaluate(&self, game: &G, s: &G::State, rng: &mut Rng, out: &mut [f64]);
+}
+
+/// The game itself as its evaluation game: a uniformly random playout
+/// (stopped after `max_plies`, then the payoff terms' current values).
+#[derive(Clone, Copy, Debug)]
+pub struct RandomPlayout {
+    pub max_plies: usize,
+}
+
+impl<G: Game + Sync> Evaluator<G> for RandomPlayout {
+    fn evaluate(&self, game: &G, s: &G::State, rng: &mut Rng, out: &mut [f64]) {
+        let mut t = s.clone();
+        let (_, pay) = game.random_playout_from(&mut t, rng, self.max_plies);
+        out.copy_from_slice(&pay);
+    }
+}
+
+/// How a play continues below a newly expanded node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlayoutPolicy {
+    /// No playout: the iteration records one more evaluation of the
+    /// selected child.
+    Evaluate,
+    /// Uniformly random moves to the end (the basic strategy without an
+    /// evaluation game).
+    Random,
+    /// The basic strategy of spec 3.1: in every position each joint move is
+    /// evaluated once with the evaluation game and a regret-minimising one
+    /// is played.
+    Basic,
+}
+
+/// Parameters of the search.
+#[derive(Clone, Debug)]
+pub struct UctConfig {
+    /// The exploration constant C. With the bound of spec 3.1 the factor
+    /// `s <= 1/4` multiplies the square root (UCB1-TUNED takes the root of
+    /// it), so C = 2 gives the usual UCB1-TUNED exploration; with C = 1
+    /// UCT lost tic-tac-toe games against perfect play.
+    pub c: f64,
+    /// The payoff range Delta (maximum minus minimum payoff).
+    pub delta: f64,
+    /// E: evaluation plays in each new child.
+    pub evals: u32,
+    /// E' (1 <= E' <= E): the visit count a new child starts with.
+    pub evals_weight: u32,
+    pub playout: PlayoutPolicy,
+    /// Playouts stop after this many plies.
+    pub max_playout_plies: usize,
+    /// The tree is never extended beyond this many nodes (per thread).
+    pub max_nodes: usize,
+    /// Root parallelism: independent trees, one per thread.
+    pub threads: usize,
+    /// Keep the tree between moves.
+    pub reuse_tree: bool,
+}
+
+impl Default for UctConfig {
+    fn default() -> Self {
+        UctConfig {
+            c: 2.0,
+            delta: 2.0,
+            evals: 1,
+            evals_weight: 1,
+            playout: PlayoutPolicy::Random,
+            max_playout_plies: 1000,
+            max_nodes: 1 << 23,
+            threads: 1,
+            reuse_tree: true,
+        }
+    }
+}
+
+const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    /// First child, `NONE` while not expanded.
+    first: u32,
+    /// Number of children.
+    len: u32,
+    /// Visits.
+    n: u32,
+}
+
+/// Bytes a tree node takes for `players` players.
+pub fn node_bytes(players: usize) -> usize {
+    std::mem::size_of::<Node>() + 16 * players
+}
+
+/// A UCT tree in an arena: nodes and, per node, `(sum, sum of squares)`
+/// for each player.
+#[derive(Clone, Debug)]
+pub struct Tree {
+    nodes: Vec<Node>,
+    stats: Vec<f64>,
+    np: usize,
+}
+
+/// The statistics of a child of the root.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChildStats {
+    /// Index of the joint move (mixed radix over the movers' legal moves).
+    pub joint: usize,
+    pub n: u64,
+    pub mean: Vec<f64>,
+}
+
+impl Tree {
+    fn new(np: usize) -> Tree {
+        let mut t = Tree {
+            nodes: Vec::new(),
+            stats: Vec::new(),
+            np,
+        };
+        t.push_leaf();
+        t
+    }
+
+    fn push_leaf(&mut self) -> u32 {
+        self.nodes.push(Node {
+            first: NONE,
+            len: 0,
+            n: 0,
+        });
+        self.stats.extend(std::iter::repeat_n(0.0, 2 * self.np));
+        self.nodes.len() as u32 - 1
+    }
+
+    /// Reserves room for `k` more nodes, growing by half at most up to `cap`.
+    fn reserve(&mut self, k: usize, cap: usize) {
+        let need = self.nodes.len() + k;
+        if need > self.nodes.capacity() {
+            let target = (self.nodes.capacity() * 3 / 2).max(need).min(cap.max(need));
+            self.nodes.reserve_exact(target - self.nodes.len());
+            self.stats
+                .reserve_exact(target * 2 * self.np - self.stats.len());
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Bytes allocated by the arena.
+    pub fn allocated_bytes(&self) -> usize {
+        self.nodes.capacity() * std::mem::size_of::<Node>() + self.stats.capacity() * 8
+    }
+
+    fn mean(&self, v: u32, p: usize) -> f64 {
+        let n = self.nodes[v as usize].n;
+        if n == 0 {
+            return 0.0;
+        }
+        self.stats[v as usize * 2 * self.np + 2 * p] / n as f64
+    }
+
+    fn variance(&self, v: u32, p: usize) -> f64 {
+        let n = self.nodes[v as usize].n;
+        if n == 0 {
+            return 0.0;
+        }
+        let base = v as usize * 2 * self.np + 2 * p;
+        let mu = self.stats[base] / n as f64;
+        (self.stats[base + 1] / n as f64 - mu * mu).max(0.0)
+    }
+
+    fn record(&mut self, v: u32, pay: &[f64], weight: u32) {
+        self.nodes[v as usize].n += weight;
+        let base = v as usize * 2 * self.np;
+        for (p, &x) in pay.iter().enumerate() {
+            self.stats[base + 2 * p] += x * weight as f64;
+            self.stats[base + 2 * p + 1] += x * x * weight as f64;
+        }
+    }
+
+    /// The subtree of `v` as a new tree (breadth-first, children contiguous).
+    fn subtree(&self, v: u32) -> Tree {
+        let np = self.np;
+        let mut t = Tree {
+            nodes: Vec::new(),
+            stats: Vec::new(),
+            np,
+        };
+        let copy = |t: &mut Tree, o: u32| {
+            let mut n = self.nodes[o as usize];
+            n.first = NONE;
+            t.nodes.push(n);
+            let b = o as usize * 2 * np;
+            t.stats.extend_from_slice(&self.stats[b..b + 2 * np]);
+        };
+        copy(&mut t, v);
+        let mut q = VecDeque::from([(v, 0u32)]);
+        while let Some((o, nw)) = q.pop_front() {
+            let on = self.nodes[o as usize];
+            if on.first == NONE {
+                continue;
+            }
+            let nf = t.nodes.len() as u32;
+            t.nodes[nw as usize].first = nf;
+            t.nodes[nw as usize].len = on.len;
+            for c in 0..on.len {
+                copy(&mut t, on.first + c);
+                q.push_back((on.first + c, nf + c));
+            }
+        }
+        t
+    }
+
+    fn root_children(&self) -> Vec<ChildStats> {
+        let r = self.nodes[0];
+        if r.first == NONE {
+            return Vec::new();
+        }
+        (0..r.len)
+            .map(|c| {
+                let w = r.first + c;
+                ChildStats {
+                    joint: c as usize,
+                    n: self.nodes[w as usize].n as u64,
+                    mean: (0..self.np).map(|p| self.mean(w, p)).collect(),
+                }
+            })
+            .collect()
+    }
+}
+
+/// Scratch space of one search thread.
+struct Work<G: Game> {
+    movers: Vec<usize>,
+    moves: Vec<Vec<G::Move>>,
+    joint: Vec<G::Move>,
+    path: Vec<u32>,
+    pay: Vec<f64>,
+    tmp: Vec<f64>,
+}
+
+impl<G: Game> Work<G> {
+    fn new(np: usize) -> Self {
+        Work {
+            movers: Vec::new(),
+            moves: Vec::new(),
+            joint: Vec::new(),
+            path: Vec::new(),
+            pay: vec![0.0; np],
+            tmp: vec![0.0; np],
+        }
+    }
+}
+
+/// Fills `w.moves` with the legal moves of the movers in `w.movers`;
+/// returns the number of joint moves.
+fn gen_moves<G: Game>(
+    game: &G,
+    s: &G::State,
+    movers: &[usize],
+    moves: &mut Vec<Vec<G::Move>>,
+) -> usize {
+    moves.resize_with(movers.len().max(moves.len()), Vec::new);
+    let mut total = 1usize;
+    for (k, &p) in movers.iter().enumerate() {
+        game.legal_moves(s, p, &mut moves[k]);
+        total = total.saturating_mul(moves[k].len());
+    }
+    total
+}
+
+/// The joint move with index `j` (first mover most significant).
+fn joint_of<G: Game>(moves: &[Vec<G::Move>], m: usize, mut j: usize, out: &mut Vec<G::Move>) {
+    out.clear();
+    out.resize(m, moves[0][0].clone());
+    for k in (0..m).rev() {
+        let d = moves[k].len();
+        out[k] = moves[k][j % d].clone();
+        j /= d;
+    }
+}
+
+fn pick(rng: &mut Rng, xs: &[usize]) -> usize {
+    xs[(rng.next_u64() % xs.len() as u64) as usize]
+}
+
+/// Chooses a joint index from the remaining actions of each mover.
+fn pick_joint(rng: &mut Rng, dims: &[usize], alive: &[Vec<usize>]) -> usize {
+    let mut j = 0;
+    for (k, a) in alive.iter().enumerate() {
+        j = j * dims[k] + pick(rng, a);
+    }
+    j
+}
+
+/// One search: a tree and its generator.
+struct Search {
+    tree: Tree,
+    rng: Rng,
+}
+
+impl Search {
+    /// The payoff of the state `s` after the basic strategy from it.
+    fn playout<G: Game, E: Evaluator<G>>(
+        cfg: &UctConfig,
+        game: &G,
+        eval: &E,
+        s: &mut G::State,
+        rng: &mut Rng,
+        w: &mut Work<G>,
+    ) {
+        match cfg.playout {
+            PlayoutPolicy::Evaluate => {
+                game.movers(s, &mut w.movers);
+                if w.movers.is_empty() {
+                    game.payoffs(s, &mut w.pay);
+                } else {
+                    eval.evaluate(game, s, rng, &mut w.pay);
+                }
+            }
+            PlayoutPolicy::Random => {
+                let (_, p) = game.random_playout_from(s, rng, cfg.max_playout_plies);
+                w.pay.copy_from_slice(&p);
+            }
+            PlayoutPolicy::Basic => {
+                let np = game.num_players();
+                let mut vals: Vec<f64> = Vec::new();
+                for _ in 0..cfg.max_playout_plies {
+                    game.movers(s, &mut w.movers);
+                    if w.movers.is_empty() {
+                        break;
+                    }
+                    let total = gen_moves(game, s, &w.movers, &mut w.moves);
+                    if total == 0 {
+                        break;
+                    }
+                    let m = w.movers.len();
+                    vals.clear();
+                    for j in 0..total {
+                        joint_of::<G>(&w.moves, m, j, &mut w.joint);
+                        let mut t = s.clone();
+                        game.apply(&mut t, &w.joint, rng);
+                        if game.is_terminal(&t) {
+                            game.payoffs(&t, &mut w.tmp);
+                        } else {
+                            eval.evaluate(game, &t, rng, &mut w.tmp);
+                        }
+                        vals.extend_from_slice(&w.tmp);
+                    }
+                    let dims: Vec<usize> = w.moves[..m].iter().map(Vec::len).collect();
+                    let movers = &w.movers;
+                    let alive = regret_minimizing(&dims, |j, k| vals[j * np + movers[k]]);
+                    let j = pick_joint(rng, &dims, &alive);
+                    joint_of::<G>(&w.moves, m, j, &mut w.joint);
+                    game.apply(s, &w.joint, rng);
+                }
+                game.payoffs(s, &mut w.pay);
+            }
+        }
+    }
+
+    /// The child of `v` to descend to (UCB1-TUNED and regret minimisation).
+    fn select(&mut self, cfg: &UctConfig, v: u32, movers: &[usize], dims: &[usize]) -> usize {
+        let t = &self.tree;
+        let node = t.nodes[v as usize];
+        let nv = node.n as f64;
+        let bound = |j: usize, k: usize| {
+            let w = node.first + j as u32;
+            let p = movers[k];
+            let nw = t.nodes[w as usize].n;
+            if nw == 0 {
+                return f64::INFINITY;
+            }
+            ucb1_tuned(
+                t.mean(w, p),
+                t.variance(w, p),
+                nv,
+                nw as f64,
+                cfg.c,
+                cfg.delta,
+            )
+        };
+        let alive = regret_minimizing(dims, bound);
+        pick_joint(&mut self.rng, dims, &alive)
+    }
+
+    fn iterate<G: Game, E: Evaluator<G>>(
+        &mut self,
+        cfg: &UctConfig,
+        game: &G,
+        eval: &E,
+        root: &G::State,
+        w: &mut Work<G>,
+    ) {
+        let mut s = root.clone();
+        w.path.clear();
+        w.path.push(0);
+        let mut v = 0u32;
+        loop {
+            game.movers(&s, &mut w.movers);
+            if w.movers.is_empty() {
+                game.payoffs(&s, &mut w.pay);
+                break;
+            }
+            let total = gen_moves(game, &s, &w.movers, &mut w.moves);
+            let m = w.movers.len();
+            let dims: Vec<usize> = w.moves[..m].iter().map(Vec::len).collect();
+            let node = self.tree.nodes[v as usize];
+            if node.first == NONE {
+                if total == 0 || self.tree.len() + total > cfg.max_nodes {
+                    Self::playout(cfg, game, eval, &mut s, &mut self.rng, w);
+                    break;
+                }
+                self.expand(cfg, game, eval, &s, v, total, w);
+                let j = self.select(cfg, v, &w.movers, &dims);
+                joint_of::<G>(&w.moves, m, j, &mut w.joint);
+                game.apply(&mut s, &w.joint, &mut self.rng);
+                v = self.tree.nodes[v as usize].first + j as u32;
+                w.path.push(v);
+                Self::playout(cfg, game, eval, &mut s, &mut self.rng, w);
+                break;
+            }
+            if node.len as usize != total {
+                // Chance changed the moves under this node: no tree here.
+                Self::playout(cfg, game, eval, &mut s, &mut self.rng, w);
+                break;
+            }
+            let j = self.select(cfg, v, &w.movers, &dims);
+            joint_of::<G>(&w.moves, m, j, &mut w.joint);
+            game.apply(&mut s, &w.joint, &mut self.rng);
+            v = node.first + j as u32;
+            w.path.push(v);
+        }
+        for &u in &w.path {
+            self.tree.record(u, &w.pay, 1);
+        }
+    }
+
+    /// Adds all joint moves of `v` (state `s`) as children and evaluates
+    /// each `E` times.
+    #[allow(clippy::too_many_arguments)]
+    fn expand<G: Game, E: Evaluator<G>>(
+        &mut self,
+        cfg: &UctConfig,
+        game: &G,
+        eval: &E,
+        s: &G::State,
+        v: u32,
+        total: usize,
+        w: &mut Work<G>,
+    ) {
+        let np = game.num_players();
+        let m = w.movers.len();
+        self.tree.reserve(total, cfg.max_nodes);
+        let first = self.tree.len() as u32;
+        let e = cfg.evals.max(1);
+        let weight = cfg.evals_weight.clamp(1, e);
+        let mut sum = vec![0.0; np];
+        let mut sq = vec![0.0; np];
+        for j in 0..total {
+            let c = self.tree.push_leaf();
+            joint_of::<G>(&w.moves, m, j, &mut w.joint);
+            sum.iter_mut().for_each(|x| *x = 0.0);
+            sq.iter_mut().for_each(|x| *x = 0.0);
+            let mut t = s.clone();
+            game.apply(&mut t, &w.joint, &mut self.rng);
+            let terminal = game.is_terminal(&t);
+            for k in 0..e {
+                if terminal {
+                    if k == 0 {
+                        game.payoffs(&t, &mut w.tmp);
+                    }
+                } else {
+                    eval.evaluate(game, &t, &mut self.rng, &mut w.tmp);
+                }
+                for p in 0..np {
+                    sum[p] += w.tmp[p];
+                    sq[p] += w.tmp[p] * w.tmp[p];
+                }
+            }
+            let base = c as usize * 2 * np;
+            for p in 0..np {
+                self.tree.stats[base + 2 * p] = sum[p] / e as f64 * weight as f64;
+                self.tree.stats[base + 2 * p + 1] = sq[p] / e as f64 * weight as f64;
+            }
+            self.tree.nodes[c as usize].n = weight;
+        }
+        let node = &mut self.tree.nodes[v as usize];
+        node.first = first;
+        node.len = total as u32;
+    }
+}
+
+/// The UCT player.
+pub struct Uct<E> {
+    pub config: UctConfig,
+    pub eval: E,
+    seed: u64,
+    /// Moves chosen so far (varies the seeds of later searches).
+    searches: u64,
+    trees: Vec<Option<Tree>>,
+    last: SearchReport,
+}
+
+/// What the last search did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SearchReport {
+    pub iterations: u64,
+    /// Nodes over all trees.
+    pub nodes: usize,
+    pub bytes: usize,
+    pub seconds: f64,
+    /// The root children (summed over threads).
+    pub children: Vec<ChildStats>,
+    /// Index of the chosen joint move.
+    pub chosen: usize,
+}
+
+impl<E> Uct<E> {
+    pub fn new(config: UctConfig, eval: E, seed: u64) -> Uct<E> {
+        Uct {
+            config,
+            eval,
+            seed,
+            searches: 0,
+            trees: Vec::new(),
+            last: SearchReport::default(),
+        }
+    }
+
+    /// Statistics of the last search.
+    pub fn report(&self) -> &SearchReport {
+        &self.last
+    }
+
+    /// Drops the kept trees.
+    pub fn reset(&mut self) {
+        self.trees.clear();
+    }
+
+    /// Searches from `state` within `budget` and returns the index of the
+    /// chosen joint move (mixed radix over the movers' legal moves), or
+    /// `None` in a terminal state.
+    pub fn search<G>(&mut self, game: &G, state: &G::State, budget: Budget) -> Option<usize>
+    where
+        G: Game + Sync,
+        G::State: Send + Sync,
+        E: Evaluator<G>,
+    {
+        let start = Instant::now();
+        let np = game.num_players();
+        let mut movers = Vec::new();
+        game.movers(state, &mut movers);
+        if movers.is_empty() {
+            return None;
+        }
+        let mut moves = Vec::new();
+        let total = gen_moves(game, state, &movers, &mut moves);
+        if total == 0 {
+            return None;
+        }
+        let dims: Vec<usize> = moves[..movers.len()].iter().map(Vec::len).collect();
+        let threads = self.config.threads.max(1);
+        self.trees.resize_with(threads, || None);
+        if !self.config.reuse_tree {
+            self.trees.iter_mut().for_each(|t| *t = None);
+        }
+        self.searches += 1;
+        let mut searches: Vec<Search> = (0..threads)
+            .map(|i| Search {
+                tree: self.trees[i].take().unwrap_or_else(|| Tree::new(np)),
+                rng: rng_from_seed(
+                    self.seed
+                        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                        .wrapping_add(self.searches << 8)
+                        .wrapping_add(i as u64),
+                ),
+            })
+            .collect();
+        let cfg = &self.config;
+        let eval = &self.eval;
+        let run = |sr: &mut Search, share: Budget| -> u64 {
+            let mut w = Work::<G>::new(np);
+            let mut k = 0u64;
+            loop {
+                match share {
+                    Budget::Iterations(n) if k >= n => break,
+                    Budget::Time(d) if k > 0 && k.is_multiple_of(16) && start.elapsed() >= d => {
+                        break;
+                    }
+                    _ => {}
+                }
+                sr.iterate(cfg, game, eval, state, &mut w);
+                k += 1;
+            }
+            k
+        };
+        let share = |i: usize| match budget {
+            Budget::Iterations(n) => {
+                let t = threads as u64;
+                Budget::Iterations(n / t + u64::from((i as u64) < n % t))
+            }
+            b => b,
+        };
+        let iterations: u64 = if threads == 1 {
+            run(&mut searches[0], budget)
+        } else {
+            std::thread::scope(|sc| {
+                let handles: Vec<_> = searches
+                    .iter_mut()
+                    .enumerate()
+                    .map(|(i, sr)| {
+                        let b = share(i);
+                        sc.spawn(move || run(sr, b))
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap_or(0)).sum()
+            })
+        };
+        // Sum the root children over the trees.
+        let mut n = vec![0u64; total];
+        let mut sums = vec![0.0; total * np];
+        for sr in &searches {
+            for c in sr.tree.root_children() {
+                if c.joint < total {
+                    n[c.joint] += c.n;
+                    for p in 0..np {
+                        sums[c.joint * np + p] += c.mean[p] * c.n as f64;
+                    }
+                }
+            }
+        }
+        let children: Vec<ChildStats> = (0..total)
+            .map(|j| ChildStats {
+                joint: j,
+                n: n[j],
+                mean: (0..np)
+                    .map(|p| {
+                        if n[j] > 0 {
+                            sums[j * np + p] / n[j] as f64
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect(),
+            })
+            .collect();
+        let util = |j: usize, k: usize| {
+            if n[j] == 0 {
+                f64::NEG_INFINITY
+            } else {
+                children[j].mean[movers[k]]
+            }
+        };
+        let alive = regret_minimizing(&dims, util);
+        let chosen = pick_joint(&mut searches[0].rng, &dims, &alive);
+        self.last = SearchReport {
+            iterations,
+            nodes: searches.iter().map(|s| s.tree.len()).sum(),
+            bytes: searches.iter().map(|s| s.tree.allocated_bytes()).sum(),
+            seconds: start.elapsed().as_secs_f64(),
+            children,
+            chosen,
+        };
+        for (i, sr) in searches.into_iter().enumerate() {
+            self.trees[i] = Some(sr.tree);
+        }
+        Some(chosen)
+    }
+}
+
+impl<G, E> Player<G> for Uct<E>
+where
+    G: Game + Sync,
+    G::State: Send + Sync,
+    E: Evaluator<G>,
+{
+    fn name(&self) -> String {
+        format!(
+            "uct(c={}, E={}, threads={})",
+            self.config.c, self.config.evals, self.config.threads
+        )
+    }
+
+    fn choose(&mut self, game: &G, state: &G::State, budget: Budget) -> Vec<G::Move> {
+        let Some(j) = self.search(game, state, budget) else {
+            return Vec::new();
+        };
+        let mut movers = Vec::new();
+        game.movers(state, &mut movers);
+        let mut moves = Vec::new();
+        gen_moves(game, state, &movers, &mut moves);
+        let mut joint = Vec::new();
+        joint_of::<G>(&moves, movers.len(), j, &mut joint);
+        joint
+    }
+
+    fn observe(&mut self, game: &G, state: &G::State, joint: &[G::Move]) {
+        if !self.config.reuse_tree {
+            return;
+        }
+        let mut movers = Vec::new();
+        game.movers(state, &mut movers);
+        let mut moves = Vec::new();
+        let total = gen_moves(game, state, &movers, &mut moves);
+        // The index of the joint move.
+        let mut j = Some(0usize);
+        for (k, mv) in joint.iter().enumerate().take(movers.len()) {
+            j = match (j, moves[k].iter().position(|x| x == mv)) {
+                (Some(j), Some(i)) => Some(j * moves[k].len() + i),
+                _ => None,
+            };
+        }
+        for t in self.trees.iter_mut() {
+            let next = match (t.as_ref(), j) {
+                (Some(tree), Some(j)) => {
+                    let r = tree.nodes[0];
+                    if r.first != NONE && r.len as usize == total {
+                        Some(tree.subtree(r.first + j as u32))
+                    } else {
+                        None
+                    }
+                }
+                _ => None,
+            };
+            *t = next;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,275 @@
+//! Matches between players described by short specs, as `toss match` and
+//! `toss play` take them: `random`, `uct:iters=2000`, `uct:time=0.5`,
+//! `uct+heur:iters=2000`, `alphabeta:depth=4`.
+
+use std::time::Duration;
+
+use toss_runtime::Interpreter;
+use toss_runtime::alphabeta::AlphaBeta;
+use toss_runtime::game::{Game, rng_from_seed};
+use toss_runtime::heuristic::{HeuristicConfig, HeuristicEval, HeuristicKind, derive};
+use toss_runtime::ir;
+use toss_runtime::player::{Budget, Player, RandomPlayer};
+use toss_runtime::uct::{PlayoutPolicy, RandomPlayout, Uct, UctConfig};
+
+/// A parsed player spec.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlayerSpec {
+    /// The text it was parsed from, used in tables and the result line.
+    pub text: String,
+    pub kind: Kind,
+    pub budget: Budget,
+    /// UCT exploration constant.
+    pub c: Option<f64>,
+    pub threads: usize,
+    pub heuristic: HeuristicKind,
+    pub playout: Option<PlayoutPolicy>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Human,
+    Random,
+    Uct,
+    UctHeuristic,
+    AlphaBeta,
+}
+
+impl std::str::FromStr for PlayerSpec {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<PlayerSpec, String> {
+        let (head, args) = text.split_once(':').unwrap_or((text, ""));
+        let kind = match head {
+            "human" => Kind::Human,
+            "random" => Kind::Random,
+            "uct" => Kind::Uct,
+            "uct+heur" => Kind::UctHeuristic,
+            "alphabeta" => Kind::AlphaBeta,
+            other => {
+                return Err(format!(
+                    "unknown player `{other}`: expected human, random, uct, uct+heur or alphabeta"
+                ));
+            }
+        };
+        let mut spec = PlayerSpec {
+            text: text.to_string(),
+            kind,
+            budget: match kind {
+                Kind::AlphaBeta => Budget::Iterations(3),
+                _ => Budget::Iterations(1000),
+            },
+            c: None,
+            threads: 1,
+            heuristic: HeuristicKind::Existential,
+            playout: None,
+        };
+        for arg in args.split(',').filter(|a| !a.is_empty()) {
+            let (key, value) = arg
+                .split_once('=')
+                .ok_or_else(|| format!("`{arg}` in `{text}`: expected key=value"))?;
+            let number = || {
+                value
+                    .parse::<f64>()
+                    .map_err(|_| format!("`{arg}`: `{value}` is not a number"))
+            };
+            let count = || {
+                value
+                    .parse::<u64>()
+                    .map_err(|_| format!("`{arg}`: `{value}` is not a count"))
+            };
+            match key {
+                "iters" if matches!(kind, Kind::Uct | Kind::UctHeuristic) => {
+                    spec.budget = Budget::Iterations(count()?)
+                }
+                "depth" if kind == Kind::AlphaBeta => spec.budget = Budget::Iterations(count()?),
+                "time" if kind != Kind::Human && kind != Kind::Random => {
+                    let t = number()?;
+                    if !(t > 0.0 && t < 1e6) {
+                        return Err(format!("`{arg}`: the time must be positive seconds"));
+                    }
+                    spec.budget = Budget::Time(Duration::from_secs_f64(t));
+                }
+                "c" if matches!(kind, Kind::Uct | Kind::UctHeuristic) => spec.c = Some(number()?),
+                "threads" if matches!(kind, Kind::Uct | Kind::UctHeuristic) => {
+                    spec.threads = count()?.clamp(1, 64) as usize
+                }
+                "heur" if matches!(kind, Kind::UctHeuristic | Kind::AlphaBeta) => {
+                    spec.heuristic = match value {
+                        "existential" => HeuristicKind::Existential,
+                        "rule" => HeuristicKind::RuleCondition,
+                        _ => {
+                            return Err(format!("`{arg}`: expected heur=existential or heur=rule"));
+                        }
+                    }
+                }
+                "playout" if matches!(kind, Kind::Uct | Kind::UctHeuristic) => {
+                    spec.playout = Some(match value {
+                        "evaluate" => PlayoutPolicy::Evaluate,
+                        "random" => PlayoutPolicy::Random,
+                        "basic" => PlayoutPolicy::Basic,
+                        _ => {
+                            return Err(format!(
+                                "`{arg}`: expected playout=evaluate, random or basic"
+                            ));
+                        }
+                    })
+                }
+                _ => return Err(format!("`{key}` is not an option of `{head}`")),
+            }
+        }
+        Ok(spec)
+    }
+}
+
+/// A player ready to play a game, with its own budget.
+pub struct Seat {
+    pub spec: PlayerSpec,
+    pub player: Option<Box<dyn Player<Interpreter>>>,
+}
+
+/// Builds the player a spec describes for an interpreted game; `None` for a
+/// human (the caller reads moves).
+pub fn build(
+    spec: &PlayerSpec,
+    game: &ir::Game,
+    interp: &Interpreter,
+    seed: u64,
+) -> Result<Seat, String> {
+    let heuristic_eval = || {
+        let cfg = HeuristicConfig {
+            kind: spec.heuristic,
+            ..HeuristicConfig::default()
+        };
+        let h = derive(game, &cfg);
+        HeuristicEval::new(game, interp, &h)
+            .map_err(|e| format!("the derived heuristic does not compile: {e}"))
+    };
+    let uct_config = |default_playout| UctConfig {
+        c: spec.c.unwrap_or(UctConfig::default().c),
+        threads: spec.threads,
+        playout: spec.playout.unwrap_or(default_playout),
+        ..UctConfig::default()
+    };
+    let player: Option<Box<dyn Player<Interpreter>>> = match spec.kind {
+        Kind::Human => None,
+        Kind::Random => Some(Box::new(RandomPlayer::new(seed))),
+        Kind::Uct => Some(Box::new(Uct::new(
+            uct_config(PlayoutPolicy::Random),
+            RandomPlayout { max_plies: 100_000 },
+            seed,
+        ))),
+        Kind::UctHeuristic => Some(Box::new(Uct::new(
+            uct_config(PlayoutPolicy::Evaluate),
+            heuristic_eval()?,
+            seed,
+        ))),
+        Kind::AlphaBeta => Some(Box::new(AlphaBeta::new(heuristic_eval()?, seed))),
+    };
+    Ok(Seat {
+        spec: spec.clone(),
+        player,
+    })
+}
+
+/// Plays one game: `seats[p]` plays game player `p`. Returns the payoffs.
+pub fn play_one(g: &Interpreter, seats: &mut [Seat], seed: u64, max_plies: usize) -> Vec<f64> {
+    let mut rng = rng_from_seed(seed);
+    let mut s = g.initial_state();
+    let mut movers = Vec::new();
+    for _ in 0..max_plies {
+        g.movers(&s, &mut movers);
+        if movers.is_empty() {
+            break;
+        }
+        let mut joint = Vec::with_capacity(movers.len());
+        for &p in &movers {
+            let seat = &mut seats[p];
+            let Some(player) = seat.player.as_mut() else {
+                return vec![0.0; g.num_players()];
+            };
+            let answer = player.choose(g, &s, seat.spec.budget);
+            let k = movers.iter().position(|&q| q == p).unwrap_or(0);
+            match answer.into_iter().nth(k) {
+                Some(m) => joint.push(m),
+                None => break,
+            }
+        }
+        if joint.len() < movers.len() {
+            break;
+        }
+        for seat in seats.iter_mut() {
+            if let Some(player) = seat.player.as_mut() {
+                player.observe(g, &s, &joint);
+            }
+        }
+        g.apply(&mut s, &joint, &mut rng);
+    }
+    let mut pay = vec![0.0; g.num_players()];
+    g.payoffs(&s, &mut pay);
+    pay
+}
+
+/// Wins, draws and losses of one spec in one seat.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Record {
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+}
+
+impl Record {
+    pub fn games(&self) -> u64 {
+        self.wins + self.draws + self.losses
+    }
+    /// (wins + draws / 2) / games.
+    pub fn score(&self) -> f64 {
+        (self.wins as f64 + 0.5 * self.draws as f64) / self.games().max(1) as f64
+    }
+    /// Half-width of the 95% confidence interval of the score (normal
+    /// approximation with the sample variance of per-game scores).
+    pub fn ci95(&self) -> f64 {
+        let n = self.games() as f64;
+        if n < 2.0 {
+            return f64::NAN;
+        }
+        let mean = self.score();
+        let sq = self.wins as f64 * (1.0 - mean).powi(2)
+            + self.draws as f64 * (0.5 - mean).powi(2)
+            + self.losses as f64 * mean.powi(2);
+        1.96 * (sq / (n - 1.0) / n).sqrt()
+    }
+    pub fn add(&mut self, other: Record) {
+        self.wins += other.wins;
+        self.draws += other.draws;
+        self.losses += other.losses;
+    }
+}
+
+/// Win, draw or loss of player `p`: more payoff than every other player is
+/// a win, less than some other a loss, otherwise a draw.
+pub fn outcome(payoffs: &[f64], p: usize) -> Record {
+    let mine = payoffs[p];
+    let others = payoffs
+        .iter()
+        .enumerate()
+        .filter(|&(q, _)| q != p)
+        .map(|(_, &v)| v);
+    let best_other = others.fold(f64::NEG_INFINITY, f64::max);
+    if mine > best_other {
+        Record {
+            wins: 1,
+            ..Record::default()
+        }
+    } else if mine < best_other {
+        Record {
+            losses: 1,
+            ..Record::default()
+        }
+    } else {
+        Record {
+            draws: 1,
+            ..Record::default()
+        }
+    }
+}

@@ -1,0 +1,329 @@
+//! Running games from the command line, for any implementation of `Game`:
+//! perft, random playouts, interactive play and reading moves typed by a
+//! person.
+
+use std::io::{BufRead, Write};
+use std::time::Instant;
+
+use toss_runtime::game::{Game, Rng, rng_from_seed};
+use toss_runtime::player::{Budget, Player};
+
+/// Every joint move of the movers of `s` (one move per mover, in `movers`
+/// order), in canonical order: the first mover's moves vary slowest.
+pub fn joint_moves<G: Game>(g: &G, s: &G::State) -> Vec<Vec<G::Move>> {
+    let mut movers = Vec::new();
+    g.movers(s, &mut movers);
+    let mut joints: Vec<Vec<G::Move>> = if movers.is_empty() {
+        Vec::new()
+    } else {
+        vec![Vec::new()]
+    };
+    let mut moves = Vec::new();
+    for &p in &movers {
+        g.legal_moves(s, p, &mut moves);
+        joints = joints
+            .into_iter()
+            .flat_map(|j| {
+                moves.iter().map(move |m| {
+                    let mut j = j.clone();
+                    j.push(m.clone());
+                    j
+                })
+            })
+            .collect();
+    }
+    joints
+}
+
+/// A joint move as text: the movers' moves joined by ` & `.
+pub fn joint_to_string<G: Game>(g: &G, s: &G::State, joint: &[G::Move]) -> String {
+    let mut movers = Vec::new();
+    g.movers(s, &mut movers);
+    movers
+        .iter()
+        .zip(joint)
+        .map(|(&p, m)| g.move_to_string(s, p, m))
+        .collect::<Vec<_>>()
+        .join(" & ")
+}
+
+/// Perft with the count below each first joint move, as `(move, count)`.
+pub fn perft_divide<G: Game>(g: &G, s: &G::State, depth: usize) -> Vec<(String, u64)> {
+    let mut rng = rng_from_seed(0);
+    joint_moves(g, s)
+        .into_iter()
+        .map(|joint| {
+            let mut t = s.clone();
+            g.apply(&mut t, &joint, &mut rng);
+            (
+                joint_to_string(g, s, &joint),
+                g.perft(&t, depth.saturating_sub(1)),
+            )
+        })
+        .collect()
+}
+
+/// What `toss playout` measured.
+pub struct PlayoutStats {
+    pub playouts: u64,
+    pub seconds: f64,
+    pub mean_plies: f64,
+    pub mean_payoffs: Vec<f64>,
+}
+
+/// Runs `n` random playouts with one generator seeded from `seed`; `tick`
+/// is called after each playout (for a progress bar).
+pub fn playouts<G: Game>(
+    g: &G,
+    n: u64,
+    seed: u64,
+    max_plies: usize,
+    mut tick: impl FnMut(),
+) -> PlayoutStats {
+    let mut rng = rng_from_seed(seed);
+    let mut plies = 0u64;
+    let mut payoffs = vec![0.0; g.num_players()];
+    let start = Instant::now();
+    for _ in 0..n {
+        let (len, pay) = g.random_playout(&mut rng, max_plies);
+        plies += len as u64;
+        for (sum, p) in payoffs.iter_mut().zip(pay) {
+            *sum += p;
+        }
+        tick();
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let n_f = n.max(1) as f64;
+    PlayoutStats {
+        playouts: n,
+        seconds,
+        mean_plies: plies as f64 / n_f,
+        mean_payoffs: payoffs.into_iter().map(|p| p / n_f).collect(),
+    }
+}
+
+/// Words of a move's text: runs of letters, digits, `_` and `'`.
+fn words(text: &str) -> Vec<&str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '\''))
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// Finds the legal move a person meant. Accepted: the move's number in the
+/// printed list (from 1), its full text, or the cells (element names) it
+/// uses in order, optionally preceded by the rule name: `b2`, `a2 a3`,
+/// `a2-a3`, `WhiteStraight a2 a3`.
+pub fn parse_move<G: Game>(
+    g: &G,
+    s: &G::State,
+    player: usize,
+    moves: &[G::Move],
+    input: &str,
+) -> Result<usize, String> {
+    let input = input.trim();
+    if input.is_empty() {
+        return Err("type a move".into());
+    }
+    if let Ok(i) = input.parse::<usize>() {
+        return if (1..=moves.len()).contains(&i) {
+            Ok(i - 1)
+        } else {
+            Err(format!(
+                "there is no move number {i}; the moves are numbered 1 to {}",
+                moves.len()
+            ))
+        };
+    }
+    let texts: Vec<String> = moves
+        .iter()
+        .map(|m| g.move_to_string(s, player, m))
+        .collect();
+    let squash = |t: &str| t.split_whitespace().collect::<String>();
+    if let Some(i) = texts.iter().position(|t| squash(t) == squash(input)) {
+        return Ok(i);
+    }
+    let structure = g.to_structure(s);
+    let is_element = |w: &str| structure.element(w).is_some();
+    let typed = words(input);
+    let (rule, cells): (Vec<&str>, Vec<&str>) = typed.iter().partition(|w| !is_element(w));
+    if rule.len() > 1 {
+        return Err(format!("`{}` are not cells of the board", rule.join(" ")));
+    }
+    let candidates: Vec<usize> = texts
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| {
+            let w = words(t);
+            let move_cells: Vec<&str> = w.iter().copied().filter(|w| is_element(w)).collect();
+            move_cells == cells && rule.first().is_none_or(|r| w.first() == Some(r))
+        })
+        .map(|(i, _)| i)
+        .collect();
+    match candidates.as_slice() {
+        [i] => Ok(*i),
+        [] => Err(format!("`{input}` is not a legal move")),
+        many => Err(format!(
+            "`{input}` is ambiguous: it could be {}; type more (the rule name or the number)",
+            many.iter()
+                .map(|&i| texts[i].as_str())
+                .collect::<Vec<_>>()
+                .join(" or ")
+        )),
+    }
+}
+
+/// Draws a position: the board if the structure is one, else its relations.
+pub fn picture<G: Game>(g: &G, s: &G::State) -> String {
+    let st = g.to_structure(s);
+    if let Some(text) = crate::render::board_text(&st) {
+        return text;
+    }
+    let mut out = String::new();
+    for r in 0..st.num_relations() {
+        let tuples: Vec<String> = st
+            .tuples(r)
+            .iter()
+            .map(|t| {
+                format!(
+                    "({})",
+                    t.iter()
+                        .map(|&e| st.element_name(e))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })
+            .collect();
+        out.push_str(&format!(
+            "  {} {{{}}}\n",
+            st.relation_name(r),
+            tuples.join("; ")
+        ));
+    }
+    out
+}
+
+/// Plays a game in the terminal: humans type moves on `input`, the board
+/// and the moves go to `out`. Returns the payoffs.
+/// A seat in `toss play`: a person typing moves, or a program with its
+/// budget per move.
+pub enum Seat<G: Game> {
+    Human,
+    Program(Box<dyn Player<G>>, Budget),
+}
+
+pub fn play<G: Game>(
+    g: &G,
+    seats: &mut [Seat<G>],
+    seed: u64,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+) -> std::io::Result<Vec<f64>> {
+    let names = g.player_names();
+    let mut rng: Rng = rng_from_seed(seed);
+    let mut s = g.initial_state();
+    let mut movers = Vec::new();
+    let mut moves = Vec::new();
+    let mut line = String::new();
+    loop {
+        writeln!(out, "{}", picture(g, &s))?;
+        g.movers(&s, &mut movers);
+        let mut joint = Vec::new();
+        for &p in &movers {
+            g.legal_moves(&s, p, &mut moves);
+            if moves.is_empty() {
+                break;
+            }
+            let choice = match seats.get_mut(p) {
+                Some(Seat::Program(player, budget)) => {
+                    let answer = player.choose(g, &s, *budget);
+                    let k = movers.iter().position(|&q| q == p).unwrap_or(0);
+                    match answer
+                        .get(k)
+                        .and_then(|m| moves.iter().position(|x| x == m))
+                    {
+                        Some(i) => i,
+                        None => break,
+                    }
+                }
+                Some(Seat::Human) | None => loop {
+                    writeln!(out, "{} to move. Legal moves:", names[p])?;
+                    for (i, m) in moves.iter().enumerate() {
+                        writeln!(out, "  {:>3}. {}", i + 1, g.move_to_string(&s, p, m))?;
+                    }
+                    write!(out, "{}> ", names[p])?;
+                    out.flush()?;
+                    line.clear();
+                    if input.read_line(&mut line)? == 0 {
+                        writeln!(out)?;
+                        return Err(std::io::Error::new(
+                            std::io::ErrorKind::UnexpectedEof,
+                            "input ended before the game did",
+                        ));
+                    }
+                    match parse_move(g, &s, p, &moves, &line) {
+                        Ok(i) => break i,
+                        Err(e) => writeln!(out, "{e}")?,
+                    }
+                },
+            };
+            writeln!(
+                out,
+                "{} plays {}",
+                names[p],
+                g.move_to_string(&s, p, &moves[choice])
+            )?;
+            joint.push(moves.swap_remove(choice));
+        }
+        if movers.is_empty() || joint.len() < movers.len() {
+            break;
+        }
+        for seat in seats.iter_mut() {
+            if let Seat::Program(player, _) = seat {
+                player.observe(g, &s, &joint);
+            }
+        }
+        g.apply(&mut s, &joint, &mut rng);
+    }
+    let mut pay = vec![0.0; g.num_players()];
+    g.payoffs(&s, &mut pay);
+    writeln!(out, "The play has ended.")?;
+    for (n, p) in names.iter().zip(&pay) {
+        writeln!(out, "  {n}: {p}")?;
+    }
+    Ok(pay)
+}
+
+/// Applies moves written as in `toss play` (a joint move's parts joined by
+/// `&`), from the initial state.
+pub fn replay<G: Game>(g: &G, moves: &[&str], seed: u64) -> Result<G::State, String> {
+    let mut rng = rng_from_seed(seed);
+    let mut s = g.initial_state();
+    let mut movers = Vec::new();
+    let mut legal = Vec::new();
+    for (ply, text) in moves.iter().enumerate() {
+        g.movers(&s, &mut movers);
+        if movers.is_empty() {
+            return Err(format!(
+                "move {} (`{text}`): the play has already ended",
+                ply + 1
+            ));
+        }
+        let parts: Vec<&str> = text.split('&').collect();
+        if parts.len() != movers.len() {
+            return Err(format!(
+                "move {} (`{text}`): {} player(s) move here, give one move each joined by &",
+                ply + 1,
+                movers.len()
+            ));
+        }
+        let mut joint = Vec::new();
+        for (&p, part) in movers.iter().zip(&parts) {
+            g.legal_moves(&s, p, &mut legal);
+            let i =
+                parse_move(g, &s, p, &legal, part).map_err(|e| format!("move {}: {e}", ply + 1))?;
+            joint.push(legal.swap_remove(i));
+        }
+        g.apply(&mut s, &joint, &mut rng);
+    }
+    Ok(s)
+}

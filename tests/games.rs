@@ -1,0 +1,113 @@
+//! Every game in `games/` loads, and the benchmark games play by the same
+//! rules as the peer systems: perft counts and random-playout statistics
+//! from `shared/reference/benchmark-games.md`.
+
+use toss::{Game, Interpreter};
+
+fn load(name: &str) -> Interpreter {
+    let path = format!("{}/games/{name}.toss", env!("CARGO_MANIFEST_DIR"));
+    let source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    toss::interpret(&source, &format!("{name}.toss")).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn perft(name: &str, depths: &[u64]) {
+    let g = load(name);
+    let s = g.initial_state();
+    let counts: Vec<u64> = (1..=depths.len()).map(|d| g.perft(&s, d)).collect();
+    assert_eq!(counts, depths, "{name}");
+}
+
+#[test]
+fn every_game_file_loads() {
+    let dir = format!("{}/games", env!("CARGO_MANIFEST_DIR"));
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .expect("games directory")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toss"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 8, "{names:?}");
+    for path in names {
+        let source = std::fs::read_to_string(&path).expect("read");
+        let name = path.display().to_string();
+        let g = toss::interpret(&source, &name).unwrap_or_else(|e| panic!("{e}"));
+        // Every game can be played to its end from the start.
+        let (_, payoffs) = g.random_playout(&mut toss::rng_from_seed(1), 100_000);
+        assert_eq!(payoffs.len(), g.num_players(), "{name}");
+    }
+}
+
+#[test]
+fn tic_tac_toe_perft() {
+    perft(
+        "tic-tac-toe",
+        &[9, 72, 504, 3024, 15120, 54720, 148176, 200448, 127872],
+    );
+}
+
+#[test]
+fn connect4_perft() {
+    perft("connect4", &[7, 49, 343, 2401, 16807, 117649]);
+}
+
+#[test]
+fn breakthrough_perft() {
+    perft("breakthrough", &[22, 484, 11132, 256036]);
+}
+
+/// Mean and standard error of the mean.
+fn mean_se(xs: &[f64]) -> (f64, f64) {
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1.0);
+    (mean, (var / n).sqrt())
+}
+
+/// Random playouts agree with the peer figures (mean length in plies, mean
+/// score of the first player on 0-100) within 4.5 standard errors. The
+/// games' payoffs are -1/0/1, so a score is 50 * (payoff + 1).
+fn peer_statistics(name: &str, playouts: u64, peer_length: f64, peer_score: f64) {
+    let g = load(name);
+    let mut rng = toss::rng_from_seed(2026);
+    let (mut lengths, mut scores) = (Vec::new(), Vec::new());
+    for _ in 0..playouts {
+        let (plies, pay) = g.random_playout(&mut rng, 100_000);
+        lengths.push(plies as f64);
+        scores.push(50.0 * (pay[0] + 1.0));
+    }
+    let (len, len_se) = mean_se(&lengths);
+    let (score, score_se) = mean_se(&scores);
+    assert!(
+        (len - peer_length).abs() < 4.5 * len_se,
+        "{name}: mean length {len:.2} +- {len_se:.2}, peer {peer_length}"
+    );
+    assert!(
+        (score - peer_score).abs() < 4.5 * score_se,
+        "{name}: score {score:.2} +- {score_se:.2}, peer {peer_score}"
+    );
+}
+
+#[test]
+fn tic_tac_toe_plays_like_the_peers() {
+    peer_statistics("tic-tac-toe", 20_000, 7.63, 64.9);
+}
+
+#[test]
+fn connect4_plays_like_the_peers() {
+    peer_statistics("connect4", 3_000, 21.31, 55.7);
+}
+
+#[test]
+fn breakthrough_plays_like_the_peers() {
+    peer_statistics("breakthrough", 1_500, 64.1, 50.9);
+}
+
+#[test]
+fn hex_plays_like_the_peers() {
+    peer_statistics("hex", 300, 107.5, 52.4);
+}
+
+#[test]
+fn gomoku_plays_like_the_peers() {
+    peer_statistics("gomoku", 200, 109.0, 51.0);
+}
