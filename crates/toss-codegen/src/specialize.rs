@@ -69,7 +69,7 @@ fn shift(s: TokenStream, d: i32) -> TokenStream {
     }
 }
 
-fn set_expr(plan: &Plan, e: &SetExpr) -> TokenStream {
+fn set_expr(e: &SetExpr) -> TokenStream {
     match e {
         SetExpr::Empty => quote! { Set::EMPTY },
         SetExpr::Universe => quote! { UNIVERSE },
@@ -86,23 +86,23 @@ fn set_expr(plan: &Plan, e: &SetExpr) -> TokenStream {
             quote! { #v }
         }
         SetExpr::And(v) => {
-            let parts = v.iter().map(|x| set_expr(plan, x));
+            let parts = v.iter().map(set_expr);
             quote! { (#(#parts)&*) }
         }
         SetExpr::Or(v) => {
-            let parts = v.iter().map(|x| set_expr(plan, x));
+            let parts = v.iter().map(set_expr);
             quote! { (#(#parts)|*) }
         }
         SetExpr::Not(x) => {
-            let x = set_expr(plan, x);
+            let x = set_expr(x);
             quote! { (UNIVERSE & !#x) }
         }
         SetExpr::AllIf(x) => {
-            let x = set_expr(plan, x);
+            let x = set_expr(x);
             quote! { (if #x.is_empty() { Set::EMPTY } else { UNIVERSE }) }
         }
         SetExpr::Image { rel, of } => {
-            let of = set_expr(plan, of);
+            let of = set_expr(of);
             match rel {
                 Rel2::Shifts(v) => {
                     let parts = v.iter().map(|(d, m)| {
@@ -127,7 +127,7 @@ fn set_expr(plan: &Plan, e: &SetExpr) -> TokenStream {
         }
         SetExpr::Fix { var, body } => {
             let v = format_ident!("fix{}", var);
-            let body = set_expr(plan, body);
+            let body = set_expr(body);
             quote! {
                 ({
                     let mut #v = Set::EMPTY;
@@ -149,7 +149,7 @@ fn cond_expr(plan: &Plan, c: &Cond) -> TokenStream {
         Cond::Const(true) => quote! { true },
         Cond::Const(false) => quote! { false },
         Cond::NonEmpty(s) => {
-            let s = set_expr(plan, s);
+            let s = set_expr(s);
             quote! { !#s.is_empty() }
         }
         Cond::Not(c) => {
@@ -168,7 +168,7 @@ fn cond_expr(plan: &Plan, c: &Cond) -> TokenStream {
             let p = &plan.patterns[*pattern];
             let names: Vec<Ident> = (0..sets.len()).map(|i| format_ident!("v{}", i)).collect();
             let defs = sets.iter().zip(&names).map(|(s, n)| {
-                let s = set_expr(plan, s);
+                let s = set_expr(s);
                 quote! { let #n = #s; }
             });
             let groups = p.groups.iter().map(|(offs, m)| {
@@ -188,7 +188,7 @@ fn cond_expr(plan: &Plan, c: &Cond) -> TokenStream {
     }
 }
 
-fn num_expr(plan: &Plan, n: &Num) -> TokenStream {
+fn num_expr(n: &Num) -> TokenStream {
     match n {
         Num::Const(c) => {
             let c = Literal::f64_suffixed(*c);
@@ -199,24 +199,24 @@ fn num_expr(plan: &Plan, n: &Num) -> TokenStream {
             quote! { (if #f(s) { 1.0 } else { 0.0 }) }
         }
         Num::Count(set, k) => {
-            let set = set_expr(plan, set);
+            let set = set_expr(set);
             let k = Literal::f64_suffixed(*k);
             quote! { (#set.count() as f64 * #k) }
         }
         Num::Neg(a) => {
-            let a = num_expr(plan, a);
+            let a = num_expr(a);
             quote! { (-#a) }
         }
         Num::Add(a, b) => {
-            let (a, b) = (num_expr(plan, a), num_expr(plan, b));
+            let (a, b) = (num_expr(a), num_expr(b));
             quote! { (#a + #b) }
         }
         Num::Sub(a, b) => {
-            let (a, b) = (num_expr(plan, a), num_expr(plan, b));
+            let (a, b) = (num_expr(a), num_expr(b));
             quote! { (#a - #b) }
         }
         Num::Mul(a, b) => {
-            let (a, b) = (num_expr(plan, a), num_expr(plan, b));
+            let (a, b) = (num_expr(a), num_expr(b));
             quote! { (#a * #b) }
         }
     }
@@ -240,7 +240,7 @@ fn matcher(plan: &Plan, ri: usize) -> TokenStream {
     }
     let cands = r.steps.iter().map(|st| {
         let c = format_ident!("c{}", st.elem);
-        let e = set_expr(plan, &st.cand);
+        let e = set_expr(&st.cand);
         quote! { let #c = #e; }
     });
     let body = if let Some((d, m)) = r.shift {
@@ -324,7 +324,7 @@ fn counters(plan: &Plan, ri: usize) -> TokenStream {
     let m = format_ident!("match_{}", ri);
     let cands = r.steps.iter().map(|st| {
         let c = format_ident!("c{}", st.elem);
-        let e = set_expr(plan, &st.cand);
+        let e = set_expr(&st.cand);
         quote! { let #c = #e; }
     });
     let simple = if r.lhs.len() == 1 {
@@ -699,7 +699,7 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
         }
         let pays = loc.players.iter().enumerate().map(|(p, pl)| {
             let p = usize_lit(p);
-            let v = num_expr(plan, &pl.payoff);
+            let v = num_expr(&pl.payoff);
             quote! { out[#p] = #v; }
         });
         payoff_arms.push(quote! { #lit => { #(#pays)* } });

@@ -95,13 +95,12 @@ impl<const W: usize> Bits<W> {
     pub fn shift_down(self, n: u32) -> Self {
         let (ws, bs) = ((n / 64) as usize, n % 64);
         let mut out = [0u64; W];
-        for i in 0..W.saturating_sub(ws) {
-            let hi = self.0[i + ws];
-            let mut v = hi >> bs;
+        for (i, o) in out.iter_mut().enumerate().take(W.saturating_sub(ws)) {
+            let mut v = self.0[i + ws] >> bs;
             if bs != 0 && i + ws + 1 < W {
                 v |= self.0[i + ws + 1] << (64 - bs);
             }
-            out[i] = v;
+            *o = v;
         }
         Bits(out)
     }
