@@ -188,6 +188,19 @@ fn cond_expr(plan: &Plan, c: &Cond) -> TokenStream {
     }
 }
 
+/// The conditions a term uses (evaluated once per payoff computation).
+fn num_conds(n: &Num, out: &mut Vec<usize>) {
+    match n {
+        Num::Cond(i) => out.push(*i),
+        Num::Neg(a) => num_conds(a, out),
+        Num::Add(a, b) | Num::Sub(a, b) | Num::Mul(a, b) => {
+            num_conds(a, out);
+            num_conds(b, out);
+        }
+        Num::Const(_) | Num::Count(..) => {}
+    }
+}
+
 fn num_expr(n: &Num) -> TokenStream {
     match n {
         Num::Const(c) => {
@@ -195,8 +208,8 @@ fn num_expr(n: &Num) -> TokenStream {
             quote! { #c }
         }
         Num::Cond(i) => {
-            let f = format_ident!("c{}", i);
-            quote! { (if #f(s) { 1.0 } else { 0.0 }) }
+            let v = format_ident!("cv{}", i);
+            quote! { (if #v { 1.0 } else { 0.0 }) }
         }
         Num::Count(set, k) => {
             let set = set_expr(set);
@@ -697,12 +710,22 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
                 },
             });
         }
+        let mut used = Vec::new();
+        for pl in &loc.players {
+            num_conds(&pl.payoff, &mut used);
+        }
+        used.sort_unstable();
+        used.dedup();
+        let evals = used.iter().map(|&c| {
+            let (v, f) = (format_ident!("cv{}", c), format_ident!("c{}", c));
+            quote! { let #v = #f(s); }
+        });
         let pays = loc.players.iter().enumerate().map(|(p, pl)| {
             let p = usize_lit(p);
             let v = num_expr(&pl.payoff);
             quote! { out[#p] = #v; }
         });
-        payoff_arms.push(quote! { #lit => { #(#pays)* } });
+        payoff_arms.push(quote! { #lit => { #(#evals)* #(#pays)* } });
     }
 
     let fluent_count = plan.fluents.len();

@@ -90,3 +90,20 @@ fn expansion_is_deterministic() {
         assert_eq!(expansion(ty, g), expansion(ty, g), "{g}");
     }
 }
+
+#[test]
+fn games_outside_the_fragment_forward_to_the_interpreter() {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let input = quote! {
+        #[toss(file = "tests/fixtures/counter.toss")]
+        struct Counter;
+    };
+    let tokens = toss_codegen::derive_game_in(input, base);
+    let parsed: syn::File = syn::parse2(tokens).expect("the expansion parses as a file");
+    let text = prettyplease::unparse(&parsed);
+    assert!(
+        text.contains("function updates are not specialized"),
+        "{text}"
+    );
+    assert!(text.contains("::toss::Game::legal_moves(Counter::interpreter()"));
+}
