@@ -111,3 +111,44 @@ fn hex_plays_like_the_peers() {
 fn gomoku_plays_like_the_peers() {
     peer_statistics("gomoku", 200, 109.0, 51.0);
 }
+
+fn load_fixture(name: &str) -> Interpreter {
+    let path = format!("{}/tests/fixtures/{name}.toss", env!("CARGO_MANIFEST_DIR"));
+    let source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    toss::interpret(&source, &format!("{name}.toss")).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn english_draughts_perft() {
+    perft("english-draughts", &[7, 49, 302, 1469, 7361]);
+}
+
+#[test]
+fn english_draughts_plays_like_the_peers() {
+    peer_statistics("english-draughts", 500, 66.8, 49.3);
+}
+
+#[test]
+fn chess_perft() {
+    perft("chess", &[20, 400, 8902]);
+}
+
+/// Castling through and out of attacked squares, promotions, pins: the
+/// chess rules from two standard perft positions.
+#[test]
+fn chess_perft_test_positions() {
+    for (name, counts) in [
+        ("chess-kiwipete", [48u64, 2039]),
+        ("chess-position4", [6, 264]),
+    ] {
+        let g = load_fixture(name);
+        let s = g.initial_state();
+        let got: Vec<u64> = (1..=2).map(|d| g.perft(&s, d)).collect();
+        assert_eq!(got, counts, "{name}");
+    }
+}
+
+#[test]
+fn amazons_first_moves() {
+    perft("amazons", &[2176]);
+}

@@ -55,6 +55,28 @@ pub trait Game {
     /// edges and drawn parameters use `rng`.
     fn apply(&self, s: &mut Self::State, joint: &[Self::Move], rng: &mut Rng);
 
+    /// The movers of `s` (as [`Game::movers`]) and, for each of them in
+    /// order, its legal moves (as [`Game::legal_moves`]); `moves` is
+    /// resized to at least `movers.len()` entries (extra entries are left
+    /// as they are, so their buffers can be reused). Both are empty in
+    /// effect when `s` is terminal (`movers` is cleared). The default calls
+    /// the two methods; an implementation that finds the movers by
+    /// generating moves overrides it to generate them only once.
+    fn movers_and_moves(
+        &self,
+        s: &Self::State,
+        movers: &mut Vec<usize>,
+        moves: &mut Vec<Vec<Self::Move>>,
+    ) {
+        self.movers(s, movers);
+        if moves.len() < movers.len() {
+            moves.resize_with(movers.len(), Vec::new);
+        }
+        for (i, &p) in movers.iter().enumerate() {
+            self.legal_moves(s, p, &mut moves[i]);
+        }
+    }
+
     fn is_terminal(&self, s: &Self::State) -> bool {
         let mut m = Vec::new();
         self.movers(s, &mut m);
@@ -86,22 +108,21 @@ pub trait Game {
         max_plies: usize,
     ) -> (usize, Vec<f64>) {
         let mut movers = Vec::new();
-        let mut moves = Vec::new();
+        let mut moves: Vec<Vec<Self::Move>> = Vec::new();
         let mut joint = Vec::new();
         let mut plies = 0;
         while plies < max_plies {
-            self.movers(s, &mut movers);
+            self.movers_and_moves(s, &mut movers, &mut moves);
             if movers.is_empty() {
                 break;
             }
             joint.clear();
-            for &p in &movers {
-                self.legal_moves(s, p, &mut moves);
-                if moves.is_empty() {
+            for ms in moves.iter_mut().take(movers.len()) {
+                if ms.is_empty() {
                     break;
                 }
-                let i = (rng.next_u64() % moves.len() as u64) as usize;
-                joint.push(moves.swap_remove(i));
+                let i = (rng.next_u64() % ms.len() as u64) as usize;
+                joint.push(ms.swap_remove(i));
             }
             if joint.len() < movers.len() {
                 break;

@@ -68,8 +68,92 @@ fn err<T>(message: String) -> Result<T, RewriteError> {
 /// optional tuple of the left side (in source order) is present.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Match {
-    pub elems: Vec<Elem>,
+    pub elems: Elems,
     pub optional: u64,
+}
+
+/// Inline capacity of [`Elems`].
+const INLINE_ELEMS: usize = 6;
+
+/// The element images of a match: a slice stored inline when short (left
+/// sides of board games have one to four elements), so that generating a
+/// move allocates nothing for them. Behaves as `[Elem]` (`Deref`); equality,
+/// order and hashing are those of the slice.
+#[derive(Clone)]
+pub struct Elems(ElemsRepr);
+
+#[derive(Clone)]
+enum ElemsRepr {
+    Inline(u8, [Elem; INLINE_ELEMS]),
+    Heap(Vec<Elem>),
+}
+
+impl From<&[Elem]> for Elems {
+    fn from(v: &[Elem]) -> Self {
+        if v.len() <= INLINE_ELEMS {
+            let mut a = [0; INLINE_ELEMS];
+            a[..v.len()].copy_from_slice(v);
+            Elems(ElemsRepr::Inline(v.len() as u8, a))
+        } else {
+            Elems(ElemsRepr::Heap(v.to_vec()))
+        }
+    }
+}
+
+impl From<Vec<Elem>> for Elems {
+    fn from(v: Vec<Elem>) -> Self {
+        if v.len() <= INLINE_ELEMS {
+            Elems::from(&v[..])
+        } else {
+            Elems(ElemsRepr::Heap(v))
+        }
+    }
+}
+
+impl std::ops::Deref for Elems {
+    type Target = [Elem];
+    #[inline]
+    fn deref(&self) -> &[Elem] {
+        match &self.0 {
+            ElemsRepr::Inline(n, a) => &a[..*n as usize],
+            ElemsRepr::Heap(v) => v,
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a Elems {
+    type Item = &'a Elem;
+    type IntoIter = std::slice::Iter<'a, Elem>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl PartialEq for Elems {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+impl Eq for Elems {}
+impl PartialOrd for Elems {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Elems {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (**self).cmp(&**other)
+    }
+}
+impl std::hash::Hash for Elems {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        (**self).hash(h)
+    }
+}
+impl std::fmt::Debug for Elems {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (**self).fmt(f)
+    }
 }
 
 /// A tuple over left (or right) element indices.
@@ -103,6 +187,11 @@ struct Step {
     forbidden: Vec<usize>,
     /// Earlier-bound left elements this one must differ from.
     distinct_from: Vec<usize>,
+    /// `(relation, wanted)`: the unary tuples on `elem` among `checks`
+    /// (wanted present) and `forbidden` (wanted absent; only without
+    /// nondistinct pairs), tested directly on the bitsets. Exactness makes
+    /// these the most common checks (`emb W, B`: the target is neither).
+    unary: Vec<(RelId, bool)>,
 }
 
 /// A tuple of the right side.
@@ -290,7 +379,14 @@ impl CompiledRule {
         }
         let has_nondistinct = !rule.nondistinct.is_empty();
 
-        let steps = plan(signature, nl, &required, &forbidden, &may_merge);
+        let steps = plan(
+            signature,
+            nl,
+            &required,
+            &forbidden,
+            &may_merge,
+            has_nondistinct,
+        );
         let ordered = steps.iter().enumerate().all(|(i, s)| s.elem == i);
 
         // The map s.
@@ -505,6 +601,13 @@ impl CompiledRule {
             if step.distinct_from.iter().any(|&o| assign[o] == c) {
                 return true;
             }
+            if step
+                .unary
+                .iter()
+                .any(|&(r, want)| s.unary(r).is_some_and(|b| b.contains(c)) != want)
+            {
+                return true;
+            }
             assign[step.elem] = c;
             if step
                 .checks
@@ -562,7 +665,7 @@ impl CompiledRule {
         out.clear();
         self.for_each_match(s, |elems, optional| {
             out.push(Match {
-                elems: elems.to_vec(),
+                elems: elems.into(),
                 optional,
             });
             true
@@ -582,7 +685,7 @@ impl CompiledRule {
     /// value for `update_targets()[i]`.
     pub fn apply(&self, s: &mut Structure, m: &Match, update_values: &[f64]) -> Vec<Elem> {
         debug_assert_eq!(m.elems.len(), self.lhs_names.len());
-        let mut matched: Vec<Elem> = m.elems.clone();
+        let mut matched: Vec<Elem> = m.elems.to_vec();
         matched.sort_unstable();
         matched.dedup();
         let in_matched = |e: Elem, matched: &[Elem]| matched.binary_search(&e).is_ok();
@@ -765,6 +868,7 @@ fn plan(
     required: &[Tup],
     forbidden: &[Tup],
     may_merge: &[bool],
+    has_nondistinct: bool,
 ) -> Vec<Step> {
     let n = sig.num_elements().max(1) as f64;
     let mut bound = vec![false; nl];
@@ -816,12 +920,33 @@ fn plan(
             .map(|s| s.elem)
             .filter(|&o| !may_merge[o * nl + x])
             .collect();
+        let is_unary = |t: &Tup| t.args.len() == 1 && sig.arity(t.rel) == 1;
+        let mut unary = Vec::new();
+        let mut checks: Vec<usize> = checks;
+        let mut forb: Vec<usize> = forb;
+        checks.retain(|&i| {
+            let keep = !is_unary(&required[i]);
+            if !keep {
+                unary.push((required[i].rel, true));
+            }
+            keep
+        });
+        if !has_nondistinct {
+            forb.retain(|&i| {
+                let keep = !is_unary(&forbidden[i]);
+                if !keep {
+                    unary.push((forbidden[i].rel, false));
+                }
+                keep
+            });
+        }
         steps.push(Step {
             elem: x,
             source,
             checks,
             forbidden: forb,
             distinct_from,
+            unary,
         });
     }
     steps

@@ -21,8 +21,10 @@
 //!   - `All`: one move with all matches (when there is at least one); they
 //!     are applied one after the other in canonical order, skipping a match
 //!     whose elements an earlier one deleted;
-//! - `pre` sentences that mention no left element (like `not WinQ()`) are
-//!   evaluated once per state, label and choice, not per match;
+//! - the conjuncts of `pre` that mention no left element (like `not
+//!   WinQ()` in `Playable(a) and not WinQ()`) are evaluated once per state
+//!   and parameter choice, shared by all labels whose rules have the same
+//!   such conjuncts, not per match;
 //! - a joint action is applied move by move in player order (update terms
 //!   are evaluated just before each rule application); the next location is
 //!   the target of the *first* mover's label, drawn by probability with the
@@ -86,19 +88,54 @@ pub struct State {
 pub struct Move {
     /// Index of the label among the player's labels in the location.
     pub label: usize,
-    pub matches: Vec<Match>,
+    pub matches: Matches,
     pub time: Option<f64>,
     /// One value per rule parameter (see [`Interpreter::rule_params`]).
     pub params: Vec<f64>,
 }
 
+/// The matches of a move: one match (multiplicity `One`, the usual case)
+/// is stored without a separate allocation. Behaves as `[Match]`.
+#[derive(Clone, PartialEq)]
+pub enum Matches {
+    One(Match),
+    Many(Vec<Match>),
+}
+
+impl std::ops::Deref for Matches {
+    type Target = [Match];
+    #[inline]
+    fn deref(&self) -> &[Match] {
+        match self {
+            Matches::One(m) => std::slice::from_ref(m),
+            Matches::Many(v) => v,
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a Matches {
+    type Item = &'a Match;
+    type IntoIter = std::slice::Iter<'a, Match>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl std::fmt::Debug for Matches {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (**self).fmt(f)
+    }
+}
+
 struct RuleInfo {
     rule: CompiledRule,
     params: Vec<String>,
-    /// `None` when trivially true.
+    /// The conjuncts of `pre` that mention left elements (checked per
+    /// match); `None` when trivially true.
     pre: Option<FormulaId>,
-    /// `pre` mentions no left element: evaluate it with no constants.
-    pre_independent: bool,
+    /// The other conjuncts of `pre`, a sentence checked once per state (see
+    /// `PreCache`); `None` when trivially true.
+    pre_state: Option<FormulaId>,
     post: Option<FormulaId>,
     updates: Vec<RealId>,
 }
@@ -130,6 +167,15 @@ pub struct Interpreter {
     locations: Vec<LocInfo>,
     initial: State,
     stable: Vec<RelId>,
+}
+
+/// The conjuncts of `f` (nested `and`s flattened), appended to `out`.
+fn flatten_and(f: Formula, out: &mut Vec<Formula>) {
+    match f {
+        Formula::And(fs) => fs.into_iter().for_each(|g| flatten_and(g, out)),
+        Formula::True => {}
+        g => out.push(g),
+    }
 }
 
 /// Whether `f` mentions any of `names` (as an element argument anywhere;
@@ -340,6 +386,10 @@ impl Interpreter {
         }
 
         let mut rules = Vec::with_capacity(game.rules.len());
+        // Independent preconditions are compiled once per distinct formula
+        // (e.g. `not WinB()` of all of a player's rules), so that one state
+        // evaluates each only once (see `PreCache`).
+        let mut shared_pres: Vec<(Formula, Vec<String>, FormulaId)> = Vec::new();
         let mut changed = vec![false; sig.num_relations()];
         for (ri, r) in game.rules.iter().enumerate() {
             let rule = CompiledRule::new(r, &sig, &defined).map_err(|e| ierr(e.message))?;
@@ -370,18 +420,43 @@ impl Interpreter {
             }
             let solver_err =
                 |what: &str, e: SolverError| ierr(format!("rule {} {what}: {}", r.name, e.message));
-            let (pre, pre_independent) = if pre_f == Formula::True {
-                (None, true)
-            } else if mentions(&pre_f, rule.lhs_names()) {
-                let id = solver
-                    .compile_formula(&pre_f, &lhs, &params)
-                    .map_err(|e| solver_err("pre", e))?;
-                (Some(id), false)
+            // Split `pre` into the conjuncts that mention a left element
+            // (checked per match) and the sentences that do not (checked
+            // once per state, shared between rules): `Playable(a) and not
+            // WinQ()` must not evaluate `WinQ()` once per empty cell.
+            let mut conjuncts = Vec::new();
+            flatten_and(pre_f, &mut conjuncts);
+            let (dep, indep): (Vec<Formula>, Vec<Formula>) = conjuncts
+                .into_iter()
+                .partition(|f| mentions(f, rule.lhs_names()));
+            let join = |mut fs: Vec<Formula>| match fs.len() {
+                0 => Formula::True,
+                1 => fs.pop().unwrap_or(Formula::True),
+                _ => Formula::And(fs),
+            };
+            let (dep, indep) = (join(dep), join(indep));
+            let pre = if dep == Formula::True {
+                None
+            } else {
+                Some(
+                    solver
+                        .compile_formula(&dep, &lhs, &params)
+                        .map_err(|e| solver_err("pre", e))?,
+                )
+            };
+            let pre_state = if indep == Formula::True {
+                None
+            } else if let Some(&(_, _, id)) = shared_pres
+                .iter()
+                .find(|(f, ps, _)| *f == indep && *ps == rule_params[ri])
+            {
+                Some(id)
             } else {
                 let id = solver
-                    .compile_formula(&pre_f, &[], &params)
+                    .compile_formula(&indep, &[], &params)
                     .map_err(|e| solver_err("pre", e))?;
-                (Some(id), true)
+                shared_pres.push((indep, rule_params[ri].clone(), id));
+                Some(id)
             };
             let post = if r.post == Formula::True {
                 None
@@ -402,7 +477,7 @@ impl Interpreter {
                 rule,
                 params: rule_params[ri].clone(),
                 pre,
-                pre_independent,
+                pre_state,
                 post,
                 updates,
             });
@@ -553,15 +628,14 @@ impl Interpreter {
         opt: u64,
         params: &[f64],
     ) -> bool {
-        if !ri.pre_independent
-            && let Some(pre) = ri.pre
+        if let Some(pre) = ri.pre
             && !self.solver.holds(s, pre, elems, params)
         {
             return false;
         }
         if let Some(post) = ri.post {
             let m = Match {
-                elems: elems.to_vec(),
+                elems: elems.into(),
                 optional: opt,
             };
             let mut t = s.clone();
@@ -576,19 +650,36 @@ impl Interpreter {
         true
     }
 
-    fn independent_pre_ok(&self, ri: &RuleInfo, s: &Structure, params: &[f64]) -> bool {
-        match ri.pre {
-            Some(pre) if ri.pre_independent => self.solver.holds(s, pre, &[], params),
-            _ => true,
+    fn independent_pre_ok(
+        &self,
+        ri: &RuleInfo,
+        s: &Structure,
+        params: &[f64],
+        cache: &mut PreCache,
+    ) -> bool {
+        match ri.pre_state {
+            Some(pre) => {
+                if let Some(&(_, _, v)) = cache
+                    .0
+                    .iter()
+                    .find(|(f, ps, _)| *f == pre && ps[..] == *params)
+                {
+                    return v;
+                }
+                let v = self.solver.holds(s, pre, &[], params);
+                cache.0.push((pre, params.to_vec(), v));
+                v
+            }
+            None => true,
         }
     }
 
-    fn has_legal_move(&self, s: &State, player: usize) -> bool {
+    fn has_legal_move(&self, s: &State, player: usize, cache: &mut PreCache) -> bool {
         let loc = &self.locations[s.location];
         for label in &loc.labels[player] {
             let ri = &self.rules[label.rule];
             for (_, params) in &label.choices {
-                if !self.independent_pre_ok(ri, &s.structure, params) {
+                if !self.independent_pre_ok(ri, &s.structure, params, cache) {
                     continue;
                 }
                 let found = !ri.rule.for_each_match(&s.structure, |elems, opt| {
@@ -602,22 +693,34 @@ impl Interpreter {
         false
     }
 
-    fn label_moves(&self, s: &State, li: usize, label: &LabelInfo, out: &mut Vec<Move>) {
+    fn label_moves(
+        &self,
+        s: &State,
+        li: usize,
+        label: &LabelInfo,
+        out: &mut Vec<Move>,
+        cache: &mut PreCache,
+    ) {
         let ri = &self.rules[label.rule];
         let mut all: Option<Vec<Match>> = None;
-        let filtered = (!ri.pre_independent && ri.pre.is_some()) || ri.post.is_some();
+        let filtered = ri.pre.is_some() || ri.post.is_some();
         let last = label.choices.len().saturating_sub(1);
         for (ci, (time, params)) in label.choices.iter().enumerate() {
-            if !self.independent_pre_ok(ri, &s.structure, params) {
+            if !self.independent_pre_ok(ri, &s.structure, params, cache) {
                 continue;
             }
             let all = all.get_or_insert_with(|| {
-                let mut v = Vec::new();
+                // Room for a typical board position's matches at once.
+                let mut v = Vec::with_capacity(64);
                 ri.rule.matches(&s.structure, &mut v);
                 v
             });
             // The matches of this choice; the last choice takes the list.
-            let ok: Vec<Match> = if filtered {
+            let ok: Vec<Match> = if filtered && ci == last {
+                let mut v = std::mem::take(all);
+                v.retain(|m| self.match_ok(ri, &s.structure, &m.elems, m.optional, params));
+                v
+            } else if filtered {
                 all.iter()
                     .filter(|m| self.match_ok(ri, &s.structure, &m.elems, m.optional, params))
                     .cloned()
@@ -627,28 +730,43 @@ impl Interpreter {
             } else {
                 all.clone()
             };
-            let mk = |matches: Vec<Match>| Move {
+            let mk = |matches: Matches| Move {
                 label: li,
                 matches,
                 time: *time,
                 params: params.clone(),
             };
             match label.multiplicity {
-                Multiplicity::One => out.extend(ok.into_iter().map(|m| mk(vec![m]))),
+                Multiplicity::One => out.extend(ok.into_iter().map(|m| mk(Matches::One(m)))),
                 Multiplicity::All => {
                     if !ok.is_empty() {
-                        out.push(mk(ok));
+                        out.push(mk(Matches::Many(ok)));
                     }
                 }
                 Multiplicity::Any => {
                     let mut sets = Vec::new();
                     disjoint_sets(&ok, 0, &mut Vec::new(), &mut sets);
-                    out.extend(
-                        sets.into_iter()
-                            .map(|set| mk(set.iter().map(|&i| ok[i].clone()).collect())),
-                    );
+                    out.extend(sets.into_iter().map(|set| {
+                        mk(Matches::Many(set.iter().map(|&i| ok[i].clone()).collect()))
+                    }));
                 }
             }
+        }
+    }
+}
+
+/// Values of independent preconditions (sentences like `not WinQ()`) on one
+/// state, per formula and parameter values: all labels of a state that share
+/// a precondition evaluate it once.
+#[derive(Default)]
+struct PreCache(Vec<(FormulaId, Vec<f64>, bool)>);
+
+impl Interpreter {
+    fn player_moves(&self, s: &State, player: usize, out: &mut Vec<Move>, cache: &mut PreCache) {
+        out.clear();
+        let loc = &self.locations[s.location];
+        for (li, label) in loc.labels[player].iter().enumerate() {
+            self.label_moves(s, li, label, out, cache);
         }
     }
 }
@@ -689,8 +807,9 @@ impl Game for Interpreter {
     fn movers(&self, s: &State, out: &mut Vec<usize>) {
         out.clear();
         let loc = &self.locations[s.location];
+        let mut cache = PreCache::default();
         for &p in &loc.label_players {
-            if !self.has_legal_move(s, p) {
+            if !self.has_legal_move(s, p, &mut cache) {
                 out.clear();
                 return;
             }
@@ -699,10 +818,26 @@ impl Game for Interpreter {
     }
 
     fn legal_moves(&self, s: &State, player: usize, out: &mut Vec<Move>) {
-        out.clear();
+        self.player_moves(s, player, out, &mut PreCache::default());
+    }
+
+    /// The movers are the label players when each has a legal move, so the
+    /// moves generated to find out are the moves returned: one pass of
+    /// matching per state instead of two.
+    fn movers_and_moves(&self, s: &State, movers: &mut Vec<usize>, moves: &mut Vec<Vec<Move>>) {
+        movers.clear();
         let loc = &self.locations[s.location];
-        for (li, label) in loc.labels[player].iter().enumerate() {
-            self.label_moves(s, li, label, out);
+        if moves.len() < loc.label_players.len() {
+            moves.resize_with(loc.label_players.len(), Vec::new);
+        }
+        let mut cache = PreCache::default();
+        for (&p, out) in loc.label_players.iter().zip(moves.iter_mut()) {
+            self.player_moves(s, p, out, &mut cache);
+            if out.is_empty() {
+                movers.clear();
+                return;
+            }
+            movers.push(p);
         }
     }
 
@@ -760,7 +895,7 @@ impl Game for Interpreter {
                 let t = clamp(t, i);
                 t0 = Some(t0.map_or(t, |x: f64| x.min(t)));
             }
-            for m in &mv.matches {
+            for m in mv.matches.iter() {
                 if !m.elems.iter().all(|&e| s.structure.is_live(e)) {
                     continue;
                 }
@@ -798,7 +933,7 @@ impl Game for Interpreter {
         };
         let ri = &self.rules[label.rule];
         let mut out = ri.rule.name().to_string();
-        for mt in &m.matches {
+        for mt in m.matches.iter() {
             out.push('{');
             for (i, (l, &e)) in ri.rule.lhs_names().iter().zip(&mt.elems).enumerate() {
                 if i > 0 {

@@ -201,7 +201,7 @@ fn turns_terminal_detection_and_payoffs() {
         three_cells(),
     );
     let g = Interpreter::new(&g).expect("loads");
-    assert!(g.rules[0].pre_independent && g.rules[0].pre.is_some());
+    assert!(g.rules[0].pre_state.is_some() && g.rules[0].pre.is_none());
     let mut s = g.initial_state();
     let mut movers = Vec::new();
     g.movers(&s, &mut movers);
@@ -258,7 +258,7 @@ fn pre_and_post_filter_matches() {
         start,
     );
     let g = Interpreter::new(&g).expect("loads");
-    assert!(!g.rules[0].pre_independent);
+    assert!(g.rules[0].pre.is_some() && g.rules[0].pre_state.is_none());
     let s = g.initial_state();
     let mut ms = Vec::new();
     g.legal_moves(&s, 0, &mut ms);

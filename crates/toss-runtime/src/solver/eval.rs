@@ -82,6 +82,21 @@ impl Env {
             caches: (0..c.n_cache).map(|_| HashMap::new()).collect(),
         }
     }
+
+    /// Makes `self` what `Env::new(c)` returns, keeping the buffers.
+    pub fn reset(&mut self, c: &super::Compiled) {
+        self.e.clear();
+        self.e.resize(c.n_e as usize, 0);
+        self.r.clear();
+        self.r.resize(c.n_r as usize, 0.0);
+        self.s.clear();
+        self.s.resize(c.n_s as usize, BitSet::new());
+        self.locals.clear();
+        self.locals
+            .extend((0..c.n_local).map(|_| TupleSet::Hash(HashSet::new())));
+        self.caches.clear();
+        self.caches.extend((0..c.n_cache).map(|_| HashMap::new()));
+    }
 }
 
 /// Comparison of reals; `eps` is the hook for the epsilon semantics of
@@ -153,11 +168,23 @@ impl<'a> Ev<'a> {
         }
     }
 
+    /// The flat rows of a tabulated relation of arity 3 or more.
+    #[inline]
+    fn rows(&self, r: RelRef) -> Option<&'a super::Rows> {
+        match r {
+            RelRef::Struct(_) => None,
+            RelRef::Table(t) => self.sv.tables[t as usize].rows.as_ref(),
+        }
+    }
+
     pub fn holds(&self, n: &Node, env: &mut Env) -> bool {
         match n {
             Node::True => true,
             Node::False => false,
             Node::Atom { rel, args } => {
+                if let Some(rows) = self.rows(*rel) {
+                    return tuple_of(env, args, |t| rows.contains(t));
+                }
                 let d = self.data(*rel);
                 tuple_of(env, args, |t| data_contains(d, t))
             }
@@ -239,6 +266,31 @@ impl<'a> Ev<'a> {
                 env.e[*var as usize] = env.e[*from as usize];
                 next(env)
             }
+            Gen::Atom { rel, args } if self.rows(*rel).is_some() => {
+                let Some(rows) = self.rows(*rel) else {
+                    return false;
+                };
+                let tuples = match args[0] {
+                    Arg::Bound(a) => rows.starting_with(env.e[a as usize]),
+                    _ => &rows.flat[..],
+                };
+                'rows: for t in tuples.chunks_exact(rows.arity) {
+                    for (j, a) in args.iter().enumerate() {
+                        match *a {
+                            Arg::Bound(x) | Arg::Check(x) => {
+                                if t[j] != env.e[x as usize] {
+                                    continue 'rows;
+                                }
+                            }
+                            Arg::Bind(x) => env.e[x as usize] = t[j],
+                        }
+                    }
+                    if next(env) {
+                        return true;
+                    }
+                }
+                false
+            }
             Gen::Atom { rel, args } => match self.data(*rel) {
                 RelationData::Nullary(b) => *b && next(env),
                 RelationData::Unary(bits) => {
@@ -300,8 +352,12 @@ impl<'a> Ev<'a> {
                     };
                     let iter: Box<dyn Iterator<Item = &Box<[Elem]>>> = match first_bound {
                         Some(x) => {
-                            let lo: Box<[Elem]> = Box::new([x]);
-                            Box::new(set.range(lo..).take_while(move |t| t[0] == x))
+                            let lo = [x];
+                            let range = (
+                                std::ops::Bound::Included(&lo[..]),
+                                std::ops::Bound::Unbounded,
+                            );
+                            Box::new(set.range::<[Elem], _>(range).take_while(move |t| t[0] == x))
                         }
                         None => Box::new(set.iter()),
                     };

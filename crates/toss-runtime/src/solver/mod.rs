@@ -49,7 +49,8 @@
 //! Stable relations: [`Solver::set_stable`] declares relations no rule
 //! changes, and [`Solver::set_stable_from`] tabulates every defined
 //! relation that (transitively) uses only stable relations and no
-//! functions, on the given structure. Formulas (also those compiled before)
+//! functions, on the given structure (up to arity 6 and below 2^20 tuples;
+//! tables of arity 3 and more are also kept flat, indexed by first element). Formulas (also those compiled before)
 //! then use the tables instead of the definitions whenever the evaluated
 //! structure has the same live elements as that structure; otherwise they
 //! fall back to the inlined definitions. The caller guarantees that the
@@ -142,6 +143,56 @@ pub(crate) struct Compiled {
 pub(crate) struct Table {
     arity: usize,
     pub data: RelationData,
+    /// For arity 3 and more: the same tuples, flat and sorted, indexed by
+    /// first element (evaluation scans the tuples starting with a bound
+    /// element without a tree search or an allocation).
+    pub rows: Option<Rows>,
+}
+
+/// Sorted tuples of one arity stored flat, with the range of the tuples
+/// starting with each element.
+#[derive(Clone, Debug)]
+pub(crate) struct Rows {
+    pub arity: usize,
+    /// `start[x]..start[x + 1]`: the tuples (in units of tuples) whose first
+    /// element is `x`.
+    start: Vec<u32>,
+    pub flat: Vec<Elem>,
+}
+
+impl Rows {
+    fn new(arity: usize, bound: usize, tuples: &[Vec<Elem>]) -> Rows {
+        let mut start = vec![0u32; bound + 1];
+        for t in tuples {
+            start[t[0] as usize + 1] += 1;
+        }
+        for i in 0..bound {
+            start[i + 1] += start[i];
+        }
+        Rows {
+            arity,
+            start,
+            flat: tuples.iter().flatten().copied().collect(),
+        }
+    }
+
+    /// The tuples (flat) whose first element is `x`.
+    #[inline]
+    pub fn starting_with(&self, x: Elem) -> &[Elem] {
+        let x = x as usize;
+        if x + 1 >= self.start.len() {
+            return &[];
+        }
+        let (a, b) = (self.start[x] as usize, self.start[x + 1] as usize);
+        &self.flat[a * self.arity..b * self.arity]
+    }
+
+    #[inline]
+    pub fn contains(&self, t: &[Elem]) -> bool {
+        self.starting_with(t[0])
+            .chunks_exact(self.arity)
+            .any(|r| r == t)
+    }
 }
 
 /// Evaluates formulas and real terms on structures of one signature.
@@ -345,28 +396,55 @@ impl Solver {
         env
     }
 
+    /// Runs `f` with an environment for `c` taken from a per-thread pool:
+    /// evaluation is called per match and per state in playouts, and
+    /// allocating the slot vectors each time cost more than the evaluation
+    /// of small formulas.
+    fn with_env<R>(
+        c: &Compiled,
+        constants: &[Elem],
+        params: &[f64],
+        f: impl FnOnce(&mut Env) -> R,
+    ) -> R {
+        assert_eq!(constants.len(), c.n_const, "wrong number of constants");
+        assert_eq!(params.len(), c.n_param, "wrong number of real parameters");
+        thread_local! {
+            static POOL: std::cell::RefCell<Vec<Env>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        let mut env = match POOL.with(|p| p.borrow_mut().pop()) {
+            Some(mut env) => {
+                env.reset(c);
+                env
+            }
+            None => Env::new(c),
+        };
+        env.e[..constants.len()].copy_from_slice(constants);
+        env.r[..params.len()].copy_from_slice(params);
+        let out = f(&mut env);
+        POOL.with(|p| p.borrow_mut().push(env));
+        out
+    }
+
     /// Whether the compiled formula holds in `s` with these constants and
     /// parameters. (For a query, whether it has a satisfying tuple.)
     pub fn holds(&self, s: &Structure, f: FormulaId, constants: &[Elem], params: &[f64]) -> bool {
         let c = self.pick(f.0, s);
-        let mut env = Self::env(c, constants, params);
         let ev = Ev { sv: self, st: s };
-        match &c.body {
-            Body::Formula(n) => ev.holds(n, &mut env),
-            Body::Query(qs) => qs.iter().any(|q| ev.run(q, &mut env, &mut |_, _| true)),
+        Self::with_env(c, constants, params, |env| match &c.body {
+            Body::Formula(n) => ev.holds(n, env),
+            Body::Query(qs) => qs.iter().any(|q| ev.run(q, env, &mut |_, _| true)),
             Body::Real(_) => panic!("holds() called on a real term"),
-        }
+        })
     }
 
     /// The value of the compiled term in `s`.
     pub fn value(&self, s: &Structure, t: RealId, constants: &[Elem], params: &[f64]) -> f64 {
         let c = self.pick(t.0, s);
-        let mut env = Self::env(c, constants, params);
         let ev = Ev { sv: self, st: s };
-        match &c.body {
-            Body::Real(t) => ev.value(t, &mut env),
+        Self::with_env(c, constants, params, |env| match &c.body {
+            Body::Real(t) => ev.value(t, env),
             _ => panic!("value() called on a formula"),
-        }
+        })
     }
 
     /// All tuples of elements for the query's free variables that satisfy
@@ -422,7 +500,7 @@ impl Solver {
             self.def_is_stable(d, &mut stable_def, &mut Vec::new());
         }
         for (d, stable) in stable_def.into_iter().enumerate() {
-            if stable != Some(true) || self.defs[d].params.len() > 4 {
+            if stable != Some(true) || self.defs[d].params.len() > MAX_TABLE_ARITY {
                 continue;
             }
             let def = &self.defs[d];
@@ -436,21 +514,27 @@ impl Solver {
                 let mut env = Self::env(&c, &[], &[]);
                 let ev = Ev { sv: self, st: s };
                 let mut out: Vec<Vec<Elem>> = Vec::new();
+                let mut full = false;
                 if let Body::Query(qs) = &c.body {
                     for search in qs {
-                        ev.run(search, &mut env, &mut |_, env| {
-                            out.push(c.free.iter().map(|&v| env.e[v as usize]).collect());
-                            false
-                        });
+                        full = full
+                            || ev.run(search, &mut env, &mut |_, env| {
+                                out.push(c.free.iter().map(|&v| env.e[v as usize]).collect());
+                                out.len() >= MAX_TABLE_TUPLES
+                            });
                     }
                 }
                 out.sort_unstable();
                 out.dedup();
+                if full {
+                    continue;
+                }
                 out
             };
             let arity = def.params.len();
+            let rows = (arity >= 3).then(|| Rows::new(arity, s.id_bound(), &tuples));
             let data = table_data(arity, s.id_bound(), tuples);
-            self.tables.push(Table { arity, data });
+            self.tables.push(Table { arity, data, rows });
             self.table_map.insert(d, self.tables.len() as u32 - 1);
         }
         if !self.table_map.is_empty() {
@@ -505,6 +589,13 @@ impl Solver {
         ok
     }
 }
+
+/// Defined relations of up to this arity are tabulated (lines of five on
+/// a Gomoku board are a 5-ary stable relation)...
+const MAX_TABLE_ARITY: usize = 6;
+/// ...unless they have this many tuples or more (then the definition is
+/// evaluated instead; the table would be too large to pay off).
+const MAX_TABLE_TUPLES: usize = 1 << 20;
 
 fn table_data(arity: usize, bound: usize, tuples: Vec<Vec<Elem>>) -> RelationData {
     match arity {

@@ -1,0 +1,267 @@
+"""Generates games/chess.toss (run: python3 games/gen/chess.py [OUT [FEN]]).
+
+The rules are in the header below; the move tables of the starting
+structure and the rules of both colours are generated. An optional FEN
+(white to move) gives another starting position, for perft tests such as
+"r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq -" (48,
+2039, 97862).
+"""
+import sys, os.path as osp
+cols = "abcdefgh"
+def nm(c, r): return f"{cols[c-1]}{r}"
+def on(c, r): return 1 <= c <= 8 and 1 <= r <= 8
+sqs = [(c, r) for r in range(1, 9) for c in range(1, 9)]
+def pairs(deltas, slide=False):
+    out = []
+    for (c, r) in sqs:
+        for (dc, dr) in deltas:
+            k = 1
+            while on(c + k*dc, r + k*dr):
+                out.append((nm(c, r), nm(c + k*dc, r + k*dr)))
+                if not slide: break
+                k += 1
+    return out
+KN = [(1,2),(2,1),(-1,2),(-2,1),(1,-2),(2,-1),(-1,-2),(-2,-1)]
+KG = [(1,0),(-1,0),(0,1),(0,-1),(1,1),(1,-1),(-1,1),(-1,-1)]
+ROOKD = [(1,0),(-1,0),(0,1),(0,-1)]; BISHD = [(1,1),(1,-1),(-1,1),(-1,-1)]
+NJ = pairs(KN); KA = pairs(KG); RL = pairs(ROOKD, True); BL = pairs(BISHD, True)
+def tup(name, ts):
+    out = []; line = f"  {name} {{"
+    for i, t in enumerate(ts):
+        s = "(" + ", ".join(t) + ")" + ("; " if i < len(ts) - 1 else "")
+        if len(line) + len(s) > 78: out.append(line.rstrip()); line = "    "
+        line += s
+    out.append(line + "}")
+    return "\n".join(out)
+
+# rays: (name, step(u, v) meaning v is the next square after u)
+RAYS = {'E': 'R({u}, {v})', 'Wd': 'R({v}, {u})', 'N': 'C({u}, {v})', 'S': 'C({v}, {u})',
+        'NE': 'DiagA({u}, {v})', 'SW': 'DiagA({v}, {u})', 'SE': 'DiagB({u}, {v})', 'NW': 'DiagB({v}, {u})'}
+RD = ['E', 'Wd', 'N', 'S']; BD = ['NE', 'SW', 'SE', 'NW']
+def st(d, u, v): return RAYS[d].format(u=u, v=v)
+
+defs = []
+defs.append("REL Empty(x) = not W(x) and not B(x)")
+defs.append("// Ray d: y is reached from x along direction d over empty squares\n// strictly between (y itself may be occupied).")
+for d in RAYS:
+    defs.append(f"REL Ray{d}(x, y) = ex z ((tc x, z {st(d,'x','z')} and Empty(z)) and {st(d,'z','y')})")
+defs.append("REL RookSlide(x, y) = " + " or ".join(f"Ray{d}(x, y)" for d in RD))
+defs.append("REL BishopSlide(x, y) = " + " or ".join(f"Ray{d}(x, y)" for d in BD))
+# the same rays in the position after a move from a to b capturing on v
+# (v = b except en passant): empty squares are then Empty or a or v, not b.
+defs.append("// The same after a move from a to b that captures on v (v = b except for\n// en passant): a and v are then empty, b is occupied.")
+defs.append("REL EmptyAfter(z, a, b, v) = (Empty(z) or z = a or z = v) and z != b")
+for d in RAYS:
+    defs.append(f"REL After{d}(x, y, a, b, v) =\n  ex z ((tc x, z {st(d,'x','z')} and EmptyAfter(z, a, b, v)) and {st(d,'z','y')})")
+defs.append("REL RookSlideAfter(x, y, a, b, v) =\n  " + " or ".join(f"After{d}(x, y, a, b, v)" for d in RD))
+defs.append("REL BishopSlideAfter(x, y, a, b, v) =\n  " + " or ".join(f"After{d}(x, y, a, b, v)" for d in BD))
+
+COL = {
+ 'White': dict(me='W', op='B', fwd=lambda u, v: f"C({u}, {v})", capR=lambda u, v: f"DiagA({u}, {v})", capL=lambda u, v: f"DiagB({v}, {u})",
+               start=2, promo=8, eprow=5, loc=0, nxt=1, Op='Black'),
+ 'Black': dict(me='B', op='W', fwd=lambda u, v: f"C({v}, {u})", capR=lambda u, v: f"DiagB({u}, {v})", capL=lambda u, v: f"DiagA({v}, {u})",
+               start=7, promo=1, eprow=4, loc=1, nxt=0, Op='White'),
+}
+for S, c in COL.items():
+    me = c['me']
+    # attacks by this colour on square s
+    pawnatt = f"{c['capR']('x','s')} or {c['capL']('x','s')}"
+    defs.append(f"""// s is attacked by a {S.lower()} piece.
+REL Att{me}(s) =
+  (ex x (NJ(s, x) and {me}(x) and Knight(x))) or
+  (ex x (KA(s, x) and {me}(x) and King(x))) or
+  (ex x ({me}(x) and Pawn(x) and ({pawnatt}))) or
+  (ex x (RL(s, x) and {me}(x) and (Rook(x) or Queen(x)) and RookSlide(x, s))) or
+  (ex x (BL(s, x) and {me}(x) and (Bishop(x) or Queen(x)) and BishopSlide(x, s)))
+REL Att{me}After(s, a, b, v) = ex x ({me}(x) and x != b and x != v and (
+  (NJ(s, x) and Knight(x)) or (KA(s, x) and King(x)) or
+  (Pawn(x) and ({pawnatt})) or
+  (RL(s, x) and (Rook(x) or Queen(x)) and RookSlideAfter(x, s, a, b, v)) or
+  (BL(s, x) and (Bishop(x) or Queen(x)) and BishopSlideAfter(x, s, a, b, v))))""")
+for S, c in COL.items():
+    me, op = c['me'], c['op']
+    defs.append(f"""REL {S}InCheck() = ex s ({me}(s) and King(s) and Att{op}(s))
+// After the move a -> b capturing on v, the {S.lower()} king is not attacked.
+REL {S}SafeAfter(a, b, v) = all s (((({me}(s) and King(s) and s != a) or
+  (s = b and King(a)))) -> not Att{op}After(s, a, b, v))
+// {S} can move a piece from a to b, ignoring checks (castling excluded).
+REL {S}Pseudo(a, b) = {me}(a) and not {me}(b) and not King(b) and (
+  (Knight(a) and NJ(a, b)) or (King(a) and KA(a, b)) or
+  ((Rook(a) or Queen(a)) and RookSlide(a, b)) or
+  ((Bishop(a) or Queen(a)) and BishopSlide(a, b)) or
+  (Pawn(a) and (({c['fwd']('a','b')} and Empty(b)) or
+    (:y(a) = {c['start']} and Empty(b) and ex m ({c['fwd']('a','m')} and {c['fwd']('m','b')} and Empty(m))) or
+    (({c['capR']('a','b')} or {c['capL']('a','b')}) and {op}(b)))))
+// {S} has a legal move other than castling (used when in check).
+REL {S}CanMove() =
+  (ex a, b ({S}Pseudo(a, b) and {S}SafeAfter(a, b, b))) or
+  (ex a, v, b, k ({me}(a) and Pawn(a) and {op}(v) and Pawn(v) and (R(a, v) or R(v, a)) and
+    {c['fwd']('v','b')} and :y(a) = {c['eprow']} and Clock(k) and :ep(k) = :x(v) and
+    {S}SafeAfter(a, b, v)))""")
+defs.append("// 100 consecutive plies without a pawn move or a capture.\nREL Quiet100() = ex k (Clock(k) and :n(k) >= 100)")
+
+EMB = "emb W, B, Pawn, Knight, Bishop, Rook, Queen, King, Cr"
+QUIET = "update :n(k) = :n(k) + 1; :ep(k) = 0"
+RESET = "update :n(k) = 0; :ep(k) = 0"
+rules = []; labels = {0: [], 1: []}
+def rule(S, name, lhs_els, lhs, rhs, upd, pre, loc):
+    full = f"{S}{name}"
+    els = ", ".join(lhs_els)
+    rules.append(f"""RULE {full}:
+  [{els} | Clock (k); {lhs} | ] ->
+  [{els} | Clock (k); {rhs} | ] {EMB}
+  {upd}
+  pre :n(k) < 100{(' and ' + pre) if pre else ''}
+  post not {S}InCheck()""")
+    labels[loc].append(full)
+PIECES = [('Knight', 'NJ', None), ('Bishop', 'BL', 'BishopSlide'), ('Rook', 'RL', 'RookSlide'),
+          ('Queen', 'RL', 'RookSlide'), ('Queen', 'BL', 'BishopSlide'), ('King', 'KA', None)]
+for S, c in COL.items():
+    me, op, loc = c['me'], c['op'], c['loc']
+    CAP = f"{op} (b); _opt_Pawn (b); _opt_Knight (b); _opt_Bishop (b); _opt_Rook (b); _opt_Queen (b); _opt_Cr (b)"
+    for (T, G, sl) in PIECES:
+        suffix = "" if T != 'Queen' else ("Line" if G == 'RL' else "Diag")
+        pre = f"{sl}(a, b)" if sl else ""
+        rule(S, f"{T}{suffix}", ["k", "a", "b"], f"{me} (a); {T} (a); _opt_Cr (a); {G} (a, b)",
+             f"{me} (b); {T} (b)", QUIET, pre, loc)
+        rule(S, f"{T}{suffix}Capture", ["k", "a", "b"], f"{me} (a); {T} (a); _opt_Cr (a); {CAP};\n    {G} (a, b)",
+             f"{me} (b); {T} (b)", RESET, pre, loc)
+    fwd = c['fwd']('a', 'b').replace('(', ' (')
+    PR = ['Queen', 'Rook', 'Bishop', 'Knight']
+    rule(S, "PawnStep", ["k", "a", "b"], f"{me} (a); Pawn (a); {fwd}", f"{me} (b); Pawn (b)", RESET, f":y(b) != {c['promo']}", loc)
+    for T in PR:
+        rule(S, f"PawnStepTo{T}", ["k", "a", "b"], f"{me} (a); Pawn (a); {fwd}", f"{me} (b); {T} (b)", RESET, f":y(b) = {c['promo']}", loc)
+    dbl = f"C {{(a, m); (m, b)}}" if me == 'W' else "C {(m, a); (b, m)}"
+    rule(S, "PawnDouble", ["k", "a", "m", "b"], f"{me} (a); Pawn (a); {dbl}", f"{me} (b); Pawn (b)",
+         "update :n(k) = 0; :ep(k) = :x(a)", f":y(a) = {c['start']}", loc)
+    for side, rel in (("Right", c['capR']('a', 'b')), ("Left", c['capL']('a', 'b'))):
+        relp = rel.replace('(', ' (')
+        rule(S, f"PawnCapture{side}", ["k", "a", "b"], f"{me} (a); Pawn (a); {CAP};\n    {relp}", f"{me} (b); Pawn (b)", RESET, f":y(b) != {c['promo']}", loc)
+        for T in PR:
+            rule(S, f"PawnCapture{side}To{T}", ["k", "a", "b"], f"{me} (a); Pawn (a); {CAP};\n    {relp}", f"{me} (b); {T} (b)", RESET, f":y(b) = {c['promo']}", loc)
+    # en passant: the enemy pawn v beside a has just made a double step
+    vb = "C (v, b)" if me == 'W' else "C (b, v)"
+    for side, rv in (("Right", "R (a, v)"), ("Left", "R (v, a)")):
+        rule(S, f"EnPassant{side}", ["k", "a", "v", "b"], f"{me} (a); Pawn (a); {op} (v); Pawn (v); {rv}; {vb}",
+             f"{me} (b); Pawn (b)", RESET, f":y(a) = {c['eprow']} and :ep(k) = :x(v)", loc)
+    # castling: king and rook unmoved (Cr), squares between empty, king's squares not attacked
+    rule(S, "CastleShort", ["k", "e", "f", "g", "h"], f"{me} (e); King (e); Cr (e); {me} (h); Rook (h); Cr (h);\n    R {{(e, f); (f, g); (g, h)}}",
+         f"{me} (g); King (g); {me} (f); Rook (f)", QUIET, f"not Att{op}(e) and not Att{op}(f) and not Att{op}(g)", loc)
+    rule(S, "CastleLong", ["k", "e", "d", "c", "b", "a"], f"{me} (e); King (e); Cr (e); {me} (a); Rook (a); Cr (a);\n    R {{(a, b); (b, c); (c, d); (d, e)}}",
+         f"{me} (c); King (c); {me} (d); Rook (d)", QUIET, f"not Att{op}(e) and not Att{op}(d) and not Att{op}(c)", loc)
+
+def moves(loc):
+    tgt = 1 - loc
+    ls = [f"[{l} -> {tgt}]" for l in labels[loc]]
+    out = []; line = "    MOVES "
+    for i, l in enumerate(ls):
+        s = l + ("; " if i < len(ls) - 1 else "")
+        if len(line) + len(s) > 78: out.append(line.rstrip()); line = "          "
+        line += s
+    out.append(line)
+    return "\n".join(out)
+
+def board(fen):
+    M = {'p': 'Pawn', 'n': 'Knight', 'b': 'Bishop', 'r': 'Rook', 'q': 'Queen', 'k': 'King'}
+    parts = fen.split()
+    rows = parts[0].split('/'); cast = parts[2] if len(parts) > 2 else 'KQkq'
+    crs = set()
+    if 'K' in cast: crs |= {'e1', 'h1'}
+    if 'Q' in cast: crs |= {'e1', 'a1'}
+    if 'k' in cast: crs |= {'e8', 'h8'}
+    if 'q' in cast: crs |= {'e8', 'a8'}
+    out = []
+    for i, row in enumerate(rows):
+        r = 8 - i; c = 1; toks = []
+        for ch in row:
+            if ch.isdigit():
+                for _ in range(int(ch)): toks.append('.'); c += 1
+            else:
+                t = ('W+' if ch.isupper() else 'B+') + M[ch.lower()]
+                if nm(c, r) in crs: t += '+Cr'
+                toks.append(t); c += 1
+        out.append(toks)
+    w = max(len(t) for row in out for t in row)
+    return "\n".join("  " + " ".join(t.ljust(w) for t in row).rstrip() for row in out)
+
+def main(path, fen, header):
+    text = f"""{header}
+PLAYERS white, black
+
+""" + "\n".join(defs) + "\n\n" + "\n".join(rules) + f"""
+
+// White to move. The play ends here when white has no legal move
+// (checkmate: white loses; stalemate: a draw) or after 100 quiet plies (a
+// draw, unless white is checkmated: in check without a legal move).
+LOC 0 {{
+  PLAYER white {{
+    PAYOFF - :(WhiteInCheck() and (not Quiet100() or not WhiteCanMove()))
+{moves(0)}
+  }}
+  PLAYER black {{ PAYOFF :(WhiteInCheck() and (not Quiet100() or not WhiteCanMove())) }}
+}}
+// Black to move; symmetric.
+LOC 1 {{
+  PLAYER white {{ PAYOFF :(BlackInCheck() and (not Quiet100() or not BlackCanMove())) }}
+  PLAYER black {{
+    PAYOFF - :(BlackInCheck() and (not Quiet100() or not BlackCanMove()))
+{moves(1)}
+  }}
+}}
+
+// NJ: knight jumps; KA: king steps; RL: same row or column; BL: same
+// diagonal (x != y). Stable tables that guide rule matching. Cr marks the
+// unmoved kings and rooks (castling rights). The element clock holds n, the
+// number of consecutive plies without a pawn move or capture, and ep, the
+// column (1-8) of a pawn that has just made a double step (0: none).
+START [ clock | Clock (clock); W:1 {{}}; B:1 {{}}; Pawn:1 {{}}; Knight:1 {{}};
+  Bishop:1 {{}}; Rook:1 {{}}; Queen:1 {{}}; King:1 {{}}; Cr:1 {{}};
+{tup('NJ', NJ)};
+{tup('KA', KA)};
+{tup('RL', RL)};
+{tup('BL', BL)}
+  | n {{ clock -> 0 }}; ep {{ clock -> 0 }} ] "
+{board(fen)}
+"
+"""
+    open(path, 'w').write(text)
+
+HEADER = """// Chess (FIDE move rules).
+//
+// Rules: the standard initial position; white moves first and the players
+// alternate. All FIDE moves: king, queen, rook, bishop and knight moves and
+// captures; pawn steps, double steps from the starting row, diagonal
+// captures, en passant (only right after the enemy pawn's double step), and
+// promotion to a queen, rook, bishop or knight (four distinct moves);
+// castling on both sides (king and that rook unmoved, the squares between
+// them empty, the king not in check and not passing through or landing on
+// an attacked square). No move may leave the mover's own king in check.
+// The play ends when the player to move has no legal move: checkmate (in
+// check) loses, stalemate is a draw. The play also ends, as a draw, once
+// 100 consecutive plies pass without a pawn move or a capture, unless the
+// 100th such ply gives checkmate (then the mover wins). There is no
+// threefold repetition and no insufficient-material rule. Perft: 20, 400,
+// 8902, 197281, 4865609, ...
+//
+// Payoffs: win 1, draw 0, loss -1.
+//
+// Model: squares are board elements (a1 bottom left ... h8) with R, C,
+// DiagA, DiagB and the functions x (column) and y (row). A piece is a
+// colour (W, B) and a kind (Pawn, Knight, Bishop, Rook, Queen, King) on its
+// square, all matched exactly; Cr marks unmoved kings and rooks (any move
+// from or capture on such a square drops the mark, through the optional
+// tuple _opt_Cr). A captured piece is B (W) with an optional kind. Sliding
+// is a ray: a reflexive transitive closure of steps in one direction over
+// empty squares. Every rule has the postcondition that the mover's king is
+// not attacked. The element clock holds, in function n, the plies since the
+// last pawn move or capture (every rule requires n < 100 and updates it)
+// and, in function ep, the column of a pawn that has just made a double
+// step (0 if none). At the 100-ply limit the payoff needs "the player to
+// move has a legal move" as a formula (WhiteCanMove): it describes the
+// position after each candidate move a -> b (capturing on v) by formulas
+// over the current one (the ...After relations).
+"""
+if __name__ == '__main__':
+    path = sys.argv[1] if len(sys.argv) > 1 else osp.join(osp.dirname(osp.abspath(__file__)), '..', 'chess.toss')
+    fen = sys.argv[2] if len(sys.argv) > 2 else "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -"
+    main(path, fen, HEADER)
