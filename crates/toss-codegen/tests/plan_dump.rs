@@ -107,3 +107,18 @@ fn games_outside_the_fragment_forward_to_the_interpreter() {
     );
     assert!(text.contains("::toss::Game::legal_moves(Counter::interpreter()"));
 }
+
+/// Games outside the fragment, and why (they keep the interpreter path).
+#[test]
+fn games_outside_the_fragment() {
+    for (g, why) in [
+        ("english-draughts", "function updates are not specialized"),
+        ("chess", "function updates are not specialized"),
+        ("amazons", "ties several left elements"),
+    ] {
+        match Plan::build(&game(g)) {
+            Ok(_) => panic!("{g} is now specialized: move it to GAMES"),
+            Err(e) => assert!(e.contains(why), "{g}: {e}"),
+        }
+    }
+}
