@@ -42,7 +42,57 @@ pub fn interpret(source: &str, file_name: &str) -> Result<Interpreter, load::Loa
 #[doc(hidden)]
 pub mod __private {
     pub use std::sync::OnceLock;
+    use toss_runtime::Structure;
+
+    /// The next 64 random bits (what the default playout draws moves with).
+    #[inline]
+    pub fn next_u64(rng: &mut crate::Rng) -> u64 {
+        rand_core::Rng::next_u64(rng)
+    }
+    pub use toss_runtime::bits::Bits;
+    pub use toss_runtime::game::uniform01;
     pub use toss_runtime::interpreter::{Interpreter, Move, State};
+
+    /// `base` with each unary relation `names[i]` replaced by the members
+    /// of `sets[i]` (element ids of `base`).
+    pub fn with_unary_sets<const W: usize>(
+        mut base: Structure,
+        names: &[&str],
+        sets: &[Bits<W>],
+    ) -> Structure {
+        for (name, set) in names.iter().zip(sets) {
+            let Some(r) = base.relation(name) else {
+                continue;
+            };
+            for e in 0..base.id_bound() as u32 {
+                let want = set.contains(e);
+                if want != base.contains(r, &[e]) {
+                    if want {
+                        base.add_tuple(r, &[e]);
+                    } else {
+                        base.remove_tuple(r, &[e]);
+                    }
+                }
+            }
+        }
+        base
+    }
+
+    /// `Rule{a: e1, b: e2}`, as the interpreter writes a one-match move.
+    pub fn match_to_string(rule: &str, lhs: &[&str], elems: &[u32], names: &[&str]) -> String {
+        let mut out = rule.to_string();
+        out.push('{');
+        for (i, (l, &e)) in lhs.iter().zip(elems).enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            out.push_str(l);
+            out.push_str(": ");
+            out.push_str(names.get(e as usize).copied().unwrap_or("?"));
+        }
+        out.push('}');
+        out
+    }
 
     /// The interpreter of a description that the derive already checked at
     /// build time with the same front end and constructor.

@@ -31,3 +31,30 @@ fn derived_and_interpreted_playouts_agree_for_a_seed() {
     }
     assert_eq!(TicTacToe::SOURCE, source);
 }
+
+/// A game outside the specialized fragment keeps the interpreter path and
+/// still plays like the interpreter.
+#[derive(toss::Game)]
+#[toss(file = "crates/toss-codegen/tests/fixtures/counter.toss")]
+struct Counter;
+
+#[test]
+fn a_game_outside_the_fragment_still_compiles_and_plays() {
+    let source = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/crates/toss-codegen/tests/fixtures/counter.toss"
+    ))
+    .expect("game file");
+    let interpreted = toss::interpret(&source, "counter.toss").expect("valid game");
+    let s = Counter.initial_state();
+    assert_eq!(
+        Counter.perft(&s, 6),
+        interpreted.perft(&interpreted.initial_state(), 6)
+    );
+    for seed in 0..20 {
+        let a = Counter.random_playout(&mut toss::rng_from_seed(seed), 100);
+        let b = interpreted.random_playout(&mut toss::rng_from_seed(seed), 100);
+        assert_eq!(a, b, "seed {seed}");
+        assert_eq!(a.0, 6);
+    }
+}

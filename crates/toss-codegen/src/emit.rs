@@ -1,11 +1,11 @@
 //! Emitting the `Game` impl.
 //!
-//! Today every game takes the runtime path the design keeps for whatever the
-//! specializer cannot handle: the description is embedded with
+//! A game outside the specialized fragment (see [`crate::plan`]) takes the
+//! runtime path the design keeps for whatever the specializer cannot
+//! handle: the description is embedded with
 //! `include_str!` (so Cargo rebuilds when it changes), checked at build time
 //! by the same front end and interpreter constructor that run at start-up,
-//! and the impl forwards to that interpreter. Specialized matchers and
-//! formulas replace the forwarding method by method as the compiler grows.
+//! and the impl forwards to that interpreter; its doc comment says why.
 
 use std::path::Path;
 
@@ -15,14 +15,15 @@ use syn::Ident;
 use toss_runtime::ir;
 
 /// The impl for a game that checked: embed, and forward to the interpreter.
-pub fn interpreted_impl(ident: &Ident, path: &Path, game: &ir::Game) -> TokenStream {
+pub fn interpreted_impl(ident: &Ident, path: &Path, game: &ir::Game, reason: &str) -> TokenStream {
     let path_lit = path.to_string_lossy().into_owned();
     let file_name = path
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     let doc = format!(
         " The game `{file_name}` ({} player(s), {} rule(s), {} location(s)): every \
-         method runs the interpreter on the embedded description.",
+         method runs the interpreter on the embedded description, because the \
+         specializer does not handle it: {reason}.",
         game.players.len(),
         game.rules.len(),
         game.locations.len()

@@ -8,11 +8,15 @@
 //! does not cascade into many.
 //!
 //! Stages: [`attr`] reads `#[toss(...)]`; [`source`] finds and reads the
-//! file; `toss-lang` parses and checks it; [`emit`] writes the impl.
+//! file; `toss-lang` parses and checks it; [`plan`] decides the
+//! specialization; [`specialize`] writes the specialized impl, or [`emit`]
+//! the interpreter-forwarding one for games outside the fragment.
 
 pub mod attr;
 pub mod emit;
+pub mod plan;
 pub mod source;
+pub mod specialize;
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -20,11 +24,21 @@ use syn::DeriveInput;
 
 /// The whole derive: `#[derive(Game)] #[toss(file = "...")] struct X;`.
 pub fn derive_game(input: TokenStream) -> TokenStream {
+    derive_game_with(input, None)
+}
+
+/// The derive with game paths relative to `base` instead of the crate's
+/// manifest directory (for snapshot tests).
+pub fn derive_game_in(input: TokenStream, base: &std::path::Path) -> TokenStream {
+    derive_game_with(input, Some(base))
+}
+
+fn derive_game_with(input: TokenStream, base: Option<&std::path::Path>) -> TokenStream {
     let input: DeriveInput = match syn::parse2(input) {
         Ok(i) => i,
         Err(e) => return e.to_compile_error(),
     };
-    match expand(&input) {
+    match expand(&input, base) {
         Ok(tokens) => tokens,
         Err(e) => {
             let err = e.to_compile_error();
@@ -34,7 +48,7 @@ pub fn derive_game(input: TokenStream) -> TokenStream {
     }
 }
 
-fn expand(input: &DeriveInput) -> Result<TokenStream, syn::Error> {
+fn expand(input: &DeriveInput, base: Option<&std::path::Path>) -> Result<TokenStream, syn::Error> {
     let attr = attr::parse(&input.attrs)?;
     if let Some(gdl) = &attr.gdl {
         return Err(syn::Error::new(
@@ -55,7 +69,10 @@ fn expand(input: &DeriveInput) -> Result<TokenStream, syn::Error> {
             "a game type takes no generics",
         ));
     }
-    let base = source::manifest_dir().map_err(|e| syn::Error::new(file.span(), e))?;
+    let base = match base {
+        Some(b) => b.to_path_buf(),
+        None => source::manifest_dir().map_err(|e| syn::Error::new(file.span(), e))?,
+    };
     let path =
         source::resolve(&base, &file.value()).map_err(|e| syn::Error::new(file.span(), e))?;
     let text = source::read(&path).map_err(|e| syn::Error::new(file.span(), e))?;
@@ -70,5 +87,8 @@ fn expand(input: &DeriveInput) -> Result<TokenStream, syn::Error> {
     // compiles cannot fail to load when the program starts.
     toss_runtime::Interpreter::new(&game)
         .map_err(|e| syn::Error::new(file.span(), format!("{shown}: {e}")))?;
-    Ok(emit::interpreted_impl(&input.ident, &path, &game))
+    Ok(match plan::Plan::build(&game) {
+        Ok(plan) => specialize::specialized_impl(&input.ident, &path, &plan),
+        Err(reason) => emit::interpreted_impl(&input.ident, &path, &game, &reason),
+    })
 }

@@ -6,6 +6,7 @@
 
 pub mod alphabeta;
 pub mod analysis;
+pub mod bits;
 pub mod game;
 pub mod gdl;
 pub mod heuristic;
@@ -17,6 +18,7 @@ pub mod solver;
 pub mod structure;
 pub mod uct;
 
+pub use bits::Bits;
 pub use game::{Game, Rng};
 pub use interpreter::Interpreter;
 pub use player::{Budget, Player};

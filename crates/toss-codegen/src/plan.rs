@@ -1,0 +1,1630 @@
+//! The specialization plan: the code generator's own IR.
+//!
+//! Built at compile time from the game IR, the starting structure and the
+//! interpreter's analysis of stable relations, it decides everything the
+//! emitted code hard-wires:
+//! - the element numbering (the ids of the starting structure) and the
+//!   bitset width `W` (`64 * W >= elements`);
+//! - which relations are stable (tabulated once, here) and which unary
+//!   relations are fluent (one `Bits<W>` each in the generated state);
+//! - constant masks (stable sets such as "the top row"), neighbour tables
+//!   (per element, the set of its neighbours in a stable binary relation)
+//!   and offset groups (a stable binary relation that is a grid step is
+//!   "add `d` to the id" on a mask of sources: a shift);
+//! - for every formula, a set expression (one free element variable) or a
+//!   condition (a sentence) in bitset algebra: stable sub-formulas are
+//!   evaluated here by the runtime solver and become masks or tables;
+//!   `ex x1..xk (S1(x1) and .. and Sk(xk) and Stable(x1..xk))` becomes a
+//!   *pattern*: the tuples of the stable part grouped by their id offsets,
+//!   each group tested with shifts (the lines of tic-tac-toe, Connect Four,
+//!   Gomoku); a monadic least fixed point becomes an iteration on bitsets;
+//! - for every rule, a matcher: one candidate set per left element (the
+//!   positive unary tuples, the exactness of `emb` relations as negated
+//!   bits, and the precondition conjuncts about that element alone),
+//!   neighbour tables linking each element to earlier ones (join order:
+//!   declaration order, which gives the interpreter's canonical move order
+//!   for free), and a shift for two-element rules linked by a grid step;
+//! - the effect of each rule on the fluent bitsets.
+//!
+//! Anything outside this fragment makes [`Plan::build`] fail with the
+//! reason; the game then keeps the interpreter path. [`Plan::dump`] prints
+//! the plan as text (snapshot-tested).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use toss_lang::print::{print_formula, print_real};
+use toss_runtime::game::Game as _;
+use toss_runtime::ir::{self, Formula, Multiplicity, RealExpr, Var};
+use toss_runtime::solver::Solver;
+use toss_runtime::{Interpreter, Structure};
+
+/// Why a game (or a part of it) is outside the specialized fragment.
+pub type Unsupported = String;
+
+/// At most this many offset groups make a stable binary relation a set of
+/// shifts; more become a neighbour table.
+const MAX_SHIFTS: usize = 8;
+/// At most this many tuples are tabulated for a pattern.
+const MAX_PATTERN_TUPLES: usize = 200_000;
+
+/// A set of elements, computed from the state.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SetExpr {
+    Empty,
+    Universe,
+    /// A constant mask (index into [`Plan::masks`]).
+    Mask(usize),
+    /// A fluent unary relation (index into [`Plan::fluents`]).
+    Fluent(usize),
+    /// The variable of an enclosing [`SetExpr::Fix`].
+    FixVar(usize),
+    And(Vec<SetExpr>),
+    Or(Vec<SetExpr>),
+    /// Complement within the universe.
+    Not(Box<SetExpr>),
+    /// `{x | ex y in of, (y, x) in rel}`.
+    Image {
+        rel: Rel2,
+        of: Box<SetExpr>,
+    },
+    /// The universe if `of` is non-empty, else the empty set.
+    AllIf(Box<SetExpr>),
+    /// The least fixed point of `var = body`, from the empty set.
+    Fix {
+        var: usize,
+        body: Box<SetExpr>,
+    },
+}
+
+/// A stable binary relation `(y, x)`, as used by an image.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Rel2 {
+    /// `x = y + d` for `y` in the mask, one entry per offset `d`.
+    Shifts(Vec<(i32, usize)>),
+    /// A neighbour table (index into [`Plan::tables`]): `x in table[y]`.
+    Table(usize),
+}
+
+/// A condition on the state (a sentence).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Cond {
+    Const(bool),
+    NonEmpty(SetExpr),
+    /// `ex x1..xk (x1 in sets[0] and ... and Stable(x1..xk))` with the
+    /// stable part given by a pattern (index into [`Plan::patterns`]).
+    Pattern {
+        pattern: usize,
+        sets: Vec<SetExpr>,
+    },
+    Not(Box<Cond>),
+    And(Vec<Cond>),
+    Or(Vec<Cond>),
+}
+
+/// A real-valued term (payoffs).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Num {
+    Const(f64),
+    /// 1 where the condition holds, else 0.
+    Cond(usize),
+    /// The number of elements of a set, times a constant.
+    Count(SetExpr, f64),
+    Neg(Box<Num>),
+    Add(Box<Num>, Box<Num>),
+    Sub(Box<Num>, Box<Num>),
+    Mul(Box<Num>, Box<Num>),
+}
+
+/// A fluent unary relation: one bitset in the state.
+#[derive(Clone, Debug)]
+pub struct Fluent {
+    pub name: String,
+    /// Members in the initial state.
+    pub initial: Vec<u32>,
+}
+
+/// A constant set of elements and what it is.
+#[derive(Clone, Debug)]
+pub struct Mask {
+    pub what: String,
+    pub members: BTreeSet<u32>,
+}
+
+/// Per element `y`, the set of `x` with `(y, x)` in a stable relation.
+#[derive(Clone, Debug)]
+pub struct Table {
+    pub what: String,
+    pub rows: Vec<BTreeSet<u32>>,
+}
+
+/// The stable part of an existential sentence, tabulated and grouped by
+/// offsets: a tuple `(t0, .., tk)` is in group `g` iff `t0` is in the
+/// group's start mask and `ti = t0 + offsets[i]`.
+#[derive(Clone, Debug)]
+pub struct Pattern {
+    pub what: String,
+    pub vars: Vec<String>,
+    pub tuples: usize,
+    pub groups: Vec<(Vec<i32>, usize)>,
+}
+
+/// How the candidates of a left element are restricted by an earlier one.
+#[derive(Clone, Debug)]
+pub struct Link {
+    /// The earlier left element.
+    pub from: usize,
+    /// Neighbour table: candidates are within `table[image of from]`.
+    pub table: usize,
+}
+
+/// One step of a matcher: bind left element `elem`.
+#[derive(Clone, Debug)]
+pub struct Step {
+    pub elem: usize,
+    pub cand: SetExpr,
+    pub links: Vec<Link>,
+    /// Earlier elements it must differ from (injectivity), where not
+    /// implied by the candidate sets.
+    pub distinct_from: Vec<usize>,
+}
+
+/// A rule's matcher and effect.
+#[derive(Clone, Debug)]
+pub struct RulePlan {
+    pub name: String,
+    pub lhs: Vec<String>,
+    /// Declaration order.
+    pub steps: Vec<Step>,
+    /// Two elements linked by a grid step: `b = a + d` for `a` in the mask.
+    pub shift: Option<(i32, usize)>,
+    /// The match-independent precondition (index into [`Plan::conds`]).
+    pub sentence: Option<usize>,
+    /// `(fluent, left element)` removed, then added.
+    pub removes: Vec<(usize, usize)>,
+    pub adds: Vec<(usize, usize)>,
+}
+
+/// A label of a player in a location.
+#[derive(Clone, Debug)]
+pub struct LabelPlan {
+    pub rule: usize,
+    /// `(location, probability)`; one entry or several with probabilities.
+    pub targets: Vec<(usize, f64)>,
+}
+
+#[derive(Clone, Debug)]
+pub struct PlayerPlan {
+    pub payoff: Num,
+    pub labels: Vec<LabelPlan>,
+}
+
+#[derive(Clone, Debug)]
+pub struct LocPlan {
+    pub players: Vec<PlayerPlan>,
+    /// Players with at least one label, in order.
+    pub movers: Vec<usize>,
+}
+
+/// The whole specialization of one game.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub players: Vec<String>,
+    pub elements: Vec<String>,
+    pub words: usize,
+    pub stable: Vec<String>,
+    pub fluents: Vec<Fluent>,
+    pub masks: Vec<Mask>,
+    pub tables: Vec<Table>,
+    pub patterns: Vec<Pattern>,
+    pub conds: Vec<(String, Cond)>,
+    pub rules: Vec<RulePlan>,
+    pub locations: Vec<LocPlan>,
+    pub initial_location: usize,
+}
+
+struct Builder<'g> {
+    game: &'g ir::Game,
+    sig: Structure,
+    solver: Solver,
+    n: u32,
+    /// Fluent relation names (any arity).
+    fluent_names: BTreeSet<String>,
+    /// Unary fluents in signature order.
+    fluents: Vec<Fluent>,
+    masks: Vec<Mask>,
+    tables: Vec<Table>,
+    patterns: Vec<Pattern>,
+    conds: Vec<(String, Cond)>,
+    /// Names of the fixed-point variables in scope, innermost last.
+    fix_scope: Vec<(String, usize)>,
+    next_fix: usize,
+    fresh: usize,
+}
+
+impl Plan {
+    /// Plans the specialization of `game`, or says why it is outside the
+    /// supported fragment.
+    pub fn build(game: &ir::Game) -> Result<Plan, Unsupported> {
+        let interp = Interpreter::new(game).map_err(|e| e.message)?;
+        let init = interp.initial_state();
+        let sig = init.structure.clone();
+        let n = sig.num_elements();
+        if sig.id_bound() != n {
+            return Err("the starting structure has deleted elements".into());
+        }
+        let stable_ids: BTreeSet<usize> = interp.stable_relations().iter().copied().collect();
+        let mut solver = Solver::new(&sig, &game.defined_relations).map_err(|e| e.message)?;
+        solver.set_stable(interp.stable_relations());
+        solver.set_stable_from(&sig);
+
+        let mut stable = Vec::new();
+        let mut fluent_names = BTreeSet::new();
+        let mut fluents = Vec::new();
+        for r in 0..sig.num_relations() {
+            let name = sig.relation_name(r).to_string();
+            if stable_ids.contains(&r) {
+                stable.push(name);
+                continue;
+            }
+            if sig.arity(r) != 1 {
+                return Err(format!(
+                    "fluent relation {name} has arity {}; only unary fluents are specialized",
+                    sig.arity(r)
+                ));
+            }
+            let initial = sig.unary(r).map(|b| b.iter().collect()).unwrap_or_default();
+            fluent_names.insert(name.clone());
+            fluents.push(Fluent { name, initial });
+        }
+        stable.sort();
+
+        let mut b = Builder {
+            game,
+            sig,
+            solver,
+            n: n as u32,
+            fluent_names,
+            fluents,
+            masks: Vec::new(),
+            tables: Vec::new(),
+            patterns: Vec::new(),
+            conds: Vec::new(),
+            fix_scope: Vec::new(),
+            next_fix: 0,
+            fresh: 0,
+        };
+        let mut rules = Vec::new();
+        for r in &game.rules {
+            rules.push(b.rule(r).map_err(|e| format!("rule {}: {e}", r.name))?);
+        }
+        let mut locations = Vec::new();
+        for loc in &game.locations {
+            let mut players = Vec::new();
+            let mut movers = Vec::new();
+            for (p, pl) in loc.players.iter().enumerate() {
+                let payoff = b
+                    .num(&pl.payoff)
+                    .map_err(|e| format!("payoff in location {}: {e}", loc.id))?;
+                let mut labels = Vec::new();
+                for l in &pl.moves {
+                    labels.push(b.label(l).map_err(|e| format!("label {}: {e}", l.rule))?);
+                }
+                if !labels.is_empty() {
+                    movers.push(p);
+                }
+                players.push(PlayerPlan { payoff, labels });
+            }
+            locations.push(LocPlan { players, movers });
+        }
+        let elements = (0..n as u32)
+            .map(|e| b.sig.element_name(e).to_string())
+            .collect();
+        Ok(Plan {
+            players: game.players.clone(),
+            elements,
+            words: n.div_ceil(64).max(1),
+            stable,
+            fluents: b.fluents,
+            masks: b.masks,
+            tables: b.tables,
+            patterns: b.patterns,
+            conds: b.conds,
+            rules,
+            locations,
+            initial_location: init.location,
+        })
+    }
+
+    /// The largest number of left elements of a rule (at least 1).
+    pub fn max_lhs(&self) -> usize {
+        self.rules
+            .iter()
+            .map(|r| r.lhs.len())
+            .max()
+            .unwrap_or(1)
+            .max(1)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Formulas: free variables, fluency, renaming.
+
+fn free_vars(f: &Formula) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    free_into(f, &mut Vec::new(), &mut out);
+    out
+}
+
+fn free_into(f: &Formula, bound: &mut Vec<String>, out: &mut BTreeSet<String>) {
+    let mut add = |v: &String, bound: &Vec<String>| {
+        if !bound.contains(v) {
+            out.insert(v.clone());
+        }
+    };
+    match f {
+        Formula::True | Formula::False => {}
+        Formula::Rel { args, .. } => args.iter().for_each(|a| add(a, bound)),
+        Formula::Eq(a, b) => {
+            add(a, bound);
+            add(b, bound);
+        }
+        Formula::In { element, .. } => add(element, bound),
+        Formula::Cmp { lhs, rhs, .. } => {
+            real_free_into(lhs, bound, out);
+            real_free_into(rhs, bound, out);
+        }
+        Formula::Not(g) => free_into(g, bound, out),
+        Formula::And(gs) | Formula::Or(gs) => gs.iter().for_each(|g| free_into(g, bound, out)),
+        Formula::Implies(a, b) | Formula::Iff(a, b) => {
+            free_into(a, bound, out);
+            free_into(b, bound, out);
+        }
+        Formula::Exists { vars, body } | Formula::Forall { vars, body } => {
+            let k = bound.len();
+            bound.extend(vars.iter().map(|v| v.name().to_string()));
+            free_into(body, bound, out);
+            bound.truncate(k);
+        }
+        Formula::Fixpoint { params, body, .. } => {
+            params.iter().for_each(|a| add(a, bound));
+            free_into(body, bound, out);
+        }
+        Formula::Tc { from, to, body, .. } => {
+            from.iter().chain(to).for_each(|a| add(a, bound));
+            free_into(body, bound, out);
+        }
+        Formula::Let {
+            params, def, body, ..
+        } => {
+            let k = bound.len();
+            bound.extend(params.iter().cloned());
+            free_into(def, bound, out);
+            bound.truncate(k);
+            free_into(body, bound, out);
+        }
+        Formula::LetReal { value, body, .. } => {
+            real_free_into(value, bound, out);
+            free_into(body, bound, out);
+        }
+    }
+}
+
+fn real_free_into(t: &RealExpr, bound: &mut Vec<String>, out: &mut BTreeSet<String>) {
+    match t {
+        RealExpr::Const(_) | RealExpr::Var(_) => {}
+        RealExpr::Fun { element, .. } | RealExpr::Derivative { element, .. } => {
+            if !bound.contains(element) {
+                out.insert(element.clone());
+            }
+        }
+        RealExpr::Char(f) => free_into(f, bound, out),
+        RealExpr::Min { body, .. } => free_into(body, bound, out),
+        RealExpr::Neg(a) | RealExpr::Root(_, a) => real_free_into(a, bound, out),
+        RealExpr::Add(a, b)
+        | RealExpr::Sub(a, b)
+        | RealExpr::Mul(a, b)
+        | RealExpr::Div(a, b)
+        | RealExpr::Pow(a, b)
+        | RealExpr::Let {
+            value: a, body: b, ..
+        } => {
+            real_free_into(a, bound, out);
+            real_free_into(b, bound, out);
+        }
+        RealExpr::Sum { vars, guard, body } | RealExpr::Product { vars, guard, body } => {
+            let k = bound.len();
+            bound.extend(vars.iter().cloned());
+            free_into(guard, bound, out);
+            real_free_into(body, bound, out);
+            bound.truncate(k);
+        }
+    }
+}
+
+/// Relation names a formula uses (not following definitions).
+fn rel_names(f: &Formula, out: &mut BTreeSet<String>) {
+    match f {
+        Formula::Rel { name, .. } => {
+            out.insert(name.clone());
+        }
+        Formula::Not(g)
+        | Formula::Exists { body: g, .. }
+        | Formula::Forall { body: g, .. }
+        | Formula::Fixpoint { body: g, .. }
+        | Formula::Tc { body: g, .. } => rel_names(g, out),
+        Formula::And(gs) | Formula::Or(gs) => gs.iter().for_each(|g| rel_names(g, out)),
+        Formula::Implies(a, b) | Formula::Iff(a, b) => {
+            rel_names(a, out);
+            rel_names(b, out);
+        }
+        Formula::Let { def, body, .. } => {
+            rel_names(def, out);
+            rel_names(body, out);
+        }
+        Formula::Cmp { lhs, rhs, .. } => {
+            real_rel_names(lhs, out);
+            real_rel_names(rhs, out);
+        }
+        Formula::LetReal { value, body, .. } => {
+            real_rel_names(value, out);
+            rel_names(body, out);
+        }
+        Formula::True | Formula::False | Formula::Eq(..) | Formula::In { .. } => {}
+    }
+}
+
+fn real_rel_names(t: &RealExpr, out: &mut BTreeSet<String>) {
+    match t {
+        RealExpr::Char(f) | RealExpr::Min { body: f, .. } => rel_names(f, out),
+        RealExpr::Neg(a) | RealExpr::Root(_, a) => real_rel_names(a, out),
+        RealExpr::Add(a, b)
+        | RealExpr::Sub(a, b)
+        | RealExpr::Mul(a, b)
+        | RealExpr::Div(a, b)
+        | RealExpr::Pow(a, b)
+        | RealExpr::Let {
+            value: a, body: b, ..
+        } => {
+            real_rel_names(a, out);
+            real_rel_names(b, out);
+        }
+        RealExpr::Sum { guard, body, .. } | RealExpr::Product { guard, body, .. } => {
+            rel_names(guard, out);
+            real_rel_names(body, out);
+        }
+        RealExpr::Const(_)
+        | RealExpr::Var(_)
+        | RealExpr::Fun { .. }
+        | RealExpr::Derivative { .. } => {}
+    }
+}
+
+/// `s` without the `__N` suffixes of renamed variables (for display).
+fn clean(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find("__") {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i + 2..];
+        let digits = tail.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
+            out.push_str("__");
+        }
+        rest = &tail[digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn flatten_and(f: &Formula, out: &mut Vec<Formula>) {
+    match f {
+        Formula::And(gs) => gs.iter().for_each(|g| flatten_and(g, out)),
+        Formula::True => {}
+        g => out.push(g.clone()),
+    }
+}
+
+fn and_of(mut v: Vec<SetExpr>) -> SetExpr {
+    v.retain(|s| *s != SetExpr::Universe);
+    if v.contains(&SetExpr::Empty) {
+        return SetExpr::Empty;
+    }
+    match v.len() {
+        0 => SetExpr::Universe,
+        1 => v.remove(0),
+        _ => SetExpr::And(v),
+    }
+}
+
+impl Builder<'_> {
+    fn def(&self, name: &str) -> Option<&ir::DefinedRelation> {
+        self.game.defined_relations.iter().find(|d| d.name == name)
+    }
+
+    /// Whether `f` depends on the state: it mentions, through definitions,
+    /// a fluent relation or a fixed-point variable in scope.
+    fn is_fluent(&self, f: &Formula) -> bool {
+        let mut names = BTreeSet::new();
+        rel_names(f, &mut names);
+        let mut seen = BTreeSet::new();
+        let mut todo: Vec<String> = names.into_iter().collect();
+        while let Some(n) = todo.pop() {
+            if !seen.insert(n.clone()) {
+                continue;
+            }
+            if self.fluent_names.contains(&n) || self.fix_scope.iter().any(|(v, _)| *v == n) {
+                return true;
+            }
+            if let Some(d) = self.def(&n) {
+                let mut more = BTreeSet::new();
+                rel_names(&d.body, &mut more);
+                todo.extend(more);
+            }
+        }
+        false
+    }
+
+    fn fresh(&mut self, base: &str) -> String {
+        self.fresh += 1;
+        format!("{base}__{}", self.fresh)
+    }
+
+    /// `f` with free element variables renamed by `map` and every bound
+    /// element variable renamed fresh (no capture).
+    fn rename(&mut self, f: &Formula, map: &BTreeMap<String, String>) -> Formula {
+        let r = |v: &String| map.get(v).cloned().unwrap_or_else(|| v.clone());
+        match f {
+            Formula::True => Formula::True,
+            Formula::False => Formula::False,
+            Formula::Rel { name, args } => Formula::Rel {
+                name: name.clone(),
+                args: args.iter().map(r).collect(),
+            },
+            Formula::Eq(a, b) => Formula::Eq(r(a), r(b)),
+            Formula::In { element, set } => Formula::In {
+                element: r(element),
+                set: set.clone(),
+            },
+            Formula::Cmp { lhs, op, rhs } => Formula::Cmp {
+                lhs: self.rename_real(lhs, map),
+                op: *op,
+                rhs: self.rename_real(rhs, map),
+            },
+            Formula::Not(g) => Formula::Not(Box::new(self.rename(g, map))),
+            Formula::And(gs) => Formula::And(gs.iter().map(|g| self.rename(g, map)).collect()),
+            Formula::Or(gs) => Formula::Or(gs.iter().map(|g| self.rename(g, map)).collect()),
+            Formula::Implies(a, b) => {
+                Formula::Implies(Box::new(self.rename(a, map)), Box::new(self.rename(b, map)))
+            }
+            Formula::Iff(a, b) => {
+                Formula::Iff(Box::new(self.rename(a, map)), Box::new(self.rename(b, map)))
+            }
+            Formula::Exists { vars, body } | Formula::Forall { vars, body } => {
+                let mut inner = map.clone();
+                let vars: Vec<Var> = vars
+                    .iter()
+                    .map(|v| match v {
+                        Var::Element(n) => {
+                            let m = self.fresh(n);
+                            inner.insert(n.clone(), m.clone());
+                            Var::Element(m)
+                        }
+                        other => other.clone(),
+                    })
+                    .collect();
+                let body = Box::new(self.rename(body, &inner));
+                if matches!(f, Formula::Exists { .. }) {
+                    Formula::Exists { vars, body }
+                } else {
+                    Formula::Forall { vars, body }
+                }
+            }
+            Formula::Fixpoint {
+                kind,
+                relation,
+                params,
+                body,
+            } => Formula::Fixpoint {
+                kind: *kind,
+                relation: relation.clone(),
+                params: params.iter().map(r).collect(),
+                body: Box::new(self.rename(body, map)),
+            },
+            Formula::Tc {
+                steps,
+                from,
+                to,
+                body,
+            } => Formula::Tc {
+                steps: *steps,
+                from: from.iter().map(r).collect(),
+                to: to.iter().map(r).collect(),
+                body: Box::new(self.rename(body, map)),
+            },
+            Formula::Let {
+                relation,
+                params,
+                def,
+                body,
+            } => {
+                let mut inner = map.clone();
+                for p in params {
+                    inner.remove(p);
+                }
+                Formula::Let {
+                    relation: relation.clone(),
+                    params: params.clone(),
+                    def: Box::new(self.rename(def, &inner)),
+                    body: Box::new(self.rename(body, map)),
+                }
+            }
+            Formula::LetReal { var, value, body } => Formula::LetReal {
+                var: var.clone(),
+                value: self.rename_real(value, map),
+                body: Box::new(self.rename(body, map)),
+            },
+        }
+    }
+
+    fn rename_real(&mut self, t: &RealExpr, map: &BTreeMap<String, String>) -> RealExpr {
+        let r = |v: &String| map.get(v).cloned().unwrap_or_else(|| v.clone());
+        let bx = |b: &mut Self, a: &RealExpr| Box::new(b.rename_real(a, map));
+        match t {
+            RealExpr::Const(_) | RealExpr::Var(_) => t.clone(),
+            RealExpr::Fun { name, element } => RealExpr::Fun {
+                name: name.clone(),
+                element: r(element),
+            },
+            RealExpr::Derivative {
+                name,
+                order,
+                element,
+            } => RealExpr::Derivative {
+                name: name.clone(),
+                order: *order,
+                element: r(element),
+            },
+            RealExpr::Char(f) => RealExpr::Char(Box::new(self.rename(f, map))),
+            RealExpr::Neg(a) => RealExpr::Neg(bx(self, a)),
+            RealExpr::Root(k, a) => RealExpr::Root(*k, bx(self, a)),
+            RealExpr::Add(a, b) => RealExpr::Add(bx(self, a), bx(self, b)),
+            RealExpr::Sub(a, b) => RealExpr::Sub(bx(self, a), bx(self, b)),
+            RealExpr::Mul(a, b) => RealExpr::Mul(bx(self, a), bx(self, b)),
+            RealExpr::Div(a, b) => RealExpr::Div(bx(self, a), bx(self, b)),
+            RealExpr::Pow(a, b) => RealExpr::Pow(bx(self, a), bx(self, b)),
+            RealExpr::Min { var, body } => RealExpr::Min {
+                var: var.clone(),
+                body: Box::new(self.rename(body, map)),
+            },
+            RealExpr::Let { var, value, body } => RealExpr::Let {
+                var: var.clone(),
+                value: bx(self, value),
+                body: bx(self, body),
+            },
+            RealExpr::Sum { vars, guard, body } | RealExpr::Product { vars, guard, body } => {
+                let mut inner = map.clone();
+                let vars: Vec<String> = vars
+                    .iter()
+                    .map(|v| {
+                        let m = self.fresh(v);
+                        inner.insert(v.clone(), m.clone());
+                        m
+                    })
+                    .collect();
+                let guard = Box::new(self.rename(guard, &inner));
+                let body = Box::new(self.rename_real(body, &inner));
+                if matches!(t, RealExpr::Sum { .. }) {
+                    RealExpr::Sum { vars, guard, body }
+                } else {
+                    RealExpr::Product { vars, guard, body }
+                }
+            }
+        }
+    }
+
+    /// The body of a defined relation applied to `args`.
+    fn inline(&mut self, name: &str, args: &[String]) -> Result<Formula, Unsupported> {
+        let d = self
+            .def(name)
+            .ok_or_else(|| format!("unknown relation {name}"))?
+            .clone();
+        if d.params.len() != args.len() {
+            return Err(format!("{name} applied to {} arguments", args.len()));
+        }
+        let map = d.params.iter().cloned().zip(args.iter().cloned()).collect();
+        Ok(self.rename(&d.body, &map))
+    }
+
+    // -----------------------------------------------------------------------
+    // Build-time evaluation of stable formulas.
+
+    /// The tuples for `vars` satisfying the stable formula `f`.
+    fn query(&mut self, f: &Formula, vars: &[String]) -> Result<Vec<Vec<u32>>, Unsupported> {
+        let free: Vec<&str> = vars.iter().map(String::as_str).collect();
+        let id = self
+            .solver
+            .compile_query(f, &free, &[], &[])
+            .map_err(|e| format!("evaluating `{}`: {}", print_formula(f), e.message))?;
+        Ok(self.solver.satisfying(&self.sig, id, &[], &[]))
+    }
+
+    fn holds(&mut self, f: &Formula) -> Result<bool, Unsupported> {
+        let id = self
+            .solver
+            .compile_formula(f, &[], &[])
+            .map_err(|e| format!("evaluating `{}`: {}", print_formula(f), e.message))?;
+        Ok(self.solver.holds(&self.sig, id, &[], &[]))
+    }
+
+    fn mask(&mut self, what: String, members: BTreeSet<u32>) -> SetExpr {
+        if members.is_empty() {
+            return SetExpr::Empty;
+        }
+        if members.len() == self.n as usize {
+            return SetExpr::Universe;
+        }
+        if let Some(i) = self.masks.iter().position(|m| m.members == members) {
+            return SetExpr::Mask(i);
+        }
+        self.masks.push(Mask {
+            what: clean(&what),
+            members,
+        });
+        SetExpr::Mask(self.masks.len() - 1)
+    }
+
+    fn mask_index(&mut self, what: String, members: BTreeSet<u32>) -> usize {
+        if let Some(i) = self.masks.iter().position(|m| m.members == members) {
+            return i;
+        }
+        self.masks.push(Mask {
+            what: clean(&what),
+            members,
+        });
+        self.masks.len() - 1
+    }
+
+    fn table(&mut self, what: String, pairs: &[(u32, u32)]) -> usize {
+        let mut rows = vec![BTreeSet::new(); self.n as usize];
+        for &(y, x) in pairs {
+            rows[y as usize].insert(x);
+        }
+        if let Some(i) = self.tables.iter().position(|t| t.rows == rows) {
+            return i;
+        }
+        self.tables.push(Table {
+            what: clean(&what),
+            rows,
+        });
+        self.tables.len() - 1
+    }
+
+    /// A stable binary relation of pairs `(y, x)`, as shifts or a table.
+    fn rel2(&mut self, what: &str, pairs: &[(u32, u32)]) -> Rel2 {
+        let mut by_offset: BTreeMap<i32, BTreeSet<u32>> = BTreeMap::new();
+        for &(y, x) in pairs {
+            by_offset.entry(x as i32 - y as i32).or_default().insert(y);
+        }
+        if by_offset.len() <= MAX_SHIFTS {
+            Rel2::Shifts(
+                by_offset
+                    .into_iter()
+                    .map(|(d, ys)| {
+                        let m = self.mask_index(format!("sources of offset {d} in {what}"), ys);
+                        (d, m)
+                    })
+                    .collect(),
+            )
+        } else {
+            Rel2::Table(self.table(what.to_string(), pairs))
+        }
+    }
+
+    // -----------------------------------------------------------------------
+    // Formulas to bitset algebra.
+
+    /// `{x | f}` where `x` is the only free variable of `f`.
+    fn set(&mut self, f: &Formula, x: &str) -> Result<SetExpr, Unsupported> {
+        let fv = free_vars(f);
+        if fv.iter().any(|v| v != x) {
+            return Err(format!(
+                "`{}` has free variables besides {x}",
+                print_formula(f)
+            ));
+        }
+        if !self.is_fluent(f) {
+            let what = format!("{{{x} | {}}}", print_formula(f));
+            if fv.is_empty() {
+                return Ok(if self.holds(f)? {
+                    SetExpr::Universe
+                } else {
+                    SetExpr::Empty
+                });
+            }
+            let members = self
+                .query(f, &[x.to_string()])?
+                .into_iter()
+                .map(|t| t[0])
+                .collect();
+            return Ok(self.mask(what, members));
+        }
+        match f {
+            Formula::Rel { name, args } => {
+                if let Some(&(_, v)) = self.fix_scope.iter().rev().find(|(n, _)| n == name) {
+                    return if args.len() == 1 && args[0] == x {
+                        Ok(SetExpr::FixVar(v))
+                    } else {
+                        Err(format!("fixed-point variable {name} applied to {args:?}"))
+                    };
+                }
+                if let Some(i) = self.fluents.iter().position(|fl| fl.name == *name) {
+                    return if args.len() == 1 {
+                        Ok(SetExpr::Fluent(i))
+                    } else {
+                        Err(format!("{name} with {} arguments", args.len()))
+                    };
+                }
+                let body = self.inline(name, args)?;
+                self.set(&body, x)
+            }
+            Formula::Not(g) => Ok(SetExpr::Not(Box::new(self.set(g, x)?))),
+            Formula::And(gs) => {
+                let v = gs
+                    .iter()
+                    .map(|g| self.set(g, x))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(and_of(v))
+            }
+            Formula::Or(gs) => {
+                let mut v = gs
+                    .iter()
+                    .map(|g| self.set(g, x))
+                    .collect::<Result<Vec<_>, _>>()?;
+                v.retain(|s| *s != SetExpr::Empty);
+                Ok(match v.len() {
+                    0 => SetExpr::Empty,
+                    1 => v.remove(0),
+                    _ => SetExpr::Or(v),
+                })
+            }
+            Formula::Implies(a, b) => {
+                let g = Formula::Or(vec![Formula::Not(a.clone()), (**b).clone()]);
+                self.set(&g, x)
+            }
+            Formula::Iff(a, b) => {
+                let g = Formula::Or(vec![
+                    Formula::And(vec![(**a).clone(), (**b).clone()]),
+                    Formula::And(vec![Formula::Not(a.clone()), Formula::Not(b.clone())]),
+                ]);
+                self.set(&g, x)
+            }
+            Formula::Exists { vars, body } => {
+                let [Var::Element(y)] = vars.as_slice() else {
+                    return Err(format!(
+                        "quantifier over {} variables in `{}`",
+                        vars.len(),
+                        print_formula(f)
+                    ));
+                };
+                self.exists_one(y, body, x)
+            }
+            Formula::Forall { vars, body } => {
+                let g = Formula::Exists {
+                    vars: vars.clone(),
+                    body: Box::new(Formula::Not(body.clone())),
+                };
+                Ok(SetExpr::Not(Box::new(self.set(&g, x)?)))
+            }
+            Formula::Fixpoint {
+                kind: ir::FixpointKind::Least,
+                relation,
+                params,
+                body,
+            } if params.len() == 1 && params[0] == x => {
+                let v = self.next_fix;
+                self.next_fix += 1;
+                self.fix_scope.push((relation.clone(), v));
+                let body = self.set(body, x);
+                self.fix_scope.pop();
+                Ok(SetExpr::Fix {
+                    var: v,
+                    body: Box::new(body?),
+                })
+            }
+            _ => Err(format!("cannot compile `{}` to a set", print_formula(f))),
+        }
+    }
+
+    /// `{x | ex y body}`.
+    fn exists_one(&mut self, y: &str, body: &Formula, x: &str) -> Result<SetExpr, Unsupported> {
+        if y == x {
+            return Err(format!("variable {x} rebound"));
+        }
+        let mut conj = Vec::new();
+        flatten_and(body, &mut conj);
+        let (mut on_x, mut on_y, mut both) = (Vec::new(), Vec::new(), Vec::new());
+        for c in conj {
+            let fv = free_vars(&c);
+            match (fv.contains(x), fv.contains(y)) {
+                (true, true) => both.push(c),
+                (false, true) => on_y.push(c),
+                _ => on_x.push(c),
+            }
+        }
+        let mut parts = Vec::new();
+        for c in &on_x {
+            parts.push(self.set(c, x)?);
+        }
+        let mut inner = Vec::new();
+        for c in &on_y {
+            inner.push(self.set(c, y)?);
+        }
+        let inner = and_of(inner);
+        if both.is_empty() {
+            parts.push(SetExpr::AllIf(Box::new(inner)));
+            return Ok(and_of(parts));
+        }
+        let link = Formula::And(both);
+        if self.is_fluent(&link) {
+            return Err(format!(
+                "`{}` links two variables through a fluent relation",
+                print_formula(&link)
+            ));
+        }
+        let pairs: Vec<(u32, u32)> = self
+            .query(&link, &[y.to_string(), x.to_string()])?
+            .into_iter()
+            .map(|t| (t[0], t[1]))
+            .collect();
+        let rel = self.rel2(&print_formula(&link), &pairs);
+        parts.push(SetExpr::Image {
+            rel,
+            of: Box::new(inner),
+        });
+        Ok(and_of(parts))
+    }
+
+    /// A sentence as a condition on the state.
+    fn cond(&mut self, f: &Formula) -> Result<Cond, Unsupported> {
+        let fv = free_vars(f);
+        if !fv.is_empty() {
+            return Err(format!("`{}` has free variables {fv:?}", print_formula(f)));
+        }
+        if !self.is_fluent(f) {
+            return Ok(Cond::Const(self.holds(f)?));
+        }
+        match f {
+            Formula::Rel { name, args } => {
+                let body = self.inline(name, args)?;
+                self.cond(&body)
+            }
+            Formula::Not(g) => Ok(Cond::Not(Box::new(self.cond(g)?))),
+            Formula::And(gs) => Ok(Cond::And(
+                gs.iter().map(|g| self.cond(g)).collect::<Result<_, _>>()?,
+            )),
+            Formula::Or(gs) => Ok(Cond::Or(
+                gs.iter().map(|g| self.cond(g)).collect::<Result<_, _>>()?,
+            )),
+            Formula::Implies(a, b) => Ok(Cond::Or(vec![
+                Cond::Not(Box::new(self.cond(a)?)),
+                self.cond(b)?,
+            ])),
+            Formula::Iff(a, b) => {
+                let (a, b) = (self.cond(a)?, self.cond(b)?);
+                Ok(Cond::Or(vec![
+                    Cond::And(vec![a.clone(), b.clone()]),
+                    Cond::And(vec![Cond::Not(Box::new(a)), Cond::Not(Box::new(b))]),
+                ]))
+            }
+            Formula::Forall { vars, body } => {
+                let g = Formula::Exists {
+                    vars: vars.clone(),
+                    body: Box::new(Formula::Not(body.clone())),
+                };
+                Ok(Cond::Not(Box::new(self.cond(&g)?)))
+            }
+            Formula::Exists { vars, body } => {
+                let names: Vec<String> = vars
+                    .iter()
+                    .map(|v| match v {
+                        Var::Element(n) => Ok(n.clone()),
+                        _ => Err(format!("set or real quantifier in `{}`", print_formula(f))),
+                    })
+                    .collect::<Result<_, _>>()?;
+                if let [y] = names.as_slice() {
+                    return Ok(Cond::NonEmpty(self.set(body, y)?));
+                }
+                self.pattern(f, &names, body)
+            }
+            _ => Err(format!("cannot compile `{}`", print_formula(f))),
+        }
+    }
+
+    /// `ex v1..vk body` with body a conjunction of one-variable parts and a
+    /// stable part over several variables.
+    fn pattern(
+        &mut self,
+        f: &Formula,
+        vars: &[String],
+        body: &Formula,
+    ) -> Result<Cond, Unsupported> {
+        let mut conj = Vec::new();
+        flatten_and(body, &mut conj);
+        // A fluent defined relation over several variables: unfold it.
+        let mut i = 0;
+        while i < conj.len() {
+            if let Formula::Rel { name, args } = &conj[i]
+                && args.len() > 1
+                && self.def(name).is_some()
+                && self.is_fluent(&conj[i])
+            {
+                let g = self.inline(name, &args.clone())?;
+                conj.remove(i);
+                let mut more = Vec::new();
+                flatten_and(&g, &mut more);
+                conj.splice(i..i, more);
+                continue;
+            }
+            i += 1;
+        }
+        let mut sets: Vec<Vec<SetExpr>> = vec![Vec::new(); vars.len()];
+        let mut closed = Vec::new();
+        let mut stable = Vec::new();
+        for c in &conj {
+            let fv = free_vars(c);
+            let mine: Vec<usize> = (0..vars.len()).filter(|&i| fv.contains(&vars[i])).collect();
+            match mine.as_slice() {
+                [] => closed.push(self.cond(c)?),
+                [i] if self.is_fluent(c) => sets[*i].push(self.set(c, &vars[*i])?),
+                _ if !self.is_fluent(c) => stable.push(c.clone()),
+                _ => {
+                    return Err(format!(
+                        "`{}` ties several variables through a fluent relation",
+                        print_formula(c)
+                    ));
+                }
+            }
+        }
+        let stable_f = Formula::And(stable);
+        let tuples = self.query(&stable_f, vars)?;
+        if tuples.len() > MAX_PATTERN_TUPLES {
+            return Err(format!("`{}` has too many tuples", print_formula(f)));
+        }
+        let mut groups: BTreeMap<Vec<i32>, BTreeSet<u32>> = BTreeMap::new();
+        for t in &tuples {
+            let offs = t.iter().map(|&e| e as i32 - t[0] as i32).collect();
+            groups.entry(offs).or_default().insert(t[0]);
+        }
+        let what = clean(&print_formula(&stable_f));
+        let groups: Vec<(Vec<i32>, usize)> = groups
+            .into_iter()
+            .map(|(offs, starts)| {
+                let m = self.mask_index(format!("starts of offsets {offs:?} in {what}"), starts);
+                (offs, m)
+            })
+            .collect();
+        let pattern = match self.patterns.iter().position(|p| p.groups == groups) {
+            Some(i) => i,
+            None => {
+                self.patterns.push(Pattern {
+                    what,
+                    vars: vars.iter().map(|v| clean(v)).collect(),
+                    tuples: tuples.len(),
+                    groups,
+                });
+                self.patterns.len() - 1
+            }
+        };
+        let pat = Cond::Pattern {
+            pattern,
+            sets: sets.into_iter().map(and_of).collect(),
+        };
+        if closed.is_empty() {
+            Ok(pat)
+        } else {
+            closed.push(pat);
+            Ok(Cond::And(closed))
+        }
+    }
+
+    fn cond_id(&mut self, what: String, c: Cond) -> usize {
+        if let Some(i) = self.conds.iter().position(|(_, d)| *d == c) {
+            return i;
+        }
+        self.conds.push((clean(&what), c));
+        self.conds.len() - 1
+    }
+
+    fn num(&mut self, t: &RealExpr) -> Result<Num, Unsupported> {
+        let bx = |n: Num| Box::new(n);
+        Ok(match t {
+            RealExpr::Const(c) => Num::Const(*c),
+            RealExpr::Neg(a) => Num::Neg(bx(self.num(a)?)),
+            RealExpr::Add(a, b) => Num::Add(bx(self.num(a)?), bx(self.num(b)?)),
+            RealExpr::Sub(a, b) => Num::Sub(bx(self.num(a)?), bx(self.num(b)?)),
+            RealExpr::Mul(a, b) => Num::Mul(bx(self.num(a)?), bx(self.num(b)?)),
+            RealExpr::Char(f) => {
+                let c = self.cond(f)?;
+                Num::Cond(self.cond_id(print_formula(f), c))
+            }
+            RealExpr::Sum { vars, guard, body } if vars.len() == 1 => {
+                let RealExpr::Const(k) = **body else {
+                    return Err(format!("sum of a non-constant term `{}`", print_real(t)));
+                };
+                Num::Count(self.set(guard, &vars[0])?, k)
+            }
+            _ => return Err(format!("cannot compile the term `{}`", print_real(t))),
+        })
+    }
+
+    // -----------------------------------------------------------------------
+    // Rules and labels.
+
+    fn rule(&mut self, r: &ir::Rule) -> Result<RulePlan, Unsupported> {
+        if !r.update.is_empty() || !r.dynamics.is_empty() || !r.rhs.functions.is_empty() {
+            return Err("function updates are not specialized".into());
+        }
+        if !r.nondistinct.is_empty() {
+            return Err("non-distinct left elements are not specialized".into());
+        }
+        if r.post != Formula::True {
+            return Err("postconditions are not specialized".into());
+        }
+        let lhs = &r.lhs.elements;
+        let k = lhs.len();
+        let idx = |n: &str| lhs.iter().position(|l| l == n);
+        // The map s: a bijection from right elements to left elements.
+        let mut rimg = Vec::new();
+        for b in &r.rhs.elements {
+            let l = r
+                .map
+                .iter()
+                .find(|(rr, _)| rr == b)
+                .and_then(|(_, l)| idx(l))
+                .ok_or_else(|| format!("right element {b} is new"))?;
+            if rimg.contains(&l) {
+                return Err(format!("right element {b} copies a left element"));
+            }
+            rimg.push(l);
+        }
+        if rimg.len() != k {
+            return Err("the rule deletes elements".into());
+        }
+        let fluent_of = |n: &str, fl: &[Fluent]| fl.iter().position(|f| f.name == n);
+
+        let mut cands: Vec<Vec<SetExpr>> = vec![Vec::new(); k];
+        let mut pre_conj = Vec::new();
+        flatten_and(&r.pre, &mut pre_conj);
+        let mut links: Vec<Vec<Link>> = vec![Vec::new(); k];
+        let mut link_irreflexive: Vec<Vec<usize>> = vec![Vec::new(); k];
+        for t in &r.lhs.tuples {
+            if t.optional {
+                return Err("optional tuples are not specialized".into());
+            }
+            let args: Vec<usize> = t
+                .args
+                .iter()
+                .map(|a| idx(a).ok_or_else(|| format!("unknown element {a}")))
+                .collect::<Result<_, _>>()?;
+            if self.def(&t.relation).is_some() && self.sig.relation(&t.relation).is_none() {
+                pre_conj.push(Formula::Rel {
+                    name: t.relation.clone(),
+                    args: t.args.clone(),
+                });
+                continue;
+            }
+            if let Some(fi) = fluent_of(&t.relation, &self.fluents) {
+                cands[args[0]].push(SetExpr::Fluent(fi));
+                continue;
+            }
+            let mut distinct: Vec<usize> = args.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            match distinct.as_slice() {
+                [e] => {
+                    let x = self.fresh("x");
+                    let g = Formula::Rel {
+                        name: t.relation.clone(),
+                        args: vec![x.clone(); args.len()],
+                    };
+                    let m = self.set(&g, &x)?;
+                    cands[*e].push(m);
+                }
+                [_, _] if args.len() == 2 => {
+                    let (i, j) = (args[0], args[1]);
+                    let (later, earlier) = if i > j { (i, j) } else { (j, i) };
+                    let rel = self
+                        .sig
+                        .relation(&t.relation)
+                        .ok_or_else(|| format!("unknown relation {}", t.relation))?;
+                    let tuples = self.sig.tuples(rel);
+                    // Pairs (earlier image, later image).
+                    let pairs: Vec<(u32, u32)> = tuples
+                        .iter()
+                        .map(|p| {
+                            if i == earlier {
+                                (p[0], p[1])
+                            } else {
+                                (p[1], p[0])
+                            }
+                        })
+                        .collect();
+                    let what = format!(
+                        "{}({}, {}) from {}",
+                        t.relation, t.args[0], t.args[1], lhs[earlier]
+                    );
+                    let table = self.table(what, &pairs);
+                    if pairs.iter().all(|(a, b)| a != b) {
+                        link_irreflexive[later].push(earlier);
+                    }
+                    links[later].push(Link {
+                        from: earlier,
+                        table,
+                    });
+                }
+                _ => return Err(format!("left tuple {}{:?}", t.relation, t.args)),
+            }
+        }
+        // Exactness of emb relations.
+        let mut removes = Vec::new();
+        for e in &r.emb {
+            let Some(rel) = self.sig.relation(e) else {
+                continue;
+            };
+            if self.sig.arity(rel) != 1 {
+                return Err(format!("emb relation {e} is not unary"));
+            }
+            for (i, l) in lhs.iter().enumerate() {
+                let listed = r
+                    .lhs
+                    .tuples
+                    .iter()
+                    .any(|t| t.relation == *e && t.args[0] == *l);
+                if listed {
+                    continue;
+                }
+                let x = self.fresh("x");
+                let g = Formula::Not(Box::new(Formula::Rel {
+                    name: e.clone(),
+                    args: vec![x.clone()],
+                }));
+                let s = self.set(&g, &x)?;
+                cands[i].push(s);
+            }
+            if let Some(fi) = fluent_of(e, &self.fluents) {
+                removes.extend((0..k).map(|i| (fi, i)));
+            }
+        }
+        let mut adds = Vec::new();
+        for t in &r.rhs.tuples {
+            if t.optional {
+                return Err("optional tuples are not specialized".into());
+            }
+            if let Some(fi) = fluent_of(&t.relation, &self.fluents) {
+                let b = r
+                    .rhs
+                    .elements
+                    .iter()
+                    .position(|x| *x == t.args[0])
+                    .ok_or_else(|| format!("unknown element {}", t.args[0]))?;
+                adds.push((fi, rimg[b]));
+            }
+        }
+        // Preconditions: per element, or match-independent.
+        let mut sentence = Vec::new();
+        for c in &pre_conj {
+            let fv = free_vars(c);
+            let mine: Vec<usize> = (0..k).filter(|&i| fv.contains(&lhs[i])).collect();
+            match mine.as_slice() {
+                [] => sentence.push(c.clone()),
+                [i] => {
+                    let s = self.set(c, &lhs[*i])?;
+                    cands[*i].push(s);
+                }
+                _ => {
+                    return Err(format!(
+                        "precondition `{}` ties several left elements",
+                        print_formula(c)
+                    ));
+                }
+            }
+        }
+        let sentence = if sentence.is_empty() {
+            None
+        } else {
+            let f = Formula::And(sentence);
+            let c = self.cond(&f)?;
+            match c {
+                Cond::Const(true) => None,
+                c => Some(self.cond_id(print_formula(&f), c)),
+            }
+        };
+        let cands: Vec<SetExpr> = cands.into_iter().map(and_of).collect();
+        let mut steps = Vec::new();
+        for i in 0..k {
+            let distinct_from = (0..i)
+                .filter(|&j| !link_irreflexive[i].contains(&j) && !disjoint(&cands[i], &cands[j]))
+                .collect();
+            steps.push(Step {
+                elem: i,
+                cand: cands[i].clone(),
+                links: std::mem::take(&mut links[i]),
+                distinct_from,
+            });
+        }
+        // Two elements linked by one grid step: a shift.
+        let mut shift = None;
+        if k == 2 && steps[1].links.len() == 1 && steps[1].distinct_from.is_empty() {
+            let t = &self.tables[steps[1].links[0].table];
+            let mut offs = BTreeSet::new();
+            let mut srcs = BTreeSet::new();
+            let mut single = true;
+            for (y, row) in t.rows.iter().enumerate() {
+                if row.len() > 1 {
+                    single = false;
+                }
+                for &x in row {
+                    offs.insert(x as i32 - y as i32);
+                    srcs.insert(y as u32);
+                }
+            }
+            if single && offs.len() == 1 {
+                let d = *offs.iter().next().unwrap_or(&0);
+                let what = format!("sources of {}", t.what);
+                let m = self.mask_index(what, srcs);
+                shift = Some((d, m));
+            }
+        }
+        Ok(RulePlan {
+            name: r.name.clone(),
+            lhs: lhs.clone(),
+            steps,
+            shift,
+            sentence,
+            removes,
+            adds,
+        })
+    }
+
+    fn label(&mut self, l: &ir::Label) -> Result<LabelPlan, Unsupported> {
+        if l.time.is_some() || !l.params.is_empty() {
+            return Err("time and parameters are not specialized".into());
+        }
+        if l.multiplicity != Multiplicity::One {
+            return Err("multiplicities other than one match are not specialized".into());
+        }
+        let rule = self
+            .game
+            .rules
+            .iter()
+            .position(|r| r.name == l.rule)
+            .ok_or_else(|| format!("unknown rule {}", l.rule))?;
+        let mut targets = Vec::new();
+        for t in &l.targets {
+            if !t.draws.is_empty() {
+                return Err("drawn interval end-points are not specialized".into());
+            }
+            targets.push((t.location, t.probability.unwrap_or(0.0)));
+        }
+        Ok(LabelPlan { rule, targets })
+    }
+}
+
+/// Whether two candidate sets are syntactically disjoint: one requires a
+/// fluent the other excludes.
+fn disjoint(a: &SetExpr, b: &SetExpr) -> bool {
+    let lits = |s: &SetExpr| -> Vec<SetExpr> {
+        match s {
+            SetExpr::And(v) => v.clone(),
+            s => vec![s.clone()],
+        }
+    };
+    let (la, lb) = (lits(a), lits(b));
+    la.iter().any(|x| {
+        lb.iter().any(|y| match (x, y) {
+            (SetExpr::Fluent(f), SetExpr::Not(g)) | (SetExpr::Not(g), SetExpr::Fluent(f)) => {
+                **g == SetExpr::Fluent(*f)
+            }
+            _ => false,
+        })
+    })
+}
+
+// ---------------------------------------------------------------------------
+// The text dump.
+
+impl Plan {
+    fn names(&self, members: &BTreeSet<u32>) -> String {
+        let v: Vec<&str> = members
+            .iter()
+            .map(|&e| self.elements[e as usize].as_str())
+            .collect();
+        format!("{{{}}}", v.join(", "))
+    }
+
+    pub fn set_text(&self, s: &SetExpr) -> String {
+        match s {
+            SetExpr::Empty => "{}".into(),
+            SetExpr::Universe => "U".into(),
+            SetExpr::Mask(i) => format!("m{i}"),
+            SetExpr::Fluent(i) => self.fluents[*i].name.clone(),
+            SetExpr::FixVar(v) => format!("T{v}"),
+            SetExpr::And(v) => {
+                let p: Vec<String> = v.iter().map(|s| self.set_text(s)).collect();
+                format!("({})", p.join(" & "))
+            }
+            SetExpr::Or(v) => {
+                let p: Vec<String> = v.iter().map(|s| self.set_text(s)).collect();
+                format!("({})", p.join(" | "))
+            }
+            SetExpr::Not(s) => format!("!{}", self.set_text(s)),
+            SetExpr::Image { rel, of } => format!("{}[{}]", self.rel_text(rel), self.set_text(of)),
+            SetExpr::AllIf(s) => format!("all_if({})", self.set_text(s)),
+            SetExpr::Fix { var, body } => format!("lfp T{var}. {}", self.set_text(body)),
+        }
+    }
+
+    fn rel_text(&self, r: &Rel2) -> String {
+        match r {
+            Rel2::Shifts(v) => {
+                let p: Vec<String> = v.iter().map(|(d, m)| format!("{d:+}@m{m}")).collect();
+                format!("shift({})", p.join(" "))
+            }
+            Rel2::Table(t) => format!("t{t}"),
+        }
+    }
+
+    pub fn cond_text(&self, c: &Cond) -> String {
+        match c {
+            Cond::Const(b) => b.to_string(),
+            Cond::NonEmpty(s) => format!("nonempty {}", self.set_text(s)),
+            Cond::Pattern { pattern, sets } => {
+                let p: Vec<String> = sets.iter().map(|s| self.set_text(s)).collect();
+                format!("p{pattern}({})", p.join(", "))
+            }
+            Cond::Not(c) => format!("not {}", self.cond_text(c)),
+            Cond::And(v) => {
+                let p: Vec<String> = v.iter().map(|c| self.cond_text(c)).collect();
+                format!("({})", p.join(" and "))
+            }
+            Cond::Or(v) => {
+                let p: Vec<String> = v.iter().map(|c| self.cond_text(c)).collect();
+                format!("({})", p.join(" or "))
+            }
+        }
+    }
+
+    pub fn num_text(&self, n: &Num) -> String {
+        match n {
+            Num::Const(c) => format!("{c}"),
+            Num::Cond(c) => format!("[c{c}]"),
+            Num::Count(s, k) => format!("{k} * #{}", self.set_text(s)),
+            Num::Neg(a) => format!("-{}", self.num_text(a)),
+            Num::Add(a, b) => format!("({} + {})", self.num_text(a), self.num_text(b)),
+            Num::Sub(a, b) => format!("({} - {})", self.num_text(a), self.num_text(b)),
+            Num::Mul(a, b) => format!("({} * {})", self.num_text(a), self.num_text(b)),
+        }
+    }
+
+    /// A one-line description of a matcher (for the dump and doc comments).
+    pub fn matcher_text(&self, r: &RulePlan) -> Vec<String> {
+        let mut out = Vec::new();
+        for st in &r.steps {
+            let mut line = format!("{} in {}", r.lhs[st.elem], self.set_text(&st.cand));
+            for l in &st.links {
+                line.push_str(&format!(" & t{}[{}]", l.table, r.lhs[l.from]));
+            }
+            for &j in &st.distinct_from {
+                line.push_str(&format!(", != {}", r.lhs[j]));
+            }
+            out.push(line);
+        }
+        if let Some((d, m)) = r.shift {
+            out.push(format!(
+                "as a shift: {} = {} {d:+} for {} in m{m}",
+                r.lhs[1], r.lhs[0], r.lhs[0]
+            ));
+        }
+        out
+    }
+
+    /// The plan as text: what is stable, the precomputed sets, the
+    /// compiled conditions and the matchers with their join orders.
+    pub fn dump(&self) -> String {
+        let mut o = String::new();
+        let _ = writeln!(
+            o,
+            "players: {}\nelements: {} in {} word(s)",
+            self.players.join(", "),
+            self.elements.len(),
+            self.words
+        );
+        let _ = writeln!(o, "stable: {}", self.stable.join(", "));
+        for (i, f) in self.fluents.iter().enumerate() {
+            let m: BTreeSet<u32> = f.initial.iter().copied().collect();
+            let _ = writeln!(
+                o,
+                "fluent {i}: {} (bitset), initially {}",
+                f.name,
+                self.names(&m)
+            );
+        }
+        for (i, m) in self.masks.iter().enumerate() {
+            let _ = writeln!(
+                o,
+                "mask m{i} = {}\n    ({})",
+                self.names(&m.members),
+                m.what
+            );
+        }
+        for (i, t) in self.tables.iter().enumerate() {
+            let n: usize = t.rows.iter().map(BTreeSet::len).sum();
+            let _ = writeln!(o, "table t{i}: {} ({n} pairs)", t.what);
+        }
+        for (i, p) in self.patterns.iter().enumerate() {
+            let _ = writeln!(
+                o,
+                "pattern p{i}({}): {} ({} tuples, {} offset groups)",
+                p.vars.join(", "),
+                p.what,
+                p.tuples,
+                p.groups.len()
+            );
+            for (offs, m) in &p.groups {
+                let _ = writeln!(o, "    offsets {offs:?} from m{m}");
+            }
+        }
+        for (i, (what, c)) in self.conds.iter().enumerate() {
+            let _ = writeln!(o, "cond c{i} = {}\n    ({what})", self.cond_text(c));
+        }
+        for r in &self.rules {
+            let _ = writeln!(o, "rule {}({}):", r.name, r.lhs.join(", "));
+            if let Some(c) = r.sentence {
+                let _ = writeln!(o, "    when c{c}");
+            }
+            for line in self.matcher_text(r) {
+                let _ = writeln!(o, "    {line}");
+            }
+            let fx = |v: &[(usize, usize)]| -> String {
+                let p: Vec<String> = v
+                    .iter()
+                    .map(|&(f, e)| format!("{}({})", self.fluents[f].name, r.lhs[e]))
+                    .collect();
+                p.join(" ")
+            };
+            let _ = writeln!(o, "    removes {}; adds {}", fx(&r.removes), fx(&r.adds));
+        }
+        for (li, l) in self.locations.iter().enumerate() {
+            let _ = writeln!(o, "location {li}:");
+            for (p, pl) in l.players.iter().enumerate() {
+                let labels: Vec<String> = pl
+                    .labels
+                    .iter()
+                    .map(|lb| {
+                        let t: Vec<String> = lb
+                            .targets
+                            .iter()
+                            .map(|(l, pr)| {
+                                if lb.targets.len() > 1 {
+                                    format!("{l} (p {pr})")
+                                } else {
+                                    l.to_string()
+                                }
+                            })
+                            .collect();
+                        format!("{} -> {}", self.rules[lb.rule].name, t.join("; "))
+                    })
+                    .collect();
+                let _ = writeln!(
+                    o,
+                    "    {}: payoff {}; moves [{}]",
+                    self.players[p],
+                    self.num_text(&pl.payoff),
+                    labels.join(", ")
+                );
+            }
+        }
+        o
+    }
+}

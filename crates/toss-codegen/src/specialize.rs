@@ -1,0 +1,972 @@
+//! Emitting the specialized `Game` impl from a [`Plan`].
+//!
+//! The generated module holds the constant masks and neighbour tables, the
+//! state (one `Bits<W>` per fluent unary relation and the location), the
+//! move (label, rule and matched elements), one function per compiled
+//! condition, one matcher per rule, and the move generator, rule effects
+//! and payoffs per location. Everything is emitted in plan order, so the
+//! output is deterministic.
+
+use std::path::Path;
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+use syn::Ident;
+
+use crate::plan::{Cond, Num, Plan, Rel2, SetExpr};
+
+/// `TicTacToe` -> `__toss_tic_tac_toe`.
+fn module_name(ident: &Ident) -> Ident {
+    let mut out = String::from("__toss");
+    let mut prev_lower = false;
+    for c in ident.to_string().chars() {
+        if c.is_uppercase() {
+            if prev_lower || out.ends_with("__toss") {
+                out.push('_');
+            }
+            out.extend(c.to_lowercase());
+            prev_lower = false;
+        } else {
+            if out.ends_with("__toss") {
+                out.push('_');
+            }
+            out.push(c);
+            prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        }
+    }
+    format_ident!("{}", out)
+}
+
+fn set_lit(plan: &Plan, members: impl IntoIterator<Item = u32>) -> TokenStream {
+    let mut words = vec![0u64; plan.words];
+    for e in members {
+        words[(e / 64) as usize] |= 1 << (e % 64);
+    }
+    let words = words.iter().map(|w| {
+        let s = format!("{w:#018x}");
+        let lit: TokenStream = s.parse().unwrap_or_default();
+        quote! { #lit }
+    });
+    quote! { Bits([#(#words),*]) }
+}
+
+fn usize_lit(n: usize) -> Literal {
+    Literal::usize_unsuffixed(n)
+}
+
+fn u32_lit(n: u32) -> Literal {
+    Literal::u32_unsuffixed(n)
+}
+
+/// `s` shifted by `d` (`x + d` for each member `x`).
+fn shift(s: TokenStream, d: i32) -> TokenStream {
+    if d >= 0 {
+        let d = u32_lit(d as u32);
+        quote! { #s.shift_up(#d) }
+    } else {
+        let d = u32_lit(d.unsigned_abs());
+        quote! { #s.shift_down(#d) }
+    }
+}
+
+fn set_expr(e: &SetExpr) -> TokenStream {
+    match e {
+        SetExpr::Empty => quote! { Set::EMPTY },
+        SetExpr::Universe => quote! { UNIVERSE },
+        SetExpr::Mask(i) => {
+            let m = format_ident!("M{}", i);
+            quote! { #m }
+        }
+        SetExpr::Fluent(i) => {
+            let i = usize_lit(*i);
+            quote! { s.rels[#i] }
+        }
+        SetExpr::FixVar(v) => {
+            let v = format_ident!("fix{}", v);
+            quote! { #v }
+        }
+        SetExpr::And(v) => {
+            let parts = v.iter().map(set_expr);
+            quote! { (#(#parts)&*) }
+        }
+        SetExpr::Or(v) => {
+            let parts = v.iter().map(set_expr);
+            quote! { (#(#parts)|*) }
+        }
+        SetExpr::Not(x) => {
+            let x = set_expr(x);
+            quote! { (UNIVERSE & !#x) }
+        }
+        SetExpr::AllIf(x) => {
+            let x = set_expr(x);
+            quote! { (if #x.is_empty() { Set::EMPTY } else { UNIVERSE }) }
+        }
+        SetExpr::Image { rel, of } => {
+            let of = set_expr(of);
+            match rel {
+                Rel2::Shifts(v) => {
+                    let parts = v.iter().map(|(d, m)| {
+                        let m = format_ident!("M{}", m);
+                        shift(quote! { (o & #m) }, *d)
+                    });
+                    quote! { ({ let o = #of; #(#parts)|* }) }
+                }
+                Rel2::Table(t) => {
+                    let t = format_ident!("T{}", t);
+                    quote! {
+                        ({
+                            let mut r = Set::EMPTY;
+                            for y in #of.iter() {
+                                r |= #t[y as usize];
+                            }
+                            r
+                        })
+                    }
+                }
+            }
+        }
+        SetExpr::Fix { var, body } => {
+            let v = format_ident!("fix{}", var);
+            let body = set_expr(body);
+            quote! {
+                ({
+                    let mut #v = Set::EMPTY;
+                    loop {
+                        let next = #body;
+                        if next == #v {
+                            break #v;
+                        }
+                        #v = next;
+                    }
+                })
+            }
+        }
+    }
+}
+
+fn cond_expr(plan: &Plan, c: &Cond) -> TokenStream {
+    match c {
+        Cond::Const(true) => quote! { true },
+        Cond::Const(false) => quote! { false },
+        Cond::NonEmpty(s) => {
+            let s = set_expr(s);
+            quote! { !#s.is_empty() }
+        }
+        Cond::Not(c) => {
+            let c = cond_expr(plan, c);
+            quote! { !(#c) }
+        }
+        Cond::And(v) => {
+            let parts = v.iter().map(|x| cond_expr(plan, x));
+            quote! { (#(#parts)&&*) }
+        }
+        Cond::Or(v) => {
+            let parts = v.iter().map(|x| cond_expr(plan, x));
+            quote! { (#(#parts)||*) }
+        }
+        Cond::Pattern { pattern, sets } => {
+            let p = &plan.patterns[*pattern];
+            let names: Vec<Ident> = (0..sets.len()).map(|i| format_ident!("v{}", i)).collect();
+            let defs = sets.iter().zip(&names).map(|(s, n)| {
+                let s = set_expr(s);
+                quote! { let #n = #s; }
+            });
+            let groups = p.groups.iter().map(|(offs, m)| {
+                let m = format_ident!("M{}", m);
+                let terms = offs.iter().zip(&names).map(|(&o, n)| {
+                    if o == 0 {
+                        quote! { #n }
+                    } else {
+                        shift(quote! { #n }, -o)
+                    }
+                });
+                quote! { (#m #(& #terms)*) }
+            });
+            // One test on the union of the groups: no branch per group.
+            quote! { ({ #(#defs)* !(#(#groups)|*).is_empty() }) }
+        }
+    }
+}
+
+/// The conditions a term uses (evaluated once per payoff computation).
+fn num_conds(n: &Num, out: &mut Vec<usize>) {
+    match n {
+        Num::Cond(i) => out.push(*i),
+        Num::Neg(a) => num_conds(a, out),
+        Num::Add(a, b) | Num::Sub(a, b) | Num::Mul(a, b) => {
+            num_conds(a, out);
+            num_conds(b, out);
+        }
+        Num::Const(_) | Num::Count(..) => {}
+    }
+}
+
+fn num_expr(n: &Num) -> TokenStream {
+    match n {
+        Num::Const(c) => {
+            let c = Literal::f64_suffixed(*c);
+            quote! { #c }
+        }
+        Num::Cond(i) => {
+            let v = format_ident!("cv{}", i);
+            quote! { (if #v { 1.0 } else { 0.0 }) }
+        }
+        Num::Count(set, k) => {
+            let set = set_expr(set);
+            let k = Literal::f64_suffixed(*k);
+            quote! { (#set.count() as f64 * #k) }
+        }
+        Num::Neg(a) => {
+            let a = num_expr(a);
+            quote! { (-#a) }
+        }
+        Num::Add(a, b) => {
+            let (a, b) = (num_expr(a), num_expr(b));
+            quote! { (#a + #b) }
+        }
+        Num::Sub(a, b) => {
+            let (a, b) = (num_expr(a), num_expr(b));
+            quote! { (#a - #b) }
+        }
+        Num::Mul(a, b) => {
+            let (a, b) = (num_expr(a), num_expr(b));
+            quote! { (#a * #b) }
+        }
+    }
+}
+
+/// The matcher of rule `ri`: calls `f` on every match in canonical order
+/// until it returns false; returns whether it ran to the end.
+fn matcher(plan: &Plan, ri: usize) -> TokenStream {
+    let r = &plan.rules[ri];
+    let k = plan.max_lhs();
+    let name = format_ident!("match_{}", ri);
+    let mut doc = format!(
+        " Matches of rule `{}` ({}), in canonical order (lexicographic in the \
+         left elements), calling `f` on each until it returns false; returns \
+         whether it ran to the end. Join order and candidates:",
+        r.name,
+        r.lhs.join(", ")
+    );
+    for line in plan.matcher_text(r) {
+        doc.push_str(&format!("\n - {line}"));
+    }
+    let cands = r.steps.iter().map(|st| {
+        let c = format_ident!("c{}", st.elem);
+        let e = set_expr(&st.cand);
+        quote! { let #c = #e; }
+    });
+    let body = if let Some((d, m)) = r.shift {
+        let m = format_ident!("M{}", m);
+        let pairs = shift(quote! { (c0 & #m) }, d);
+        let back = if d >= 0 {
+            let d = u32_lit(d as u32);
+            quote! { e1 - #d }
+        } else {
+            let d = u32_lit(d.unsigned_abs());
+            quote! { e1 + #d }
+        };
+        let pad = (2..k).map(|_| quote! { 0 });
+        quote! {
+            for e1 in (#pairs & c1).iter() {
+                let e0 = #back;
+                if !f([e0, e1 #(, #pad)*]) {
+                    return false;
+                }
+            }
+            true
+        }
+    } else {
+        let elems: Vec<Ident> = (0..r.lhs.len()).map(|i| format_ident!("e{}", i)).collect();
+        let pad = (r.lhs.len()..k).map(|_| quote! { 0 });
+        let mut inner = quote! {
+            if !f([#(#elems),* #(, #pad)*]) {
+                return false;
+            }
+        };
+        for st in r.steps.iter().rev() {
+            let c = format_ident!("c{}", st.elem);
+            let e = &elems[st.elem];
+            let links = st.links.iter().map(|l| {
+                let t = format_ident!("T{}", l.table);
+                let from = &elems[l.from];
+                quote! { n &= #t[#from as usize]; }
+            });
+            let distinct = st.distinct_from.iter().map(|&j| {
+                let o = &elems[j];
+                quote! { n.remove(#o); }
+            });
+            inner = quote! {
+                let mut n = #c;
+                #(#links)*
+                #(#distinct)*
+                for #e in n.iter() {
+                    #inner
+                }
+            };
+        }
+        quote! {
+            #inner
+            true
+        }
+    };
+    let k = usize_lit(k);
+    quote! {
+        #[doc = #doc]
+        #[inline]
+        pub fn #name(s: &State, f: &mut impl FnMut([u32; #k]) -> bool) -> bool {
+            #(#cands)*
+            #body
+        }
+    }
+}
+
+/// Per rule: `count_i` (the number of matches) and `nth_i` (the match of
+/// rank `k` in canonical order). Rules with one left element, or two linked
+/// by a grid step, have a set of matches (`set_i`): counting is a popcount
+/// and selection a bit select.
+fn counters(plan: &Plan, ri: usize) -> TokenStream {
+    let r = &plan.rules[ri];
+    let k = usize_lit(plan.max_lhs());
+    let pad: Vec<TokenStream> = (r.lhs.len().max(1)..plan.max_lhs())
+        .map(|_| quote! { 0 })
+        .collect();
+    let set_name = format_ident!("set_{}", ri);
+    let count = format_ident!("count_{}", ri);
+    let nth = format_ident!("nth_{}", ri);
+    let m = format_ident!("match_{}", ri);
+    let cands = r.steps.iter().map(|st| {
+        let c = format_ident!("c{}", st.elem);
+        let e = set_expr(&st.cand);
+        quote! { let #c = #e; }
+    });
+    let simple = if r.lhs.len() == 1 {
+        Some((quote! { c0 }, quote! { [e #(, #pad)*] }))
+    } else if let Some((d, mask)) = r.shift {
+        let mask = format_ident!("M{}", mask);
+        let pairs = shift(quote! { (c0 & #mask) }, d);
+        let back = if d >= 0 {
+            let d = u32_lit(d as u32);
+            quote! { e - #d }
+        } else {
+            let d = u32_lit(d.unsigned_abs());
+            quote! { e + #d }
+        };
+        Some((quote! { (#pairs & c1) }, quote! { [#back, e #(, #pad)*] }))
+    } else {
+        None
+    };
+    match simple {
+        Some((set, elems)) => {
+            let doc = format!(
+                " The matches of rule `{}` as a set of elements (of its last left \
+                 element).",
+                r.name
+            );
+            quote! {
+                #[doc = #doc]
+                #[inline]
+                pub fn #set_name(s: &State) -> Set {
+                    #(#cands)*
+                    #set
+                }
+                /// The match of rank `k` in the set of matches `set`.
+                #[inline]
+                pub fn #nth(set: &Set, k: u32) -> [u32; #k] {
+                    let e = set.nth(k);
+                    #elems
+                }
+            }
+        }
+        None => {
+            let doc = format!(" The number of matches of rule `{}`.", r.name);
+            quote! {
+                #[doc = #doc]
+                #[inline]
+                pub fn #count(s: &State) -> u32 {
+                    let mut n = 0;
+                    #m(s, &mut |_| {
+                        n += 1;
+                        true
+                    });
+                    n
+                }
+                /// The match of rank `k` in canonical order.
+                #[inline]
+                pub fn #nth(s: &State, mut k: u32) -> [u32; #k] {
+                    let mut out = [0; #k];
+                    #m(s, &mut |e| {
+                        if k == 0 {
+                            out = e;
+                            false
+                        } else {
+                            k -= 1;
+                            true
+                        }
+                    });
+                    out
+                }
+            }
+        }
+    }
+}
+
+/// Whether rule `ri` has a set of matches (see [`counters`]).
+fn has_set(plan: &Plan, ri: usize) -> bool {
+    let r = &plan.rules[ri];
+    r.lhs.len() == 1 || r.shift.is_some()
+}
+
+/// One location's part of the playout loop: count every mover's moves
+/// (terminal if one has none), then draw one move per mover in order.
+fn playout_arm(plan: &Plan, li: usize) -> TokenStream {
+    let loc = &plan.locations[li];
+    let lit = usize_lit(li);
+    if loc.movers.is_empty() {
+        return quote! { #lit => break 'play, };
+    }
+    let mut conds: Vec<usize> = loc
+        .movers
+        .iter()
+        .flat_map(|&p| &loc.players[p].labels)
+        .filter_map(|l| plan.rules[l.rule].sentence)
+        .collect();
+    conds.sort_unstable();
+    conds.dedup();
+    let pre = conds.iter().map(|&c| {
+        let v = format_ident!("ok{}", c);
+        let f = format_ident!("c{}", c);
+        quote! { let #v = #f(s); }
+    });
+    let mut counts = Vec::new();
+    let mut draws = Vec::new();
+    for (mi, &p) in loc.movers.iter().enumerate() {
+        let labels = &loc.players[p].labels;
+        let mut totals = Vec::new();
+        let mut picks = Vec::new();
+        for (lb, l) in labels.iter().enumerate() {
+            let n = format_ident!("n{}_{}", mi, lb);
+            let set = format_ident!("s{}_{}", mi, lb);
+            let ok = plan.rules[l.rule]
+                .sentence
+                .map(|c| format_ident!("ok{}", c));
+            let nth = format_ident!("nth_{}", l.rule);
+            let (lbl, rl) = (
+                Literal::u16_unsuffixed(lb as u16),
+                Literal::u16_unsuffixed(l.rule as u16),
+            );
+            if has_set(plan, l.rule) {
+                let f = format_ident!("set_{}", l.rule);
+                let get = match &ok {
+                    Some(ok) => quote! { if #ok { #f(s) } else { Set::EMPTY } },
+                    None => quote! { #f(s) },
+                };
+                counts.push(quote! {
+                    let #set = #get;
+                    let #n = #set.count();
+                });
+                picks.push(quote! {
+                    if k < #n {
+                        break 'pick Move { label: #lbl, rule: #rl, elems: #nth(&#set, k) };
+                    }
+                    k -= #n;
+                });
+            } else {
+                let f = format_ident!("count_{}", l.rule);
+                let get = match &ok {
+                    Some(ok) => quote! { if #ok { #f(s) } else { 0 } },
+                    None => quote! { #f(s) },
+                };
+                counts.push(quote! { let #n = #get; });
+                picks.push(quote! {
+                    if k < #n {
+                        break 'pick Move { label: #lbl, rule: #rl, elems: #nth(s, k) };
+                    }
+                    k -= #n;
+                });
+            }
+            totals.push(n);
+        }
+        let total = format_ident!("t{}", mi);
+        counts.push(quote! {
+            let #total: u32 = #(#totals)+*;
+            if #total == 0 {
+                break 'play;
+            }
+        });
+        let mi_lit = usize_lit(mi);
+        draws.push(quote! {
+            joint[#mi_lit] = 'pick: {
+                let mut k = (::toss::__private::next_u64(rng) % #total as u64) as u32;
+                #(#picks)*
+                let _ = k;
+                ::core::unreachable!("a move of rank below the count")
+            };
+        });
+    }
+    let nm = usize_lit(loc.movers.len());
+    quote! {
+        #lit => {
+            #(#pre)*
+            #(#counts)*
+            #(#draws)*
+            #nm
+        }
+    }
+}
+
+/// The specialized impl.
+pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream {
+    let path_lit = path.to_string_lossy().into_owned();
+    let file_name = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let module = module_name(ident);
+    let n = plan.elements.len();
+    let w = usize_lit(plan.words);
+    let nf = usize_lit(plan.fluents.len());
+    let k = usize_lit(plan.max_lhs());
+    let universe = set_lit(plan, 0..n as u32);
+
+    let masks = plan.masks.iter().enumerate().map(|(i, m)| {
+        let id = format_ident!("M{}", i);
+        let names: Vec<&str> = m
+            .members
+            .iter()
+            .map(|&e| plan.elements[e as usize].as_str())
+            .collect();
+        let doc = format!(" `m{i}`: {}.\n\n {{{}}}", m.what, names.join(", "));
+        let lit = set_lit(plan, m.members.iter().copied());
+        quote! {
+            #[doc = #doc]
+            pub const #id: Set = #lit;
+        }
+    });
+    let tables = plan.tables.iter().enumerate().map(|(i, t)| {
+        let id = format_ident!("T{}", i);
+        let doc = format!(
+            " `t{i}`: per element, its neighbours in {} (a stable relation).",
+            t.what
+        );
+        let rows = t.rows.iter().map(|r| set_lit(plan, r.iter().copied()));
+        let len = usize_lit(t.rows.len());
+        quote! {
+            #[doc = #doc]
+            pub static #id: [Set; #len] = [#(#rows),*];
+        }
+    });
+    let elements = &plan.elements;
+    let rule_names = plan.rules.iter().map(|r| &r.name);
+    let rule_lhs = plan.rules.iter().map(|r| {
+        let l = &r.lhs;
+        quote! { &[#(#l),*] }
+    });
+    let nrules = usize_lit(plan.rules.len());
+    let players = &plan.players;
+    let nplayers = usize_lit(players.len());
+    let fluent_names = plan.fluents.iter().map(|f| &f.name);
+    let initial_rels = plan
+        .fluents
+        .iter()
+        .map(|f| set_lit(plan, f.initial.iter().copied()));
+    let initial_location = usize_lit(plan.initial_location);
+
+    let conds = plan.conds.iter().enumerate().map(|(i, (what, c))| {
+        let name = format_ident!("c{}", i);
+        let doc = format!(" `{what}`, compiled: `{}`.", plan.cond_text(c));
+        let body = cond_expr(plan, c);
+        quote! {
+            #[doc = #doc]
+            #[inline]
+            pub fn #name(s: &State) -> bool {
+                #body
+            }
+        }
+    });
+    let matchers = (0..plan.rules.len()).map(|ri| matcher(plan, ri));
+    let counters = (0..plan.rules.len()).map(|ri| counters(plan, ri));
+    let playout_arms = (0..plan.locations.len()).map(|li| playout_arm(plan, li));
+    let max_movers = usize_lit(
+        plan.locations
+            .iter()
+            .map(|l| l.movers.len())
+            .max()
+            .unwrap_or(0)
+            .max(1),
+    );
+
+    // Effects of rules.
+    let effect_arms = plan.rules.iter().enumerate().map(|(ri, r)| {
+        let ri = usize_lit(ri);
+        let rem = r.removes.iter().map(|&(f, e)| {
+            let (f, e) = (usize_lit(f), usize_lit(e));
+            quote! { s.rels[#f].remove(e[#e]); }
+        });
+        let add = r.adds.iter().map(|&(f, e)| {
+            let (f, e) = (usize_lit(f), usize_lit(e));
+            quote! { s.rels[#f].insert(e[#e]); }
+        });
+        quote! { #ri => { #(#rem)* #(#add)* } }
+    });
+
+    // Move generation, per location and player.
+    let mut legal_arms = Vec::new();
+    let mut has_arms = Vec::new();
+    let mut movers_arms = Vec::new();
+    let mut target_arms = Vec::new();
+    let mut payoff_arms = Vec::new();
+    for (li, loc) in plan.locations.iter().enumerate() {
+        let lit = usize_lit(li);
+        for (p, pl) in loc.players.iter().enumerate() {
+            if pl.labels.is_empty() {
+                continue;
+            }
+            let plit = usize_lit(p);
+            let mut used: Vec<usize> = pl
+                .labels
+                .iter()
+                .filter_map(|l| plan.rules[l.rule].sentence)
+                .collect();
+            used.sort_unstable();
+            used.dedup();
+            let pre = used.iter().map(|&c| {
+                let v = format_ident!("ok{}", c);
+                let f = format_ident!("c{}", c);
+                quote! { let #v = #f(s); }
+            });
+            let gens = pl.labels.iter().enumerate().map(|(lb, l)| {
+                let m = format_ident!("match_{}", l.rule);
+                let (lb, ri) = (
+                    Literal::u16_unsuffixed(lb as u16),
+                    Literal::u16_unsuffixed(l.rule as u16),
+                );
+                let call = quote! {
+                    #m(s, &mut |elems| {
+                        out.push(Move { label: #lb, rule: #ri, elems });
+                        true
+                    });
+                };
+                match plan.rules[l.rule].sentence {
+                    Some(c) => {
+                        let v = format_ident!("ok{}", c);
+                        quote! { if #v { #call } }
+                    }
+                    None => call,
+                }
+            });
+            legal_arms.push(quote! {
+                (#lit, #plit) => {
+                    #(#pre)*
+                    #(#gens)*
+                }
+            });
+            let anys = pl.labels.iter().map(|l| {
+                let m = format_ident!("match_{}", l.rule);
+                let call = quote! { !#m(s, &mut |_| false) };
+                match plan.rules[l.rule].sentence {
+                    Some(c) => {
+                        let f = format_ident!("c{}", c);
+                        quote! { (#f(s) && #call) }
+                    }
+                    None => call,
+                }
+            });
+            has_arms.push(quote! { (#lit, #plit) => #(#anys)||*, });
+        }
+        let movers = loc.movers.iter().map(|&p| usize_lit(p));
+        movers_arms.push(quote! { #lit => &[#(#movers),*], });
+        if let Some(&first) = loc.movers.first() {
+            let labels = loc.players[first].labels.iter().enumerate().map(|(lb, l)| {
+                let lb = Literal::u16_unsuffixed(lb as u16);
+                if l.targets.len() == 1 {
+                    let t = usize_lit(l.targets[0].0);
+                    quote! { #lb => #t, }
+                } else {
+                    let steps = l.targets.iter().map(|&(t, p)| {
+                        let t = usize_lit(t);
+                        let p = Literal::f64_suffixed(p);
+                        quote! {
+                            acc += #p;
+                            if u < acc {
+                                break 'pick #t;
+                            }
+                        }
+                    });
+                    let last = usize_lit(l.targets.last().map_or(0, |t| t.0));
+                    quote! {
+                        #lb => 'pick: {
+                            let u = ::toss::__private::uniform01(rng);
+                            let mut acc = 0.0;
+                            #(#steps)*
+                            #last
+                        },
+                    }
+                }
+            });
+            target_arms.push(quote! {
+                #lit => match joint[0].label {
+                    #(#labels)*
+                    _ => ::core::unreachable!("no such label"),
+                },
+            });
+        }
+        let mut used = Vec::new();
+        for pl in &loc.players {
+            num_conds(&pl.payoff, &mut used);
+        }
+        used.sort_unstable();
+        used.dedup();
+        let evals = used.iter().map(|&c| {
+            let (v, f) = (format_ident!("cv{}", c), format_ident!("c{}", c));
+            quote! { let #v = #f(s); }
+        });
+        let pays = loc.players.iter().enumerate().map(|(p, pl)| {
+            let p = usize_lit(p);
+            let v = num_expr(&pl.payoff);
+            quote! { out[#p] = #v; }
+        });
+        payoff_arms.push(quote! { #lit => { #(#evals)* #(#pays)* } });
+    }
+
+    let fluent_count = plan.fluents.len();
+    let summary = format!(
+        " The game `{file_name}`, specialized at build time: {} elements in \
+         {} bitset word(s); {} fluent unary relation(s) as bitsets; stable: {}; \
+         {} rule matcher(s), {} compiled condition(s), {} constant mask(s), \
+         {} neighbour table(s). Moves, effects, terminal tests and payoffs run \
+         as set algebra on bitsets and table look-ups; `to_structure` rebuilds \
+         the structure on the interpreter's starting structure.",
+        n,
+        plan.words,
+        fluent_count,
+        if plan.stable.is_empty() {
+            "none".to_string()
+        } else {
+            plan.stable.join(", ")
+        },
+        plan.rules.len(),
+        plan.conds.len(),
+        plan.masks.len(),
+        plan.tables.len()
+    );
+    let module_doc = format!(
+        " Specialized code of `{file_name}`. The plan:\n\n ```text\n{}```",
+        plan.dump()
+            .lines()
+            .map(|l| format!(" {l}\n"))
+            .collect::<String>()
+    );
+    let n_lit = usize_lit(n);
+
+    quote! {
+        #[automatically_derived]
+        impl #ident {
+            /// The game description, embedded at build time.
+            pub const SOURCE: &'static str = ::core::include_str!(#path_lit);
+
+            /// The interpreter of this game, built on first use (the
+            /// specialized impl uses it only to rebuild structures).
+            pub fn interpreter() -> &'static ::toss::__private::Interpreter {
+                static INTERPRETER: ::toss::__private::OnceLock<::toss::__private::Interpreter> =
+                    ::toss::__private::OnceLock::new();
+                INTERPRETER.get_or_init(|| ::toss::__private::checked_interpreter(Self::SOURCE, #file_name))
+            }
+        }
+
+        #[doc = #module_doc]
+        #[doc(hidden)]
+        #[allow(clippy::all, non_snake_case, unused_parens, unused_braces, unused_mut, dead_code)]
+        pub mod #module {
+            use ::toss::__private::Bits;
+
+            /// A set of elements.
+            pub type Set = Bits<#w>;
+            /// Every element.
+            pub const UNIVERSE: Set = #universe;
+            /// Element names by id.
+            pub const ELEMENTS: [&str; #n_lit] = [#(#elements),*];
+            /// Rule names.
+            pub const RULES: [&str; #nrules] = [#(#rule_names),*];
+            /// Left element names per rule.
+            pub const RULE_LHS: [&[&str]; #nrules] = [#(#rule_lhs),*];
+            /// Fluent unary relations, in the order of `State::rels`.
+            pub const FLUENTS: [&str; #nf] = [#(#fluent_names),*];
+            /// Player names.
+            pub const PLAYERS: [&str; #nplayers] = [#(#players),*];
+
+            #(#masks)*
+            #(#tables)*
+
+            /// A state: every fluent unary relation as a bitset, and the
+            /// location.
+            #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+            pub struct State {
+                pub rels: [Set; #nf],
+                pub location: usize,
+            }
+
+            /// A move: the label among the player's labels in the
+            /// location, its rule, and the images of the rule's left
+            /// elements (unused positions are 0).
+            #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+            pub struct Move {
+                pub label: u16,
+                pub rule: u16,
+                pub elems: [u32; #k],
+            }
+
+            /// The starting state.
+            pub const INITIAL: State = State {
+                rels: [#(#initial_rels),*],
+                location: #initial_location,
+            };
+
+            #(#conds)*
+            #(#matchers)*
+            #(#counters)*
+
+            /// A random playout from `s`, drawing exactly as the default
+            /// `Game::random_playout_from` does (one number per mover, the
+            /// move of that rank modulo the number of legal moves), without
+            /// listing the moves: they are counted per label and the chosen
+            /// one is selected.
+            pub fn random_playout(
+                s: &mut State,
+                rng: &mut ::toss::Rng,
+                max_plies: usize,
+            ) -> (usize, ::std::vec::Vec<f64>) {
+                let mut plies = 0;
+                let mut joint = [Move { label: 0, rule: 0, elems: [0; #k] }; #max_movers];
+                'play: while plies < max_plies {
+                    let nm: usize = match s.location {
+                        #(#playout_arms)*
+                        _ => break 'play,
+                    };
+                    apply(s, &joint[..nm], rng);
+                    plies += 1;
+                }
+                let mut pay = ::std::vec![0.0; PLAYERS.len()];
+                payoffs(s, &mut pay);
+                (plies, pay)
+            }
+
+            /// The legal moves of `player`, in canonical order.
+            pub fn legal_moves(s: &State, player: usize, out: &mut ::std::vec::Vec<Move>) {
+                out.clear();
+                match (s.location, player) {
+                    #(#legal_arms)*
+                    _ => {}
+                }
+            }
+
+            /// Whether `player` has a legal move.
+            pub fn has_move(s: &State, player: usize) -> bool {
+                match (s.location, player) {
+                    #(#has_arms)*
+                    _ => false,
+                }
+            }
+
+            /// The players with labels in a location.
+            pub fn label_players(location: usize) -> &'static [usize] {
+                match location {
+                    #(#movers_arms)*
+                    _ => &[],
+                }
+            }
+
+            /// Applies the effect of a rule on a match.
+            #[inline]
+            pub fn apply_rule(s: &mut State, rule: u16, e: &[u32; #k]) {
+                match rule as usize {
+                    #(#effect_arms)*
+                    _ => {}
+                }
+            }
+
+            /// Applies a joint move: the first mover's label picks the
+            /// next location (drawn with `rng` when it has several edges),
+            /// then the moves are applied in mover order.
+            pub fn apply(s: &mut State, joint: &[Move], rng: &mut ::toss::Rng) {
+                if joint.is_empty() {
+                    return;
+                }
+                let next = match s.location {
+                    #(#target_arms)*
+                    _ => s.location,
+                };
+                let _ = rng;
+                for m in joint {
+                    apply_rule(s, m.rule, &m.elems);
+                }
+                s.location = next;
+            }
+
+            /// The payoffs of the current location.
+            pub fn payoffs(s: &State, out: &mut [f64]) {
+                match s.location {
+                    #(#payoff_arms)*
+                    _ => {}
+                }
+            }
+        }
+
+        #[doc = #summary]
+        #[automatically_derived]
+        impl ::toss::Game for #ident {
+            type State = #module::State;
+            type Move = #module::Move;
+
+            fn player_names(&self) -> &[::std::string::String] {
+                static NAMES: ::toss::__private::OnceLock<::std::vec::Vec<::std::string::String>> =
+                    ::toss::__private::OnceLock::new();
+                NAMES.get_or_init(|| #module::PLAYERS.iter().map(|p| p.to_string()).collect())
+            }
+            fn initial_state(&self) -> Self::State {
+                #module::INITIAL
+            }
+            fn movers(&self, s: &Self::State, out: &mut ::std::vec::Vec<usize>) {
+                out.clear();
+                for &p in #module::label_players(s.location) {
+                    if !#module::has_move(s, p) {
+                        out.clear();
+                        return;
+                    }
+                    out.push(p);
+                }
+            }
+            fn legal_moves(&self, s: &Self::State, player: usize, out: &mut ::std::vec::Vec<Self::Move>) {
+                #module::legal_moves(s, player, out)
+            }
+            fn apply(&self, s: &mut Self::State, joint: &[Self::Move], rng: &mut ::toss::Rng) {
+                #module::apply(s, joint, rng)
+            }
+            fn payoffs(&self, s: &Self::State, out: &mut [f64]) {
+                #module::payoffs(s, out)
+            }
+            fn to_structure(&self, s: &Self::State) -> ::toss::Structure {
+                let base = ::toss::Game::initial_state(Self::interpreter());
+                ::toss::__private::with_unary_sets(base.structure, &#module::FLUENTS, &s.rels)
+            }
+            fn location(&self, s: &Self::State) -> usize {
+                s.location
+            }
+            fn random_playout_from(
+                &self,
+                s: &mut Self::State,
+                rng: &mut ::toss::Rng,
+                max_plies: usize,
+            ) -> (usize, ::std::vec::Vec<f64>) {
+                #module::random_playout(s, rng, max_plies)
+            }
+            fn move_to_string(&self, _s: &Self::State, _player: usize, m: &Self::Move) -> ::std::string::String {
+                ::toss::__private::match_to_string(
+                    #module::RULES[m.rule as usize],
+                    #module::RULE_LHS[m.rule as usize],
+                    &m.elems,
+                    &#module::ELEMENTS,
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,243 @@
+//! Fixed-size bitsets over the elements of a game, for generated code.
+//!
+//! `Bits<W>` holds `64 * W` bits in `W` words; bit `i` is element id `i`.
+//! Generated code sizes `W` to the game (a 3x3 board takes one word, a 15x15
+//! board four) and keeps every fluent unary relation as one `Bits<W>`, so
+//! that set algebra is a few word operations and copies are plain memory
+//! copies. Shifts move every bit by the same amount across word borders;
+//! bits shifted past the end are dropped, so callers mask the results with
+//! the sets they mean (generated code always does).
+
+use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, Not};
+
+/// A set of element ids below `64 * W`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Bits<const W: usize>(pub [u64; W]);
+
+impl<const W: usize> Default for Bits<W> {
+    fn default() -> Self {
+        Self::EMPTY
+    }
+}
+
+impl<const W: usize> Bits<W> {
+    /// The empty set.
+    pub const EMPTY: Self = Bits([0; W]);
+
+    /// The set `{i}`.
+    #[inline]
+    pub const fn single(i: u32) -> Self {
+        let mut w = [0; W];
+        w[(i / 64) as usize] = 1 << (i % 64);
+        Bits(w)
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|&w| w == 0)
+    }
+
+    #[inline]
+    pub fn contains(&self, i: u32) -> bool {
+        self.0[(i / 64) as usize] >> (i % 64) & 1 == 1
+    }
+
+    #[inline]
+    pub fn insert(&mut self, i: u32) {
+        self.0[(i / 64) as usize] |= 1 << (i % 64);
+    }
+
+    #[inline]
+    pub fn remove(&mut self, i: u32) {
+        self.0[(i / 64) as usize] &= !(1 << (i % 64));
+    }
+
+    /// The number of members.
+    #[inline]
+    pub fn count(&self) -> u32 {
+        self.0.iter().map(|w| w.count_ones()).sum()
+    }
+
+    /// Whether every member of `other` is a member of `self`.
+    #[inline]
+    pub fn contains_all(&self, other: &Self) -> bool {
+        self.0.iter().zip(&other.0).all(|(a, b)| b & !a == 0)
+    }
+
+    /// `self` without the members of `other`.
+    #[inline]
+    pub fn and_not(self, other: Self) -> Self {
+        let mut w = self.0;
+        for (a, b) in w.iter_mut().zip(other.0) {
+            *a &= !b;
+        }
+        Bits(w)
+    }
+
+    /// `{i + n | i in self}` (members past the last word are dropped).
+    #[inline]
+    pub fn shift_up(self, n: u32) -> Self {
+        let (ws, bs) = ((n / 64) as usize, n % 64);
+        let mut out = [0u64; W];
+        for i in (ws..W).rev() {
+            let lo = self.0[i - ws];
+            let mut v = lo << bs;
+            if bs != 0 && i > ws {
+                v |= self.0[i - ws - 1] >> (64 - bs);
+            }
+            out[i] = v;
+        }
+        Bits(out)
+    }
+
+    /// `{i - n | i in self, i >= n}`.
+    #[inline]
+    pub fn shift_down(self, n: u32) -> Self {
+        let (ws, bs) = ((n / 64) as usize, n % 64);
+        let mut out = [0u64; W];
+        for (i, o) in out.iter_mut().enumerate().take(W.saturating_sub(ws)) {
+            let mut v = self.0[i + ws] >> bs;
+            if bs != 0 && i + ws + 1 < W {
+                v |= self.0[i + ws + 1] << (64 - bs);
+            }
+            *o = v;
+        }
+        Bits(out)
+    }
+
+    /// `{i + d | i in self}` for a signed offset.
+    #[inline]
+    pub fn shift(self, d: i32) -> Self {
+        if d >= 0 {
+            self.shift_up(d as u32)
+        } else {
+            self.shift_down(d.unsigned_abs())
+        }
+    }
+
+    /// The member of rank `k` (0 is the least); `k < self.count()`.
+    #[inline]
+    pub fn nth(&self, mut k: u32) -> u32 {
+        for (i, &w) in self.0.iter().enumerate() {
+            let c = w.count_ones();
+            if k < c {
+                let mut w = w;
+                for _ in 0..k {
+                    w &= w - 1;
+                }
+                return i as u32 * 64 + w.trailing_zeros();
+            }
+            k -= c;
+        }
+        u32::MAX
+    }
+
+    /// The members in increasing order.
+    #[inline]
+    pub fn iter(self) -> BitsIter<W> {
+        BitsIter {
+            bits: self,
+            word: 0,
+        }
+    }
+}
+
+impl<const W: usize> std::fmt::Debug for Bits<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
+
+/// Iterator over the members of a [`Bits`], in increasing order.
+pub struct BitsIter<const W: usize> {
+    bits: Bits<W>,
+    word: usize,
+}
+
+impl<const W: usize> Iterator for BitsIter<W> {
+    type Item = u32;
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        while self.word < W {
+            let w = &mut self.bits.0[self.word];
+            if *w != 0 {
+                let b = w.trailing_zeros();
+                *w &= *w - 1;
+                return Some(self.word as u32 * 64 + b);
+            }
+            self.word += 1;
+        }
+        None
+    }
+}
+
+impl<const W: usize> BitAnd for Bits<W> {
+    type Output = Self;
+    #[inline]
+    fn bitand(mut self, rhs: Self) -> Self {
+        self &= rhs;
+        self
+    }
+}
+
+impl<const W: usize> BitOr for Bits<W> {
+    type Output = Self;
+    #[inline]
+    fn bitor(mut self, rhs: Self) -> Self {
+        self |= rhs;
+        self
+    }
+}
+
+impl<const W: usize> BitAndAssign for Bits<W> {
+    #[inline]
+    fn bitand_assign(&mut self, rhs: Self) {
+        for (a, b) in self.0.iter_mut().zip(rhs.0) {
+            *a &= b;
+        }
+    }
+}
+
+impl<const W: usize> BitOrAssign for Bits<W> {
+    #[inline]
+    fn bitor_assign(&mut self, rhs: Self) {
+        for (a, b) in self.0.iter_mut().zip(rhs.0) {
+            *a |= b;
+        }
+    }
+}
+
+impl<const W: usize> Not for Bits<W> {
+    type Output = Self;
+    /// The complement within all `64 * W` bits: mask it with the universe.
+    #[inline]
+    fn not(mut self) -> Self {
+        for a in self.0.iter_mut() {
+            *a = !*a;
+        }
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shifts_cross_word_borders() {
+        let mut b = Bits::<3>::EMPTY;
+        for i in [0, 5, 63, 64, 100, 150] {
+            b.insert(i);
+        }
+        let up: Vec<u32> = b.shift_up(70).iter().collect();
+        assert_eq!(up, [70, 75, 133, 134, 170]);
+        let down: Vec<u32> = b.shift_down(64).iter().collect();
+        assert_eq!(down, [0, 36, 86]);
+        assert_eq!(b.shift(1).shift(-1), b.and_not(Bits::single(191)));
+        assert_eq!(b.shift_up(0), b);
+        assert_eq!(b.count(), 6);
+        assert!(b.contains_all(&Bits::single(63)));
+        let all: Vec<u32> = (0..6).map(|k| b.nth(k)).collect();
+        assert_eq!(all, [0, 5, 63, 64, 100, 150]);
+    }
+}

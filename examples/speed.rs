@@ -1,0 +1,102 @@
+//! Random-playout speed of a game, generated (`#[derive(Game)]`) against
+//! interpreted, one after the other in the same run:
+//!
+//! ```text
+//! cargo run --release --example speed -- GAME [SECONDS]
+//! ```
+//!
+//! GAME is a file name in games/ without `.toss` (tic-tac-toe, connect4,
+//! breakthrough, gomoku, hex, pawn-whopping, dice, concurrent-tic-tac-toe).
+//! The last line printed is
+//! `GAME generated=<playouts/s> interpreted=<playouts/s> ratio=<generated/interpreted>`.
+
+use std::time::{Duration, Instant};
+
+use toss::Game;
+
+#[derive(toss::Game)]
+#[toss(file = "games/tic-tac-toe.toss")]
+struct TicTacToe;
+#[derive(toss::Game)]
+#[toss(file = "games/connect4.toss")]
+struct Connect4;
+#[derive(toss::Game)]
+#[toss(file = "games/breakthrough.toss")]
+struct Breakthrough;
+#[derive(toss::Game)]
+#[toss(file = "games/gomoku.toss")]
+struct Gomoku;
+#[derive(toss::Game)]
+#[toss(file = "games/hex.toss")]
+struct Hex;
+#[derive(toss::Game)]
+#[toss(file = "games/pawn-whopping.toss")]
+struct PawnWhopping;
+#[derive(toss::Game)]
+#[toss(file = "games/dice.toss")]
+struct Dice;
+#[derive(toss::Game)]
+#[toss(file = "games/concurrent-tic-tac-toe.toss")]
+struct ConcurrentTicTacToe;
+
+const MAX_PLIES: usize = 10_000;
+
+/// Playouts per second over about `secs` seconds, and the mean length.
+fn measure<G: Game>(g: &G, secs: f64) -> (f64, f64) {
+    let budget = Duration::from_secs_f64(secs);
+    let mut rng = toss::rng_from_seed(1);
+    let start = Instant::now();
+    let (mut playouts, mut plies) = (0u64, 0u64);
+    let mut batch = 1;
+    loop {
+        for _ in 0..batch {
+            let (n, _) = g.random_playout(&mut rng, MAX_PLIES);
+            plies += n as u64;
+        }
+        playouts += batch;
+        let t = start.elapsed();
+        if t >= budget {
+            return (
+                playouts as f64 / t.as_secs_f64(),
+                plies as f64 / playouts as f64,
+            );
+        }
+        // Check the clock about every millisecond.
+        let per = t.as_secs_f64() / playouts as f64;
+        batch = ((0.001 / per.max(1e-9)) as u64).clamp(1, 4096);
+    }
+}
+
+fn run<G: Game>(name: &str, generated: &G, secs: f64) {
+    let path = format!("{}/games/{name}.toss", env!("CARGO_MANIFEST_DIR"));
+    let source = std::fs::read_to_string(&path).expect("game file");
+    let interpreted = toss::interpret(&source, name).expect("valid game");
+    let (g, gl) = measure(generated, secs);
+    println!("{name} generated: {g:.0} playouts/s (mean {gl:.1} plies)");
+    let (i, il) = measure(&interpreted, secs);
+    println!("{name} interpreted: {i:.0} playouts/s (mean {il:.1} plies)");
+    println!(
+        "{name} generated={g:.0} interpreted={i:.0} ratio={:.1}",
+        g / i
+    );
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let game = args.next().unwrap_or_else(|| "tic-tac-toe".to_string());
+    let secs: f64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(3.0);
+    match game.as_str() {
+        "tic-tac-toe" => run(&game, &TicTacToe, secs),
+        "connect4" => run(&game, &Connect4, secs),
+        "breakthrough" => run(&game, &Breakthrough, secs),
+        "gomoku" => run(&game, &Gomoku, secs),
+        "hex" => run(&game, &Hex, secs),
+        "pawn-whopping" => run(&game, &PawnWhopping, secs),
+        "dice" => run(&game, &Dice, secs),
+        "concurrent-tic-tac-toe" => run(&game, &ConcurrentTicTacToe, secs),
+        other => {
+            eprintln!("unknown game {other}");
+            std::process::exit(2);
+        }
+    }
+}
