@@ -396,3 +396,188 @@ pub fn show(path: &Path, moves: Option<&str>, svg: &Path, colour: bool) -> Resul
     println!("wrote {}", svg.display());
     Ok(())
 }
+
+/// The `main.rs` of a crate made by `toss build`: the game derived from
+/// `game.toss` next to its `Cargo.toml`, with subcommands run by the
+/// generated code. `NAME` is replaced by the package name.
+const BUILD_MAIN: &str = r#"//! A game compiled by `toss build`.
+
+use std::process::ExitCode;
+
+use toss::Game;
+use toss::play::Seat;
+use toss::runtime::player::Budget;
+use toss::runtime::uct::{RandomPlayout, Uct, UctConfig};
+
+#[derive(toss::Game)]
+#[toss(file = "game.toss")]
+struct Compiled;
+
+const USAGE: &str = "usage:
+  NAME play [--seed S] [--iters N]     play first against UCT (N iterations per move)
+  NAME playout [-n N] [--seed S] [--max-plies M]
+                                       random playouts: playouts/s, mean length and payoffs
+  NAME perft DEPTH [--divide]          move sequences of that length from the start";
+
+/// The value after `flag` in `args`, parsed, or `default`.
+fn option<T: std::str::FromStr>(args: &[String], flag: &str, default: T) -> Result<T, String> {
+    match args.iter().position(|a| a == flag) {
+        None => Ok(default),
+        Some(i) => args
+            .get(i + 1)
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| format!("{flag} needs a number")),
+    }
+}
+
+fn run(args: &[String]) -> Result<(), String> {
+    let g = Compiled;
+    match args.first().map(String::as_str) {
+        Some("play") => {
+            let seed = option(args, "--seed", 0u64)?;
+            let iters = option(args, "--iters", 5000u64)?;
+            let mut seats: Vec<Seat<Compiled>> = vec![Seat::Human];
+            for p in 1..g.num_players() {
+                let uct = Uct::new(
+                    UctConfig::default(),
+                    RandomPlayout { max_plies: 1000 },
+                    seed.wrapping_add(p as u64),
+                );
+                seats.push(Seat::Program(Box::new(uct), Budget::Iterations(iters)));
+            }
+            let mut input = std::io::stdin().lock();
+            let mut out = std::io::stdout();
+            toss::play::play(&g, &mut seats, seed, &mut input, &mut out)
+                .map_err(|e| e.to_string())?;
+            Ok(())
+        }
+        Some("playout") => {
+            let n = option(args, "-n", 1000u64)?;
+            let seed = option(args, "--seed", 0u64)?;
+            let max_plies = option(args, "--max-plies", 100_000usize)?;
+            let stats = toss::play::playouts(&g, n, seed, max_plies, || {});
+            println!("{} playouts in {:.2} s", stats.playouts, stats.seconds);
+            println!("playouts/s: {:.0}", stats.playouts as f64 / stats.seconds.max(1e-9));
+            println!("mean length: {:.2} plies", stats.mean_plies);
+            for (name, p) in g.player_names().iter().zip(&stats.mean_payoffs) {
+                println!("mean payoff {name}: {p:.4}");
+            }
+            Ok(())
+        }
+        Some("perft") => {
+            let depth: usize = args
+                .get(1)
+                .and_then(|d| d.parse().ok())
+                .ok_or_else(|| format!("perft needs a DEPTH\n{USAGE}"))?;
+            let s = g.initial_state();
+            let total = if args.iter().any(|a| a == "--divide") {
+                let rows = toss::play::perft_divide(&g, &s, depth);
+                for (m, n) in &rows {
+                    println!("{m}: {n}");
+                }
+                rows.iter().map(|(_, n)| n).sum()
+            } else {
+                g.perft(&s, depth)
+            };
+            println!("{total}");
+            Ok(())
+        }
+        _ => Err(USAGE.to_string()),
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+"#;
+
+/// A package name made of the game file's stem: lower-case letters,
+/// digits and `-`, starting with a letter.
+fn package_name(stem: &str) -> String {
+    let mut name: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        name.insert_str(0, "game-");
+    }
+    name
+}
+
+/// `toss build FILE [-o PATH]`: a standalone release binary running the
+/// game's generated code, built by Cargo in a crate under
+/// `<workspace>/target/toss-build`.
+pub fn build(path: &Path, output: Option<&Path>, colour: bool) -> Result<(), String> {
+    let (game, source) = load_toss(path, colour).map_err(|e| e.rendered)?;
+    toss::Interpreter::new(&game).map_err(|e| format!("{}: {e}", path.display()))?;
+    let stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .ok_or_else(|| format!("{}: no file name", path.display()))?;
+    let name = package_name(stem);
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let target_dir = workspace.join("target").join("toss-build");
+    let crate_dir = target_dir.join("crates").join(&name);
+    let src_dir = crate_dir.join("src");
+    let io = |what: &str, p: &Path, e: std::io::Error| format!("{what} {}: {e}", p.display());
+    std::fs::create_dir_all(&src_dir).map_err(|e| io("cannot create", &src_dir, e))?;
+    let manifest = format!(
+        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n\
+         [dependencies]\ntoss = {{ path = {:?} }}\n\n\
+         [profile.release]\ncodegen-units = 1\n\n\
+         # Not a member of the toss workspace.\n[workspace]\n",
+        workspace.display().to_string()
+    );
+    // Write only what changed, so that Cargo rebuilds only what it must.
+    let write = |p: PathBuf, text: &str| -> Result<(), String> {
+        if std::fs::read_to_string(&p).ok().as_deref() != Some(text) {
+            std::fs::write(&p, text).map_err(|e| io("cannot write", &p, e))?;
+        }
+        Ok(())
+    };
+    write(crate_dir.join("Cargo.toml"), &manifest)?;
+    write(crate_dir.join("game.toss"), &source)?;
+    write(src_dir.join("main.rs"), &BUILD_MAIN.replace("NAME", &name))?;
+    // The workspace's lock file: the same dependency versions, no resolution.
+    let lock = crate_dir.join("Cargo.lock");
+    if !lock.exists()
+        && let Ok(text) = std::fs::read_to_string(workspace.join("Cargo.lock"))
+    {
+        write(lock, &text)?;
+    }
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    eprintln!("building {} in {}", path.display(), crate_dir.display());
+    let status = std::process::Command::new(cargo)
+        .args(["build", "--release", "--manifest-path"])
+        .arg(crate_dir.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", &target_dir)
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !status.success() {
+        return Err(format!("cargo build failed for {}", path.display()));
+    }
+    let built = target_dir
+        .join("release")
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    let out = match output {
+        Some(p) => p.to_path_buf(),
+        None => PathBuf::from(format!("{stem}{}", std::env::consts::EXE_SUFFIX)),
+    };
+    std::fs::copy(&built, &out)
+        .map_err(|e| format!("cannot copy {} to {}: {e}", built.display(), out.display()))?;
+    eprintln!("wrote {}", out.display());
+    Ok(())
+}

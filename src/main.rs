@@ -74,6 +74,14 @@ enum Command {
         #[arg(long)]
         swap: bool,
     },
+    /// Compile a game into a standalone release binary with subcommands
+    /// play, playout and perft, run by the game's generated code.
+    Build {
+        file: PathBuf,
+        /// Where to write the binary (default: the file's stem, here).
+        #[arg(short = 'o')]
+        output: Option<PathBuf>,
+    },
     /// Print the heuristics derived from the payoffs (spec 3.3-3.5).
     Heuristic {
         file: PathBuf,
@@ -121,6 +129,7 @@ fn main() -> ExitCode {
             seed,
             swap,
         } => commands::play_match(&file, &players, n, seed, swap, colour),
+        Command::Build { file, output } => commands::build(&file, output.as_deref(), colour),
         Command::Heuristic {
             file,
             rule_condition,

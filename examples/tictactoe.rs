@@ -1,0 +1,45 @@
+//! Tic-tac-toe against the computer, with the game compiled in by
+//! `#[derive(toss::Game)]`:
+//!
+//! ```text
+//! cargo run --release --example tictactoe [SEED]
+//! ```
+//!
+//! You play X: type a cell (`b2`), a move's number or its text. Moves can be
+//! piped on standard input (`printf 'b2\na1\n...' | cargo run ...`).
+
+use std::io::Write;
+
+use toss::play::Seat;
+use toss::runtime::player::Budget;
+use toss::runtime::uct::{RandomPlayout, Uct, UctConfig};
+
+#[derive(toss::Game)]
+#[toss(file = "games/tic-tac-toe.toss")]
+struct TicTacToe;
+
+/// The seats: a person first, then UCT with 5000 iterations per move.
+fn seats(seed: u64) -> Vec<Seat<TicTacToe>> {
+    let uct = Uct::new(UctConfig::default(), RandomPlayout { max_plies: 100 }, seed);
+    vec![
+        Seat::Human,
+        Seat::Program(Box::new(uct), Budget::Iterations(5000)),
+    ]
+}
+
+fn main() -> std::process::ExitCode {
+    let seed = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let mut input = std::io::stdin().lock();
+    let mut out = std::io::stdout();
+    match toss::play::play(&TicTacToe, &mut seats(seed), seed, &mut input, &mut out) {
+        Ok(_) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            let _ = out.flush();
+            eprintln!("tictactoe: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
