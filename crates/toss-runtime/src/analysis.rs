@@ -16,7 +16,9 @@ use crate::ir::{Game, Rule};
 /// side; it removes one when an `emb` relation has a left tuple whose
 /// counterpart is not on the right side. Deleting a matched element removes
 /// every tuple on it, which may touch any relation: such a rule changes all
-/// relations.
+/// relations; so may copying one (a left element that two right elements
+/// replace: the copy gets its tuples). `all_relations` are the relations
+/// such reshaping can touch (those of arity 1 and more).
 pub fn changed_relations(rule: &Rule, all_relations: &[String]) -> BTreeSet<String> {
     let mut changed = BTreeSet::new();
     let lhs_of = |r: &str| {
@@ -25,12 +27,8 @@ pub fn changed_relations(rule: &Rule, all_relations: &[String]) -> BTreeSet<Stri
             .find(|(rr, _)| rr == r)
             .map(|(_, l)| l.as_str())
     };
-    let deletes = rule
-        .lhs
-        .elements
-        .iter()
-        .any(|l| rule.map.iter().all(|(_, ml)| ml != l));
-    if deletes {
+    let images = |l: &String| rule.map.iter().filter(|(_, ml)| ml == l).count();
+    if rule.lhs.elements.iter().any(|l| images(l) != 1) {
         return all_relations.iter().cloned().collect();
     }
     let on_lhs = |rel: &str, args: &[&str]| {
@@ -73,8 +71,10 @@ pub fn changed_relations(rule: &Rule, all_relations: &[String]) -> BTreeSet<Stri
 
 /// Names of the fluent relations of a game, sorted.
 pub fn fluent_relations(game: &Game) -> BTreeSet<String> {
-    let all: Vec<String> = (0..game.start.num_relations())
-        .map(|r| game.start.relation_name(r).to_string())
+    let s = &game.start;
+    let all: Vec<String> = (0..s.num_relations())
+        .filter(|&r| s.arity(r) > 0)
+        .map(|r| s.relation_name(r).to_string())
         .collect();
     game.rules
         .iter()

@@ -513,33 +513,6 @@ impl CompiledRule {
         &self.updates
     }
 
-    /// The relations this rule may change (its `emb` relations and the
-    /// relations of right-side tuples that are not required left tuples
-    /// kept by `s`), and whether it deletes or copies elements (which
-    /// changes every relation holding them).
-    pub fn changed_relations(&self) -> (Vec<RelId>, bool) {
-        let mut out: BTreeSet<RelId> = self.emb.iter().copied().collect();
-        for t in &self.rhs {
-            let image: Option<Vec<usize>> = t.tup.args.iter().map(|&b| self.s_map[b]).collect();
-            let kept = t.depends_on.is_none()
-                && !self.emb_mask[t.tup.rel]
-                && image.is_some_and(|img| {
-                    self.required
-                        .iter()
-                        .any(|l| l.rel == t.tup.rel && l.args == img)
-                });
-            if !kept {
-                out.insert(t.tup.rel);
-            }
-        }
-        let mut image_count = vec![0usize; self.lhs_names.len()];
-        for l in self.s_map.iter().flatten() {
-            image_count[*l] += 1;
-        }
-        let reshapes = image_count.iter().any(|&c| c != 1);
-        (out.into_iter().collect(), reshapes)
-    }
-
     fn holds(&self, s: &Structure, t: &Tup, assign: &[Elem], buf: &mut Vec<Elem>) -> bool {
         buf.clear();
         buf.extend(t.args.iter().map(|&a| assign[a]));

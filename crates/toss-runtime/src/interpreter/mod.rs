@@ -390,18 +390,18 @@ impl Interpreter {
         // (e.g. `not WinB()` of all of a player's rules), so that one state
         // evaluates each only once (see `PreCache`).
         let mut shared_pres: Vec<(Formula, Vec<String>, FormulaId)> = Vec::new();
+        // Which relations rules can change: the one analysis that `toss
+        // check`, the heuristics and the code generator also use.
+        let reshapeable: Vec<String> = (0..sig.num_relations())
+            .filter(|&r| sig.arity(r) > 0)
+            .map(|r| sig.relation_name(r).to_string())
+            .collect();
         let mut changed = vec![false; sig.num_relations()];
         for (ri, r) in game.rules.iter().enumerate() {
             let rule = CompiledRule::new(r, &sig, &defined).map_err(|e| ierr(e.message))?;
-            let (rels, reshapes) = rule.changed_relations();
-            for rel in rels {
-                changed[rel] = true;
-            }
-            if reshapes {
-                for (rel, c) in changed.iter_mut().enumerate() {
-                    if sig.arity(rel) > 0 {
-                        *c = true;
-                    }
+            for name in crate::analysis::changed_relations(r, &reshapeable) {
+                if let Some(rel) = sig.relation(&name) {
+                    changed[rel] = true;
                 }
             }
             let params: Vec<&str> = rule_params[ri].iter().map(String::as_str).collect();
