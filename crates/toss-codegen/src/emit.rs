@@ -29,24 +29,44 @@ pub fn interpreted_impl(ident: &Ident, path: &Path, game: &ir::Game, reason: &st
         game.locations.len()
     );
     let body = forwarding_methods(quote! { #ident::interpreter() });
+    let source = source_and_interpreter(
+        ident,
+        &path_lit,
+        &file_name,
+        &[" The interpreter of this game, built on first use."],
+    );
+    quote! {
+        #source
+
+        #[doc = #doc]
+        #[automatically_derived]
+        impl ::toss::Game for #ident {
+            #body
+        }
+    }
+}
+
+/// `X::SOURCE` (the description, with `include_str!` so Cargo rebuilds when
+/// it changes) and `X::interpreter()`, built on first use; `doc` is the
+/// latter's doc comment, one string per line.
+pub fn source_and_interpreter(
+    ident: &Ident,
+    path_lit: &str,
+    file_name: &str,
+    doc: &[&str],
+) -> TokenStream {
     quote! {
         #[automatically_derived]
         impl #ident {
             /// The game description, embedded at build time.
             pub const SOURCE: &'static str = ::core::include_str!(#path_lit);
 
-            /// The interpreter of this game, built on first use.
+            #(#[doc = #doc])*
             pub fn interpreter() -> &'static ::toss::__private::Interpreter {
                 static INTERPRETER: ::toss::__private::OnceLock<::toss::__private::Interpreter> =
                     ::toss::__private::OnceLock::new();
                 INTERPRETER.get_or_init(|| ::toss::__private::checked_interpreter(Self::SOURCE, #file_name))
             }
-        }
-
-        #[doc = #doc]
-        #[automatically_derived]
-        impl ::toss::Game for #ident {
-            #body
         }
     }
 }

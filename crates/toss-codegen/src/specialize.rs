@@ -758,20 +758,17 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
     );
     let n_lit = usize_lit(n);
 
+    let source = crate::emit::source_and_interpreter(
+        ident,
+        &path_lit,
+        &file_name,
+        &[
+            " The interpreter of this game, built on first use (the",
+            " specialized impl uses it only to rebuild structures).",
+        ],
+    );
     quote! {
-        #[automatically_derived]
-        impl #ident {
-            /// The game description, embedded at build time.
-            pub const SOURCE: &'static str = ::core::include_str!(#path_lit);
-
-            /// The interpreter of this game, built on first use (the
-            /// specialized impl uses it only to rebuild structures).
-            pub fn interpreter() -> &'static ::toss::__private::Interpreter {
-                static INTERPRETER: ::toss::__private::OnceLock<::toss::__private::Interpreter> =
-                    ::toss::__private::OnceLock::new();
-                INTERPRETER.get_or_init(|| ::toss::__private::checked_interpreter(Self::SOURCE, #file_name))
-            }
-        }
+        #source
 
         #[doc = #module_doc]
         #[doc(hidden)]
