@@ -266,6 +266,21 @@ impl CompiledRule {
                 message: format!("rule {name}: unknown relation {r}"),
             })
         };
+        // A tuple's relation, checked against the tuple's length.
+        let tuple_rel = |t: &crate::ir::RuleTuple| -> Result<RelId, RewriteError> {
+            let r = rel(&t.relation)?;
+            if signature.arity(r) != t.args.len() {
+                return Err(RewriteError {
+                    message: format!(
+                        "rule {name}: {} has arity {}, not {}",
+                        t.relation,
+                        signature.arity(r),
+                        t.args.len()
+                    ),
+                });
+            }
+            Ok(r)
+        };
         let resolve = |side: &[String], args: &[String], which: &str| {
             args.iter()
                 .map(|a| {
@@ -302,15 +317,7 @@ impl CompiledRule {
                 defined_tuples.push((t.relation.clone(), t.args.clone()));
                 continue;
             }
-            let r = rel(&t.relation)?;
-            if signature.arity(r) != t.args.len() {
-                return err(format!(
-                    "rule {name}: {} has arity {}, not {}",
-                    t.relation,
-                    signature.arity(r),
-                    t.args.len()
-                ));
-            }
+            let r = tuple_rel(t)?;
             let args = resolve(&lhs_names, &t.args, "left")?;
             if t.optional {
                 optional.push(Tup { rel: r, args });
@@ -409,15 +416,7 @@ impl CompiledRule {
                     t.relation
                 ));
             }
-            let r = rel(&t.relation)?;
-            if signature.arity(r) != t.args.len() {
-                return err(format!(
-                    "rule {name}: {} has arity {}, not {}",
-                    t.relation,
-                    signature.arity(r),
-                    t.args.len()
-                ));
-            }
+            let r = tuple_rel(t)?;
             let args = resolve(&rhs_names, &t.args, "right")?;
             let depends_on = if t.optional {
                 let image: Option<Vec<usize>> = args.iter().map(|&b| s_map[b]).collect();
