@@ -43,7 +43,7 @@
 use std::collections::BTreeSet;
 
 use crate::ir;
-use crate::structure::{Elem, FunId, RelId, Structure};
+use crate::structure::{BitSet, Elem, FunId, RelId, Structure};
 
 /// An error in a rule that makes it impossible to compile.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -547,9 +547,51 @@ impl CompiledRule {
         {
             return true;
         }
+        if let Some(cands) = self.unary_candidates(s) {
+            return cands.iter().all(|c| f(&[c], 0));
+        }
         let mut assign = vec![0 as Elem; self.lhs_names.len()];
         let mut buf = Vec::with_capacity(4);
         self.extend(s, 0, &mut assign, &mut buf, &mut f)
+    }
+
+    /// For a rule whose left side is one element constrained by unary
+    /// tuples only (placement rules: `[a | P:1 {} | ] emb P, Q`), its
+    /// matches as one bitset computed with word operations, in the order
+    /// `extend` would list them (increasing ids). `None` for other rules.
+    fn unary_candidates(&self, s: &Structure) -> Option<BitSet> {
+        let [step] = &self.steps[..] else {
+            return None;
+        };
+        if !step.checks.is_empty()
+            || !step.forbidden.is_empty()
+            || !step.distinct_from.is_empty()
+            || !self.optional.is_empty()
+        {
+            return None;
+        }
+        let live = s.live().words();
+        let mut words: Vec<u64> = match step.source {
+            Source::All => live.to_vec(),
+            Source::Unary(r) => {
+                let set = s.unary(r)?.words();
+                live.iter()
+                    .enumerate()
+                    .map(|(i, l)| l & set.get(i).copied().unwrap_or(0))
+                    .collect()
+            }
+            Source::Succ(..) | Source::Pred(..) => return None,
+        };
+        for &(r, want) in &step.unary {
+            let set = s.unary(r)?.words();
+            for (i, w) in words.iter_mut().enumerate() {
+                let b = set.get(i).copied().unwrap_or(0);
+                *w &= if want { b } else { !b };
+            }
+        }
+        let mut out = BitSet::new();
+        *out.words_mut() = words;
+        Some(out)
     }
 
     fn extend(
@@ -634,12 +676,25 @@ impl CompiledRule {
 
     /// All matches in canonical order (appended to `out`, which is cleared).
     pub fn matches(&self, s: &Structure, out: &mut Vec<Match>) {
+        self.matches_where(s, out, |_| true);
+    }
+
+    /// The matches whose element images pass `keep`, in the order of
+    /// [`CompiledRule::matches`].
+    pub fn matches_where(
+        &self,
+        s: &Structure,
+        out: &mut Vec<Match>,
+        mut keep: impl FnMut(&[Elem]) -> bool,
+    ) {
         out.clear();
         self.for_each_match(s, |elems, optional| {
-            out.push(Match {
-                elems: elems.into(),
-                optional,
-            });
+            if keep(elems) {
+                out.push(Match {
+                    elems: elems.into(),
+                    optional,
+                });
+            }
             true
         });
         if !self.ordered {

@@ -133,6 +133,10 @@ struct RuleInfo {
     /// The conjuncts of `pre` that mention left elements (checked per
     /// match); `None` when trivially true.
     pre: Option<FormulaId>,
+    /// `pre` compiled for set-at-a-time evaluation over the one left
+    /// element (`Playable(a)`: the playable cells at once), when the rule
+    /// has one left element and `pre` is in the solver's set fragment.
+    pre_set: Option<FormulaId>,
     /// The other conjuncts of `pre`, a sentence checked once per state (see
     /// `PreCache`); `None` when trivially true.
     pre_state: Option<FormulaId>,
@@ -444,6 +448,12 @@ impl Interpreter {
                         .map_err(|e| solver_err("pre", e))?,
                 )
             };
+            let pre_set = match (&pre, &lhs[..]) {
+                (Some(_), [a]) => solver
+                    .compile_set(&dep, a, &params)
+                    .map_err(|e| solver_err("pre", e))?,
+                _ => None,
+            };
             let pre_state = if indep == Formula::True {
                 None
             } else if let Some(&(_, _, id)) = shared_pres
@@ -477,6 +487,7 @@ impl Interpreter {
                 rule,
                 params: rule_params[ri].clone(),
                 pre,
+                pre_set,
                 pre_state,
                 post,
                 updates,
@@ -620,6 +631,8 @@ impl Interpreter {
 
     /// Whether match `m` of rule `ri` passes the match-dependent part of
     /// `pre` and `post`.
+    /// With `pre_checked`, the caller has already checked `pre` (set at a
+    /// time).
     fn match_ok(
         &self,
         ri: &RuleInfo,
@@ -627,8 +640,10 @@ impl Interpreter {
         elems: &[Elem],
         opt: u64,
         params: &[f64],
+        pre_checked: bool,
     ) -> bool {
-        if let Some(pre) = ri.pre
+        if !pre_checked
+            && let Some(pre) = ri.pre
             && !self.solver.holds(s, pre, elems, params)
         {
             return false;
@@ -682,8 +697,13 @@ impl Interpreter {
                 if !self.independent_pre_ok(ri, &s.structure, params, cache) {
                     continue;
                 }
+                let pre_set = ri
+                    .pre_set
+                    .map(|f| self.solver.set_of(&s.structure, f, params));
                 let found = !ri.rule.for_each_match(&s.structure, |elems, opt| {
-                    !self.match_ok(ri, &s.structure, elems, opt, params)
+                    let pre_ok = pre_set.as_ref().map(|set| set.contains(elems[0]));
+                    pre_ok == Some(false)
+                        || !self.match_ok(ri, &s.structure, elems, opt, params, pre_ok.is_some())
                 });
                 if found {
                     return true;
@@ -709,6 +729,20 @@ impl Interpreter {
             if !self.independent_pre_ok(ri, &s.structure, params, cache) {
                 continue;
             }
+            if let Some(f) = ri.pre_set {
+                // `pre` as one set per choice: only its matches are listed.
+                let set = self.solver.set_of(&s.structure, f, params);
+                let mut ok = Vec::new();
+                ri.rule
+                    .matches_where(&s.structure, &mut ok, |elems| set.contains(elems[0]));
+                if ri.post.is_some() {
+                    ok.retain(|m| {
+                        self.match_ok(ri, &s.structure, &m.elems, m.optional, params, true)
+                    });
+                }
+                self.push_moves(li, label, *time, params, ok, out);
+                continue;
+            }
             let all = all.get_or_insert_with(|| {
                 // Room for a typical board position's matches at once.
                 let mut v = Vec::with_capacity(64);
@@ -718,11 +752,13 @@ impl Interpreter {
             // The matches of this choice; the last choice takes the list.
             let ok: Vec<Match> = if filtered && ci == last {
                 let mut v = std::mem::take(all);
-                v.retain(|m| self.match_ok(ri, &s.structure, &m.elems, m.optional, params));
+                v.retain(|m| self.match_ok(ri, &s.structure, &m.elems, m.optional, params, false));
                 v
             } else if filtered {
                 all.iter()
-                    .filter(|m| self.match_ok(ri, &s.structure, &m.elems, m.optional, params))
+                    .filter(|m| {
+                        self.match_ok(ri, &s.structure, &m.elems, m.optional, params, false)
+                    })
                     .cloned()
                     .collect()
             } else if ci == last {
@@ -730,26 +766,41 @@ impl Interpreter {
             } else {
                 all.clone()
             };
-            let mk = |matches: Matches| Move {
-                label: li,
-                matches,
-                time: *time,
-                params: params.clone(),
-            };
-            match label.multiplicity {
-                Multiplicity::One => out.extend(ok.into_iter().map(|m| mk(Matches::One(m)))),
-                Multiplicity::All => {
-                    if !ok.is_empty() {
-                        out.push(mk(Matches::Many(ok)));
-                    }
+            self.push_moves(li, label, *time, params, ok, out);
+        }
+    }
+
+    /// The moves of label `li` for one choice of time and parameters, from
+    /// the matches `ok` that pass `pre` and `post`, by multiplicity.
+    fn push_moves(
+        &self,
+        li: usize,
+        label: &LabelInfo,
+        time: Option<f64>,
+        params: &[f64],
+        ok: Vec<Match>,
+        out: &mut Vec<Move>,
+    ) {
+        let mk = |matches: Matches| Move {
+            label: li,
+            matches,
+            time,
+            params: params.to_vec(),
+        };
+        match label.multiplicity {
+            Multiplicity::One => out.extend(ok.into_iter().map(|m| mk(Matches::One(m)))),
+            Multiplicity::All => {
+                if !ok.is_empty() {
+                    out.push(mk(Matches::Many(ok)));
                 }
-                Multiplicity::Any => {
-                    let mut sets = Vec::new();
-                    disjoint_sets(&ok, 0, &mut Vec::new(), &mut sets);
-                    out.extend(sets.into_iter().map(|set| {
-                        mk(Matches::Many(set.iter().map(|&i| ok[i].clone()).collect()))
-                    }));
-                }
+            }
+            Multiplicity::Any => {
+                let mut sets = Vec::new();
+                disjoint_sets(&ok, 0, &mut Vec::new(), &mut sets);
+                out.extend(
+                    sets.into_iter()
+                        .map(|set| mk(Matches::Many(set.iter().map(|&i| ok[i].clone()).collect()))),
+                );
             }
         }
     }

@@ -240,6 +240,7 @@ impl<'a> Compiler<'a> {
                     outer,
                     body,
                     search: None,
+                    unary: None,
                     cache,
                 }))
             }

@@ -561,6 +561,21 @@ impl<'a> Ev<'a> {
         {
             return tuple_of(env, &f.outer, |t| set.contains(t));
         }
+        if let Some(body) = &f.unary {
+            let words = self.fix_words(body, f.greatest, env);
+            let res = tuple_of(env, &f.outer, |t| super::unary::words_contain(&words, t[0]));
+            if let Some(k) = key {
+                let bits = super::unary::to_bitset(words);
+                let len = bits.len();
+                let set = TupleSet::Bits {
+                    bound: self.st.id_bound() as u64,
+                    bits,
+                    len,
+                };
+                env.caches[f.cache.idx as usize].insert(k, set);
+            }
+            return res;
+        }
         let Some(search) = &f.search else {
             return false;
         };

@@ -67,6 +67,7 @@ mod plan;
 pub mod sat;
 #[cfg(test)]
 mod tests;
+mod unary;
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
@@ -79,6 +80,7 @@ use eval::{Env, Ev};
 use node::{Node, RelRef, Search, Slot, Term};
 use plan::Planner;
 pub use sat::{BruteForce, Prop, SatBackend, Splr};
+use unary::Shifts;
 
 /// A compiled formula (from [`Solver::compile_formula`] or
 /// [`Solver::compile_query`]).
@@ -108,6 +110,8 @@ enum Source {
     Formula(Formula),
     Real(RealExpr),
     Query(Formula, Vec<String>),
+    /// A formula in one free variable evaluated as a set.
+    Set(Formula, String),
 }
 
 #[derive(Clone, Debug)]
@@ -124,6 +128,8 @@ enum Body {
     Formula(Node),
     Real(Term),
     Query(Vec<Search>),
+    /// A set expression in the free variable.
+    Set(unary::SetExpr),
 }
 
 #[derive(Clone, Debug)]
@@ -208,6 +214,9 @@ pub struct Solver {
     /// The live elements of the structure the tables were computed on.
     tables_live: Option<BitSet>,
     entries: Vec<Entry>,
+    /// Stable binary relations as translations of element ids (forward,
+    /// backward), valid on structures with the live elements `tables_live`.
+    shifts: HashMap<RelRef, (Arc<Shifts>, Arc<Shifts>)>,
     pub(crate) backend: Arc<dyn SatBackend>,
     pub(crate) epsilon: f64,
 }
@@ -237,6 +246,7 @@ impl Solver {
             tables: Vec::new(),
             tables_live: None,
             entries: Vec::new(),
+            shifts: HashMap::new(),
             backend: Arc::new(Splr),
             epsilon: 0.0,
         };
@@ -285,8 +295,17 @@ impl Solver {
             RelRef::Struct(r) => self.sig.arity(r),
             RelRef::Table(t) => self.tables[t as usize].arity,
         };
+        let shifts = |r: RelRef, forward: bool| -> Option<Arc<Shifts>> {
+            if !tabled {
+                return None;
+            }
+            self.shifts
+                .get(&r)
+                .map(|(f, b)| if forward { f.clone() } else { b.clone() })
+        };
         let planner = Planner {
             table_arity: &arity,
+            shifts: &shifts,
         };
         let mut free = Vec::new();
         let body = match source {
@@ -303,6 +322,19 @@ impl Solver {
                 }
                 let node = planner.formula(c.formula(f)?);
                 Body::Query(planner.enumerate_dnf(free.clone(), node))
+            }
+            Source::Set(f, v) => {
+                let x = c.push_elem(v);
+                free.push(x);
+                let node = c.formula(f)?;
+                match planner.set_expr(&node, x, &[x], None) {
+                    Some(e) => Body::Set(e),
+                    None => {
+                        return Err(SolverError {
+                            message: "not a set expression".into(),
+                        });
+                    }
+                }
             }
         };
         Ok(Compiled {
@@ -325,7 +357,7 @@ impl Solver {
         params: &[&str],
     ) -> Result<u32, SolverError> {
         let plain = Arc::new(self.compile(&source, constants, params, false)?);
-        let tabled = if self.table_map.is_empty() {
+        let tabled = if self.table_map.is_empty() && self.shifts.is_empty() {
             None
         } else {
             Some(Arc::new(self.compile(&source, constants, params, true)?))
@@ -377,6 +409,37 @@ impl Solver {
         let free = free.iter().map(|s| s.to_string()).collect();
         self.add(Source::Query(f.clone(), free), constants, params)
             .map(FormulaId)
+    }
+
+    /// Compiles `f`, with the one free element variable `var`, for
+    /// set-at-a-time evaluation by [`Solver::set_of`], if it is in the
+    /// fragment that allows it (unary relations combined by `and`, `or`,
+    /// `not`, images under binary relations, closed subformulas, unary
+    /// fixed points); `None` otherwise.
+    pub fn compile_set(
+        &mut self,
+        f: &Formula,
+        var: &str,
+        params: &[&str],
+    ) -> Result<Option<FormulaId>, SolverError> {
+        let source = Source::Set(f.clone(), var.to_string());
+        if self.compile(&source, &[], params, false).is_err() {
+            // Either not in the fragment or not a valid formula: let the
+            // caller's tuple-at-a-time compilation report the latter.
+            return Ok(None);
+        }
+        self.add(source, &[], params).map(|i| Some(FormulaId(i)))
+    }
+
+    /// The elements satisfying a formula compiled by
+    /// [`Solver::compile_set`].
+    pub fn set_of(&self, s: &Structure, f: FormulaId, params: &[f64]) -> BitSet {
+        let c = self.pick(f.0, s);
+        let ev = Ev { sv: self, st: s };
+        Self::with_env(c, &[], params, |env| match &c.body {
+            Body::Set(e) => unary::to_bitset(ev.set_words(e, env, &[])),
+            _ => panic!("set_of() called on a formula not compiled by compile_set()"),
+        })
     }
 
     fn pick(&self, id: u32, s: &Structure) -> &Compiled {
@@ -434,6 +497,7 @@ impl Solver {
             Body::Formula(n) => ev.holds(n, env),
             Body::Query(qs) => qs.iter().any(|q| ev.run(q, env, &mut |_, _| true)),
             Body::Real(_) => panic!("holds() called on a real term"),
+            Body::Set(e) => ev.set_words(e, env, &[]).iter().any(|&w| w != 0),
         })
     }
 
@@ -475,6 +539,10 @@ impl Solver {
                 }
             }
             Body::Real(_) => panic!("satisfying() called on a real term"),
+            Body::Set(e) => {
+                let w = ev.set_words(e, &mut env, &[]);
+                out.extend(unary::to_bitset(w).iter().map(|x| vec![x]));
+            }
         }
         out.sort_unstable();
         out.dedup();
@@ -495,6 +563,7 @@ impl Solver {
         self.table_map.clear();
         self.tables.clear();
         self.tables_live = None;
+        self.shifts.clear();
         let mut stable_def = vec![None; self.defs.len()];
         for d in 0..self.defs.len() {
             self.def_is_stable(d, &mut stable_def, &mut Vec::new());
@@ -537,14 +606,33 @@ impl Solver {
             self.tables.push(Table { arity, data, rows });
             self.table_map.insert(d, self.tables.len() as u32 - 1);
         }
-        if !self.table_map.is_empty() {
+        // Stable binary relations (of the signature and tabulated) as
+        // translations, for set-at-a-time images.
+        let bound = s.id_bound();
+        let mut binary: Vec<(RelRef, &RelationData)> = self
+            .stable
+            .iter()
+            .filter(|&&r| s.arity(r) == 2)
+            .map(|&r| (RelRef::Struct(r), s.relation_data(r)))
+            .collect();
+        for (t, table) in self.tables.iter().enumerate() {
+            if table.arity == 2 {
+                binary.push((RelRef::Table(t as u32), &table.data));
+            }
+        }
+        let shifts: Vec<_> = binary
+            .into_iter()
+            .filter_map(|(r, d)| Shifts::of(d, bound).map(|x| (r, x)))
+            .collect();
+        self.shifts.extend(shifts);
+        if !self.table_map.is_empty() || !self.shifts.is_empty() {
             self.tables_live = Some(s.live().clone());
         }
         for i in 0..self.entries.len() {
             let e = &self.entries[i];
             let consts: Vec<&str> = e.constants.iter().map(|s| s.as_str()).collect();
             let params: Vec<&str> = e.params.iter().map(|s| s.as_str()).collect();
-            let tabled = if self.table_map.is_empty() {
+            let tabled = if self.table_map.is_empty() && self.shifts.is_empty() {
                 None
             } else {
                 self.compile(&e.source, &consts, &params, true)

@@ -18,7 +18,7 @@ pub(crate) type RSlot = u32;
 pub(crate) type SSlot = u32;
 
 /// Where an atom's tuples live.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum RelRef {
     /// A relation of the structure being evaluated.
     Struct(RelId),
@@ -125,6 +125,9 @@ pub(crate) struct Fix {
     pub body: Node,
     /// Planned enumeration of `inner` satisfying `body`.
     pub search: Option<Search>,
+    /// For a unary fixed point whose body is a set expression: its
+    /// set-at-a-time form (evaluated instead of `search`).
+    pub unary: Option<super::unary::SetExpr>,
     pub cache: CacheInfo,
 }
 

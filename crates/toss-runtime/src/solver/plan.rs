@@ -21,6 +21,9 @@ const MAX_BRANCHES: usize = 32;
 pub(crate) struct Planner<'a> {
     /// Arity of every relation reference (needed for generator costs).
     pub table_arity: &'a dyn Fn(RelRef) -> usize,
+    /// Stable binary relations as translations of element ids (for
+    /// set-at-a-time images), when known.
+    pub shifts: super::unary::ShiftsOf<'a>,
 }
 
 fn not(n: Node) -> Node {
@@ -173,6 +176,7 @@ impl Planner<'_> {
                 if forall != neg { not(q) } else { q }
             }
             Node::Fix(mut f) => {
+                f.unary = self.fix_set(&f);
                 let body = std::mem::replace(&mut f.body, Node::True);
                 let body = self.norm(body, false);
                 f.search = Some(self.enumerate(f.inner.clone(), conjuncts(body.clone())));

@@ -1081,3 +1081,165 @@ fn planner_agrees_with_naive_evaluation() {
         }
     }
 }
+
+/// A random formula in the set-at-a-time fragment, free in `x`: unary
+/// atoms, connectives, images `ex y (E(y, x) and phi(y))` in both
+/// directions, universal images and closed subformulas.
+fn set_fragment(g: &mut Gen, depth: u32, x: &str, fresh: &mut u32) -> F {
+    let k = if depth == 0 { g.next(3) } else { g.next(9) };
+    match k {
+        0 => rel("P", &[x]),
+        1 => eq(x, x),
+        2 => ex(&["z"], and(vec![rel("P", &["z"]), rel("E", &["z", "z"])])),
+        3 => not(set_fragment(g, depth - 1, x, fresh)),
+        4 => and((0..2)
+            .map(|_| set_fragment(g, depth - 1, x, fresh))
+            .collect()),
+        5 => or((0..2)
+            .map(|_| set_fragment(g, depth - 1, x, fresh))
+            .collect()),
+        6 => {
+            *fresh += 1;
+            let w = format!("w{fresh}");
+            let inner = set_fragment(g, depth - 1, &w, fresh);
+            all(&[&w], implies(rel("E", &[x, &w]), inner))
+        }
+        _ => {
+            *fresh += 1;
+            let y = format!("y{fresh}");
+            let link = if k == 7 {
+                rel("E", &[&y, x])
+            } else {
+                rel("E", &[x, &y])
+            };
+            let inner = set_fragment(g, depth - 1, &y, fresh);
+            ex(&[&y], and(vec![link, inner]))
+        }
+    }
+}
+
+/// A random graph on `n` elements with a random unary `P`; with `band`,
+/// edges only join elements whose ids differ by at most `band` (so the
+/// relation is a few translations of ids).
+fn random_graph(g: &mut Gen, n: u32, band: Option<u32>) -> Structure {
+    let mut s = graph(n, &[]);
+    let e = s.relation("E").unwrap_or(0);
+    let p = s.relation("P").unwrap_or(0);
+    for a in 0..n {
+        if g.next(2) == 0 {
+            s.add_tuple(p, &[a]);
+        }
+        for b in 0..n {
+            if band.is_none_or(|d| a.abs_diff(b) <= d) && g.next(3) == 0 {
+                s.add_tuple(e, &[a, b]);
+            }
+        }
+    }
+    s
+}
+
+#[test]
+fn set_evaluation_agrees_with_naive_evaluation() {
+    let mut g = Gen(0x2545_f491_4f6c_dd1d);
+    for round in 0..40 {
+        let n = 3 + g.next(70) as u32;
+        let s = random_graph(&mut g, n, (round % 2 == 1).then_some(3));
+        let e = s.relation("E").unwrap_or(0);
+        let mut sv = Solver::new(&s, &[]).expect("solver");
+        // Every other round E is declared stable, so that images use
+        // translations of element ids where E has few of them.
+        if round % 2 == 1 {
+            sv.set_stable(&[e]);
+        }
+        let mut formulas = Vec::new();
+        for _ in 0..20 {
+            let f = set_fragment(&mut g, 3, "x", &mut 0);
+            let id = sv
+                .compile_set(&f, "x", &[])
+                .expect("compiles")
+                .unwrap_or_else(|| panic!("in the fragment: {f:?}"));
+            formulas.push((f, id));
+        }
+        if round % 2 == 1 {
+            sv.set_stable_from(&s);
+        }
+        for (f, id) in &formulas {
+            let want: Vec<Elem> = s
+                .elements()
+                .filter(|&a| naive(&s, f, &mut vec![("x".to_string(), a)]))
+                .collect();
+            let got: Vec<Elem> = sv.set_of(&s, *id, &[]).iter().collect();
+            assert_eq!(got, want, "{f:?}");
+        }
+    }
+}
+
+#[test]
+fn shifts_decompose_grid_steps() {
+    // A 5x5 grid: the column step C is the translation by one row of ids
+    // (5) on every cell but the top row.
+    let s = grid(5);
+    let c = s.relation("C").expect("C");
+    let (fwd, bwd) = Shifts::of(s.relation_data(c), s.id_bound()).expect("few translations");
+    assert_eq!(fwd.0.len(), 1);
+    assert_eq!(bwd.0.len(), 1);
+    assert_eq!(fwd.0[0].0, -bwd.0[0].0);
+    assert_eq!(fwd.0[0].1.iter().map(|w| w.count_ones()).sum::<u32>(), 20);
+    // A relation needing more translations than allowed is not decomposed.
+    let mut pairs = Vec::new();
+    for a in 0..20u32 {
+        for b in 0..20u32 {
+            pairs.push((a, b));
+        }
+    }
+    let h = graph(20, &pairs);
+    let e = h.relation("E").expect("E");
+    assert!(Shifts::of(h.relation_data(e), h.id_bound()).is_none());
+}
+
+#[test]
+fn unary_fixed_point_is_reachability() {
+    let mut g = Gen(0x1234_5678_9abc_def1);
+    for round in 0..30 {
+        let n = 2 + g.next(80) as u32;
+        let s = random_graph(&mut g, n, (round % 2 == 1).then_some(2));
+        let e = s.relation("E").unwrap_or(0);
+        let mut sv = Solver::new(&s, &[]).expect("solver");
+        if round % 2 == 1 {
+            sv.set_stable(&[e]);
+        }
+        // Reachable from P along E, as a least fixed point (computed set
+        // at a time) and by transitive closure (tuple at a time).
+        let lfp = fix(
+            FixpointKind::Least,
+            "T",
+            &["x"],
+            or(vec![
+                rel("P", &["x"]),
+                ex(&["y"], and(vec![rel("T", &["y"]), rel("E", &["y", "x"])])),
+            ]),
+        );
+        let reach = ex(
+            &["p"],
+            and(vec![
+                rel("P", &["p"]),
+                tc(None, &["p"], &["x"], rel("E", &["p", "x"])),
+            ]),
+        );
+        let set = sv
+            .compile_set(&lfp, "x", &[])
+            .expect("compiles")
+            .expect("set");
+        let q = sv.compile_query(&lfp, &["x"], &[], &[]).expect("compiles");
+        let r = sv
+            .compile_query(&reach, &["x"], &[], &[])
+            .expect("compiles");
+        if round % 2 == 1 {
+            sv.set_stable_from(&s);
+        }
+        let want = sv.satisfying(&s, r, &[], &[]);
+        assert_eq!(sv.satisfying(&s, q, &[], &[]), want);
+        let got: Vec<Vec<Elem>> = sv.set_of(&s, set, &[]).iter().map(|x| vec![x]).collect();
+        assert_eq!(got, want);
+    }
+}

@@ -1,0 +1,436 @@
+//! Set-at-a-time evaluation of formulas with one free element variable.
+//!
+//! The general evaluator works tuple at a time: `Playable(a)` is decided
+//! per candidate cell, and a unary fixed point such as hex's
+//! `lfp T(x) = P(x) and (Bottom(x) or ex y (T(y) and Adj(y, x)))` is
+//! recomputed element by element in every round. Many formulas of board
+//! games are, however, expressions over *sets* of elements: unary relations
+//! combined by `and`/`or`/`not`, and images of such sets under binary
+//! relations (`ex y (C(y, x) and Occupied(y))` is the set of successors of
+//! the occupied cells). This module recognises that fragment
+//! ([`SetExpr`]) and evaluates it with word operations on bitsets; an image
+//! under a stable binary relation whose pairs are few translations of
+//! element ids (a grid step: `b = a + d` on a masked set of `a`) is a
+//! handful of shifts and masks ([`Shifts`]).
+//!
+//! Formulas outside the fragment are simply not translated; the callers
+//! keep the tuple-at-a-time path for them.
+
+use std::sync::Arc;
+
+use super::eval::{Env, Ev};
+use super::node::*;
+use super::plan::Planner;
+use crate::structure::{BitSet, Elem, RelationData};
+
+/// A set of elements described by a formula in one free variable.
+#[derive(Clone, Debug)]
+pub(crate) enum SetExpr {
+    /// All live elements.
+    All,
+    Empty,
+    /// The members of a unary relation.
+    Unary(RelRef),
+    /// The current iterate of the unary fixed point being computed.
+    Own,
+    /// `{e}` for the element bound to the slot outside the expression.
+    Point(Slot),
+    /// Live elements not in the set.
+    Not(Box<SetExpr>),
+    And(Vec<SetExpr>),
+    Or(Vec<SetExpr>),
+    /// With `forward`: `{x | ex y (y in arg and R(y, x))}`; otherwise
+    /// `{x | ex y (y in arg and R(x, y))}`.
+    Image {
+        rel: RelRef,
+        forward: bool,
+        arg: Box<SetExpr>,
+        shifts: Option<Arc<Shifts>>,
+    },
+    /// A formula that does not mention the free variable (nor anything the
+    /// expression binds): every element or none.
+    Closed(Box<Node>),
+    /// `ex y phi(y)`: every element if the set of `phi` is not empty.
+    NonEmpty(Box<SetExpr>),
+    /// A unary fixed point (its body's [`SetExpr::Own`] is its iterate).
+    Fix {
+        greatest: bool,
+        body: Box<SetExpr>,
+    },
+}
+
+/// A binary relation as translations of element ids: the pairs `(a, a + d)`
+/// for each `(d, sources)` and `a` in `sources`.
+#[derive(Clone, Debug)]
+pub(crate) struct Shifts(pub Vec<(i64, Vec<u64>)>);
+
+/// Most translations a relation may need to be stored as [`Shifts`] (a grid
+/// step needs one, hex's adjacency six).
+const MAX_SHIFTS: usize = 16;
+
+impl Shifts {
+    /// The forward (`(a, b)` as `b = a + d`) and backward (`a = b + d`)
+    /// translations of a binary relation, if it needs few of them.
+    pub fn of(data: &RelationData, bound: usize) -> Option<(Arc<Shifts>, Arc<Shifts>)> {
+        let RelationData::Binary { fwd, .. } = data else {
+            return None;
+        };
+        let nw = bound.div_ceil(64).max(1);
+        let mut f: Vec<(i64, Vec<u64>)> = Vec::new();
+        let mut b: Vec<(i64, Vec<u64>)> = Vec::new();
+        for (a, succ) in fwd.iter().enumerate() {
+            for &c in succ {
+                let add = |list: &mut Vec<(i64, Vec<u64>)>, d: i64, src: usize| -> bool {
+                    let i = match list.iter().position(|(e, _)| *e == d) {
+                        Some(i) => i,
+                        None => {
+                            if list.len() == MAX_SHIFTS {
+                                return false;
+                            }
+                            list.push((d, vec![0; nw]));
+                            list.len() - 1
+                        }
+                    };
+                    list[i].1[src / 64] |= 1 << (src % 64);
+                    true
+                };
+                let d = c as i64 - a as i64;
+                if !add(&mut f, d, a) || !add(&mut b, -d, c as usize) {
+                    return None;
+                }
+            }
+        }
+        f.sort_by_key(|x| x.0);
+        b.sort_by_key(|x| x.0);
+        Some((Arc::new(Shifts(f)), Arc::new(Shifts(b))))
+    }
+}
+
+/// Where translation finds the [`Shifts`] of stable binary relations.
+pub(crate) type ShiftsOf<'a> = &'a dyn Fn(RelRef, bool) -> Option<Arc<Shifts>>;
+
+/// The conjuncts of `n` (of `not n` when `neg`), with negations pushed
+/// through `and`, `or` and double negation.
+fn conjuncts_of(n: &Node, neg: bool, out: &mut Vec<Node>) {
+    match (n, neg) {
+        (Node::And(xs), false) | (Node::Or(xs), true) => {
+            xs.iter().for_each(|x| conjuncts_of(x, neg, out))
+        }
+        (Node::Not(x), _) => conjuncts_of(x, !neg, out),
+        (Node::True, false) | (Node::False, true) => {}
+        (n, false) => out.push(n.clone()),
+        (n, true) => out.push(Node::Not(Box::new(n.clone()))),
+    }
+}
+
+impl Planner<'_> {
+    /// The set of `x` satisfying the unplanned node `n`, if `n` is in the
+    /// fragment. `scope`: the variables bound by the expression being built
+    /// (`x` and the variables of enclosing images); `own`: the local
+    /// relation of the fixed point being translated, if any.
+    pub(crate) fn set_expr(
+        &self,
+        n: &Node,
+        x: Slot,
+        scope: &[Slot],
+        own: Option<u32>,
+    ) -> Option<SetExpr> {
+        let v = node_vars(n);
+        // Closed: evaluated once by the tuple-at-a-time evaluator, which
+        // knows no iterate of a fixed point computed here (so no locals).
+        if v.e.iter().all(|e| !scope.contains(e)) && v.locals.is_empty() {
+            return Some(match n {
+                Node::True => SetExpr::All,
+                Node::False => SetExpr::Empty,
+                n => SetExpr::Closed(Box::new(self.formula(n.clone()))),
+            });
+        }
+        match n {
+            Node::Atom { rel, args } if args.len() == 1 && args[0] == x => {
+                Some(SetExpr::Unary(*rel))
+            }
+            Node::Local { idx, args } if Some(*idx) == own && args.len() == 1 && args[0] == x => {
+                Some(SetExpr::Own)
+            }
+            Node::Eq(a, b) => {
+                let other = if *a == x { *b } else { *a };
+                if *a == x && *b == x {
+                    Some(SetExpr::All)
+                } else if (*a == x || *b == x) && !scope.contains(&other) {
+                    Some(SetExpr::Point(other))
+                } else {
+                    None
+                }
+            }
+            Node::Not(a) => Some(SetExpr::Not(Box::new(self.set_expr(a, x, scope, own)?))),
+            Node::And(xs) => Some(SetExpr::And(
+                xs.iter()
+                    .map(|a| self.set_expr(a, x, scope, own))
+                    .collect::<Option<_>>()?,
+            )),
+            Node::Or(xs) => Some(SetExpr::Or(
+                xs.iter()
+                    .map(|a| self.set_expr(a, x, scope, own))
+                    .collect::<Option<_>>()?,
+            )),
+            Node::Exists { vars, body } => self.exists_set(vars, body, false, x, scope, own),
+            Node::Forall { vars, body } => {
+                let e = self.exists_set(vars, body, true, x, scope, own)?;
+                Some(SetExpr::Not(Box::new(e)))
+            }
+            Node::Fix(f) if f.outer.len() == 1 && f.outer[0] == x => {
+                let body = self.fix_set(f)?;
+                Some(SetExpr::Fix {
+                    greatest: f.greatest,
+                    body: Box::new(body),
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// `ex vars body` (`ex vars not body` when `neg`).
+    fn exists_set(
+        &self,
+        vars: &[Slot],
+        body: &Node,
+        neg: bool,
+        x: Slot,
+        scope: &[Slot],
+        own: Option<u32>,
+    ) -> Option<SetExpr> {
+        let [y] = vars else {
+            return None;
+        };
+        let y = *y;
+        let mut inner_scope = scope.to_vec();
+        inner_scope.push(y);
+        let mentions = |n: &Node, s: Slot| node_vars(n).e.contains(&s);
+        let mut cs = Vec::new();
+        conjuncts_of(body, neg, &mut cs);
+        if !cs.iter().any(|c| mentions(c, x)) {
+            let e = self.set_expr(&Node::And(cs), y, &inner_scope, own)?;
+            return Some(SetExpr::NonEmpty(Box::new(e)));
+        }
+        let mut out = Vec::new();
+        let mut of_y = Vec::new();
+        let mut link = None;
+        for c in &cs {
+            match (mentions(c, x), mentions(c, y)) {
+                (true, true) => {
+                    if link.is_some() {
+                        return None;
+                    }
+                    let Node::Atom { rel, args } = c else {
+                        return None;
+                    };
+                    let forward = match args[..] {
+                        [a, b] if a == y && b == x => true,
+                        [a, b] if a == x && b == y => false,
+                        _ => return None,
+                    };
+                    link = Some((*rel, forward));
+                }
+                (false, true) => of_y.push(c.clone()),
+                _ => out.push(self.set_expr(c, x, scope, own)?),
+            }
+        }
+        let (rel, forward) = link?;
+        let arg = match of_y.len() {
+            0 => SetExpr::All,
+            1 => self.set_expr(&of_y[0], y, &inner_scope, own)?,
+            _ => self.set_expr(&Node::And(of_y), y, &inner_scope, own)?,
+        };
+        out.push(SetExpr::Image {
+            rel,
+            forward,
+            arg: Box::new(arg),
+            shifts: (self.shifts)(rel, forward),
+        });
+        Some(if out.len() == 1 {
+            out.pop()?
+        } else {
+            SetExpr::And(out)
+        })
+    }
+
+    /// The set-at-a-time form of a unary fixed point's body (before
+    /// planning), if it is in the fragment.
+    pub(crate) fn fix_set(&self, f: &Fix) -> Option<SetExpr> {
+        let [x] = f.inner[..] else {
+            return None;
+        };
+        self.set_expr(&f.body, x, &[x], Some(f.local))
+    }
+}
+
+/// Words of a set over element ids below `nw * 64`.
+type Words = Vec<u64>;
+
+fn shift_into(out: &mut [u64], src: &[u64], d: i64) {
+    let nw = out.len() as i64;
+    let (ws, bs) = (d.div_euclid(64), d.rem_euclid(64) as u32);
+    for i in 0..nw {
+        // Bit j of the result comes from bit j - d of the source.
+        let lo = i - ws;
+        let get = |k: i64| -> u64 { if k >= 0 && k < nw { src[k as usize] } else { 0 } };
+        let w = if bs == 0 {
+            get(lo)
+        } else {
+            (get(lo) << bs) | (get(lo - 1) >> (64 - bs))
+        };
+        out[i as usize] |= w;
+    }
+}
+
+impl Ev<'_> {
+    fn words_of(&self, b: &BitSet, nw: usize) -> Words {
+        let mut w = vec![0; nw];
+        for (o, i) in w.iter_mut().zip(b.words()) {
+            *o = *i;
+        }
+        w
+    }
+
+    /// The set of `e` (words over element ids) on the current structure.
+    /// `own`: the current iterate, for [`SetExpr::Own`].
+    pub(crate) fn set_words(&self, e: &SetExpr, env: &mut Env, own: &[u64]) -> Words {
+        let nw = self.st.id_bound().div_ceil(64).max(1);
+        match e {
+            SetExpr::All => self.words_of(self.st.live(), nw),
+            SetExpr::Empty => vec![0; nw],
+            SetExpr::Unary(r) => match self.data(*r) {
+                RelationData::Unary(b) => self.words_of(b, nw),
+                _ => vec![0; nw],
+            },
+            SetExpr::Own => own.to_vec(),
+            SetExpr::Point(s) => {
+                let mut w = vec![0; nw];
+                let i = env.e[*s as usize] as usize;
+                if i / 64 < nw {
+                    w[i / 64] |= 1 << (i % 64);
+                }
+                w
+            }
+            SetExpr::Not(a) => {
+                let mut w = self.set_words(a, env, own);
+                let live = self.st.live().words();
+                for (i, x) in w.iter_mut().enumerate() {
+                    *x = !*x & live.get(i).copied().unwrap_or(0);
+                }
+                w
+            }
+            SetExpr::And(xs) => {
+                let mut it = xs.iter();
+                let Some(first) = it.next() else {
+                    return self.words_of(self.st.live(), nw);
+                };
+                let mut w = self.set_words(first, env, own);
+                for a in it {
+                    if w.iter().all(|&x| x == 0) {
+                        break;
+                    }
+                    let v = self.set_words(a, env, own);
+                    w.iter_mut().zip(v).for_each(|(x, y)| *x &= y);
+                }
+                w
+            }
+            SetExpr::Or(xs) => {
+                let mut w = vec![0; nw];
+                for a in xs {
+                    let v = self.set_words(a, env, own);
+                    w.iter_mut().zip(v).for_each(|(x, y)| *x |= y);
+                }
+                w
+            }
+            SetExpr::Image {
+                rel,
+                forward,
+                arg,
+                shifts,
+            } => {
+                let a = self.set_words(arg, env, own);
+                let mut w = vec![0; nw];
+                if let Some(sh) = shifts {
+                    let mut tmp = vec![0; nw];
+                    for (d, mask) in &sh.0 {
+                        for ((t, x), m) in tmp.iter_mut().zip(&a).zip(mask) {
+                            *t = x & m;
+                        }
+                        shift_into(&mut w, &tmp, *d);
+                    }
+                    return w;
+                }
+                let RelationData::Binary { fwd, bwd, .. } = self.data(*rel) else {
+                    return w;
+                };
+                let adj = if *forward { fwd } else { bwd };
+                for (wi, &word) in a.iter().enumerate() {
+                    let mut word = word;
+                    while word != 0 {
+                        let y = wi * 64 + word.trailing_zeros() as usize;
+                        word &= word - 1;
+                        for &z in adj.get(y).map_or(&[][..], |v| v) {
+                            let z = z as usize;
+                            if z / 64 < nw {
+                                w[z / 64] |= 1 << (z % 64);
+                            }
+                        }
+                    }
+                }
+                w
+            }
+            SetExpr::Closed(n) => {
+                if self.holds(n, env) {
+                    self.words_of(self.st.live(), nw)
+                } else {
+                    vec![0; nw]
+                }
+            }
+            SetExpr::Fix { greatest, body } => self.fix_words(body, *greatest, env),
+            SetExpr::NonEmpty(a) => {
+                if self.set_words(a, env, own).iter().any(|&x| x != 0) {
+                    self.words_of(self.st.live(), nw)
+                } else {
+                    vec![0; nw]
+                }
+            }
+        }
+    }
+
+    /// The least (greatest) fixed point of a unary body, by iteration from
+    /// the empty (full) set; the body is monotone in the iterate, so the
+    /// iterates grow (shrink) until they repeat.
+    pub(crate) fn fix_words(&self, body: &SetExpr, greatest: bool, env: &mut Env) -> Words {
+        let nw = self.st.id_bound().div_ceil(64).max(1);
+        let mut cur = if greatest {
+            self.words_of(self.st.live(), nw)
+        } else {
+            vec![0; nw]
+        };
+        // A monotone body converges within one round per element; the bound
+        // only guards against a body that is not monotone.
+        for _ in 0..self.st.num_elements() + 2 {
+            let next = self.set_words(body, env, &cur);
+            if next == cur {
+                break;
+            }
+            cur = next;
+        }
+        cur
+    }
+}
+
+/// A set of words as a bitset.
+pub(crate) fn to_bitset(w: Words) -> BitSet {
+    let mut b = BitSet::new();
+    *b.words_mut() = w;
+    b
+}
+
+/// Whether element `e` is in the words.
+#[inline]
+pub(crate) fn words_contain(w: &[u64], e: Elem) -> bool {
+    let i = e as usize;
+    i / 64 < w.len() && w[i / 64] >> (i % 64) & 1 == 1
+}
