@@ -541,18 +541,43 @@ impl CompiledRule {
 
     /// Calls `f(elems, optional_mask)` for every match, in join order (not
     /// canonical), until `f` returns `false`. Returns `false` iff stopped.
-    pub fn for_each_match(&self, s: &Structure, mut f: impl FnMut(&[Elem], u64) -> bool) -> bool {
+    pub fn for_each_match(&self, s: &Structure, f: impl FnMut(&[Elem], u64) -> bool) -> bool {
+        self.for_each_match_filtered(s, |_, _| None, f)
+    }
+
+    /// The left elements in the order the matcher binds them (step `k`
+    /// binds element `join_order()[k]`).
+    pub fn join_order(&self) -> Vec<usize> {
+        self.steps.iter().map(|st| st.elem).collect()
+    }
+
+    /// As [`CompiledRule::for_each_match`], where before step `k` binds its
+    /// element, `filter(k, assignment so far)` may return the set of
+    /// elements it may take (a precondition evaluated set at a time): the
+    /// others are skipped.
+    pub fn for_each_match_filtered(
+        &self,
+        s: &Structure,
+        mut filter: impl FnMut(usize, &[Elem]) -> Option<BitSet>,
+        mut f: impl FnMut(&[Elem], u64) -> bool,
+    ) -> bool {
         if self.nullary_required.iter().any(|&r| !s.contains(r, &[]))
             || self.nullary_forbidden.iter().any(|&r| s.contains(r, &[]))
         {
             return true;
         }
-        if let Some(cands) = self.unary_candidates(s) {
+        if let Some(mut cands) = self.unary_candidates(s) {
+            if let Some(set) = filter(0, &[0]) {
+                let w = cands.words_mut();
+                for (i, x) in w.iter_mut().enumerate() {
+                    *x &= set.words().get(i).copied().unwrap_or(0);
+                }
+            }
             return cands.iter().all(|c| f(&[c], 0));
         }
         let mut assign = vec![0 as Elem; self.lhs_names.len()];
         let mut buf = Vec::with_capacity(4);
-        self.extend(s, 0, &mut assign, &mut buf, &mut f)
+        self.extend(s, 0, &mut assign, &mut buf, &mut filter, &mut f)
     }
 
     /// For a rule whose left side is one element constrained by unary
@@ -600,6 +625,7 @@ impl CompiledRule {
         depth: usize,
         assign: &mut Vec<Elem>,
         buf: &mut Vec<Elem>,
+        filter: &mut impl FnMut(usize, &[Elem]) -> Option<BitSet>,
         f: &mut impl FnMut(&[Elem], u64) -> bool,
     ) -> bool {
         let Some(step) = self.steps.get(depth) else {
@@ -611,8 +637,11 @@ impl CompiledRule {
             }
             return f(assign, mask);
         };
+        let allowed = filter(depth, assign);
         let mut try_one = |c: Elem, assign: &mut Vec<Elem>, buf: &mut Vec<Elem>| -> bool {
-            if step.distinct_from.iter().any(|&o| assign[o] == c) {
+            if step.distinct_from.iter().any(|&o| assign[o] == c)
+                || allowed.as_ref().is_some_and(|set| !set.contains(c))
+            {
                 return true;
             }
             if step
@@ -637,7 +666,7 @@ impl CompiledRule {
             {
                 return true;
             }
-            self.extend(s, depth + 1, assign, buf, f)
+            self.extend(s, depth + 1, assign, buf, filter, f)
         };
         match step.source {
             Source::All => {
@@ -676,19 +705,22 @@ impl CompiledRule {
 
     /// All matches in canonical order (appended to `out`, which is cleared).
     pub fn matches(&self, s: &Structure, out: &mut Vec<Match>) {
-        self.matches_where(s, out, |_| true);
+        self.matches_where(s, out, |_, _| None, |_| true);
     }
 
-    /// The matches whose element images pass `keep`, in the order of
+    /// The matches whose element images pass `keep`, with the candidates
+    /// of each step restricted by `filter` (see
+    /// [`CompiledRule::for_each_match_filtered`]), in the order of
     /// [`CompiledRule::matches`].
     pub fn matches_where(
         &self,
         s: &Structure,
         out: &mut Vec<Match>,
+        filter: impl FnMut(usize, &[Elem]) -> Option<BitSet>,
         mut keep: impl FnMut(&[Elem]) -> bool,
     ) {
         out.clear();
-        self.for_each_match(s, |elems, optional| {
+        self.for_each_match_filtered(s, filter, |elems, optional| {
             if keep(elems) {
                 out.push(Match {
                     elems: elems.into(),

@@ -47,7 +47,7 @@ use crate::solver::{FormulaId, RealId, Solver, SolverError};
 use crate::game::{Game, Rng, uniform01};
 use crate::ir::{self, Bound, Distribution, Formula, Multiplicity, RealExpr};
 use crate::rewrite::{CompiledRule, Match};
-use crate::structure::{Elem, RelId, Structure};
+use crate::structure::{BitSet, Elem, RelId, Structure};
 
 /// At most this many move sets are offered per label (and time/parameter
 /// choice) with multiplicity `Any`.
@@ -133,10 +133,13 @@ struct RuleInfo {
     /// The conjuncts of `pre` that mention left elements (checked per
     /// match); `None` when trivially true.
     pre: Option<FormulaId>,
-    /// `pre` compiled for set-at-a-time evaluation over the one left
-    /// element (`Playable(a)`: the playable cells at once), when the rule
-    /// has one left element and `pre` is in the solver's set fragment.
-    pre_set: Option<FormulaId>,
+    /// Conjuncts of `pre` evaluated set at a time while matching: per
+    /// matcher step, `(formula, left elements given as constants)`; the
+    /// formula's free variable is the element the step binds, and the
+    /// constants are bound at earlier steps (`Ray(a, b)`: the squares `b`
+    /// reachable from the amazon `a`, once per `a`). The other conjuncts
+    /// are in `pre`.
+    step_sets: Vec<Vec<(FormulaId, Vec<usize>)>>,
     /// The other conjuncts of `pre`, a sentence checked once per state (see
     /// `PreCache`); `None` when trivially true.
     pre_state: Option<FormulaId>,
@@ -433,12 +436,43 @@ impl Interpreter {
             let (dep, indep): (Vec<Formula>, Vec<Formula>) = conjuncts
                 .into_iter()
                 .partition(|f| mentions(f, rule.lhs_names()));
+            // Conjuncts that the solver can evaluate as a set of the last
+            // element they mention (in the matcher's order), given the
+            // earlier ones, restrict the matcher's candidates instead.
+            let order = rule.join_order();
+            let mut step_sets = vec![Vec::new(); order.len()];
+            let mut rest = Vec::new();
+            for f in dep {
+                let used: Vec<usize> = (0..lhs.len())
+                    .filter(|&i| mentions(&f, &rule.lhs_names()[i..=i]))
+                    .collect();
+                let step = used
+                    .iter()
+                    .filter_map(|&i| order.iter().position(|&e| e == i))
+                    .max();
+                let set = match step {
+                    Some(k) => {
+                        let consts: Vec<usize> =
+                            used.iter().copied().filter(|&i| i != order[k]).collect();
+                        let names: Vec<&str> = consts.iter().map(|&i| lhs[i]).collect();
+                        solver
+                            .compile_set(&f, lhs[order[k]], &names, &params)
+                            .map_err(|e| solver_err("pre", e))?
+                            .map(|id| (k, id, consts))
+                    }
+                    None => None,
+                };
+                match set {
+                    Some((k, id, consts)) => step_sets[k].push((id, consts)),
+                    None => rest.push(f),
+                }
+            }
             let join = |mut fs: Vec<Formula>| match fs.len() {
                 0 => Formula::True,
                 1 => fs.pop().unwrap_or(Formula::True),
                 _ => Formula::And(fs),
             };
-            let (dep, indep) = (join(dep), join(indep));
+            let (dep, indep) = (join(rest), join(indep));
             let pre = if dep == Formula::True {
                 None
             } else {
@@ -447,12 +481,6 @@ impl Interpreter {
                         .compile_formula(&dep, &lhs, &params)
                         .map_err(|e| solver_err("pre", e))?,
                 )
-            };
-            let pre_set = match (&pre, &lhs[..]) {
-                (Some(_), [a]) => solver
-                    .compile_set(&dep, a, &params)
-                    .map_err(|e| solver_err("pre", e))?,
-                _ => None,
             };
             let pre_state = if indep == Formula::True {
                 None
@@ -487,7 +515,7 @@ impl Interpreter {
                 rule,
                 params: rule_params[ri].clone(),
                 pre,
-                pre_set,
+                step_sets,
                 pre_state,
                 post,
                 updates,
@@ -631,8 +659,6 @@ impl Interpreter {
 
     /// Whether match `m` of rule `ri` passes the match-dependent part of
     /// `pre` and `post`.
-    /// With `pre_checked`, the caller has already checked `pre` (set at a
-    /// time).
     fn match_ok(
         &self,
         ri: &RuleInfo,
@@ -640,10 +666,8 @@ impl Interpreter {
         elems: &[Elem],
         opt: u64,
         params: &[f64],
-        pre_checked: bool,
     ) -> bool {
-        if !pre_checked
-            && let Some(pre) = ri.pre
+        if let Some(pre) = ri.pre
             && !self.solver.holds(s, pre, elems, params)
         {
             return false;
@@ -689,6 +713,34 @@ impl Interpreter {
         }
     }
 
+    /// The elements matcher step `k` of rule `ri` may bind, given the
+    /// elements bound before: the intersection of the step's set-at-a-time
+    /// conjuncts of `pre` (`None`: no restriction).
+    fn step_set(
+        &self,
+        ri: &RuleInfo,
+        s: &Structure,
+        k: usize,
+        assign: &[Elem],
+        params: &[f64],
+    ) -> Option<BitSet> {
+        let mut out: Option<BitSet> = None;
+        for (f, consts) in ri.step_sets.get(k)? {
+            let cs: Vec<Elem> = consts.iter().map(|&i| assign[i]).collect();
+            let set = self.solver.set_of(s, *f, &cs, params);
+            out = Some(match out {
+                None => set,
+                Some(mut acc) => {
+                    for (i, w) in acc.words_mut().iter_mut().enumerate() {
+                        *w &= set.words().get(i).copied().unwrap_or(0);
+                    }
+                    acc
+                }
+            });
+        }
+        out
+    }
+
     fn has_legal_move(&self, s: &State, player: usize, cache: &mut PreCache) -> bool {
         let loc = &self.locations[s.location];
         for label in &loc.labels[player] {
@@ -697,14 +749,11 @@ impl Interpreter {
                 if !self.independent_pre_ok(ri, &s.structure, params, cache) {
                     continue;
                 }
-                let pre_set = ri
-                    .pre_set
-                    .map(|f| self.solver.set_of(&s.structure, f, params));
-                let found = !ri.rule.for_each_match(&s.structure, |elems, opt| {
-                    let pre_ok = pre_set.as_ref().map(|set| set.contains(elems[0]));
-                    pre_ok == Some(false)
-                        || !self.match_ok(ri, &s.structure, elems, opt, params, pre_ok.is_some())
-                });
+                let found = !ri.rule.for_each_match_filtered(
+                    &s.structure,
+                    |k, assign| self.step_set(ri, &s.structure, k, assign, params),
+                    |elems, opt| !self.match_ok(ri, &s.structure, elems, opt, params),
+                );
                 if found {
                     return true;
                 }
@@ -729,16 +778,18 @@ impl Interpreter {
             if !self.independent_pre_ok(ri, &s.structure, params, cache) {
                 continue;
             }
-            if let Some(f) = ri.pre_set {
-                // `pre` as one set per choice: only its matches are listed.
-                let set = self.solver.set_of(&s.structure, f, params);
+            if ri.step_sets.iter().any(|v| !v.is_empty()) {
+                // Parts of `pre` restrict the matcher per choice: only
+                // their matches are listed.
                 let mut ok = Vec::new();
-                ri.rule
-                    .matches_where(&s.structure, &mut ok, |elems| set.contains(elems[0]));
-                if ri.post.is_some() {
-                    ok.retain(|m| {
-                        self.match_ok(ri, &s.structure, &m.elems, m.optional, params, true)
-                    });
+                ri.rule.matches_where(
+                    &s.structure,
+                    &mut ok,
+                    |k, assign| self.step_set(ri, &s.structure, k, assign, params),
+                    |_| true,
+                );
+                if filtered {
+                    ok.retain(|m| self.match_ok(ri, &s.structure, &m.elems, m.optional, params));
                 }
                 self.push_moves(li, label, *time, params, ok, out);
                 continue;
@@ -752,13 +803,11 @@ impl Interpreter {
             // The matches of this choice; the last choice takes the list.
             let ok: Vec<Match> = if filtered && ci == last {
                 let mut v = std::mem::take(all);
-                v.retain(|m| self.match_ok(ri, &s.structure, &m.elems, m.optional, params, false));
+                v.retain(|m| self.match_ok(ri, &s.structure, &m.elems, m.optional, params));
                 v
             } else if filtered {
                 all.iter()
-                    .filter(|m| {
-                        self.match_ok(ri, &s.structure, &m.elems, m.optional, params, false)
-                    })
+                    .filter(|m| self.match_ok(ri, &s.structure, &m.elems, m.optional, params))
                     .cloned()
                     .collect()
             } else if ci == last {

@@ -416,27 +416,36 @@ impl Solver {
     /// fragment that allows it (unary relations combined by `and`, `or`,
     /// `not`, images under binary relations, closed subformulas, unary
     /// fixed points); `None` otherwise.
+    /// `constants` and `params` as in [`Solver::compile_formula`].
     pub fn compile_set(
         &mut self,
         f: &Formula,
         var: &str,
+        constants: &[&str],
         params: &[&str],
     ) -> Result<Option<FormulaId>, SolverError> {
         let source = Source::Set(f.clone(), var.to_string());
-        if self.compile(&source, &[], params, false).is_err() {
+        if self.compile(&source, constants, params, false).is_err() {
             // Either not in the fragment or not a valid formula: let the
             // caller's tuple-at-a-time compilation report the latter.
             return Ok(None);
         }
-        self.add(source, &[], params).map(|i| Some(FormulaId(i)))
+        self.add(source, constants, params)
+            .map(|i| Some(FormulaId(i)))
     }
 
     /// The elements satisfying a formula compiled by
-    /// [`Solver::compile_set`].
-    pub fn set_of(&self, s: &Structure, f: FormulaId, params: &[f64]) -> BitSet {
+    /// [`Solver::compile_set`], for these constants and parameters.
+    pub fn set_of(
+        &self,
+        s: &Structure,
+        f: FormulaId,
+        constants: &[Elem],
+        params: &[f64],
+    ) -> BitSet {
         let c = self.pick(f.0, s);
         let ev = Ev { sv: self, st: s };
-        Self::with_env(c, &[], params, |env| match &c.body {
+        Self::with_env(c, constants, params, |env| match &c.body {
             Body::Set(e) => unary::to_bitset(ev.set_words(e, env, &[])),
             _ => panic!("set_of() called on a formula not compiled by compile_set()"),
         })

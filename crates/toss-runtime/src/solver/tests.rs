@@ -1155,7 +1155,7 @@ fn set_evaluation_agrees_with_naive_evaluation() {
         for _ in 0..20 {
             let f = set_fragment(&mut g, 3, "x", &mut 0);
             let id = sv
-                .compile_set(&f, "x", &[])
+                .compile_set(&f, "x", &[], &[])
                 .expect("compiles")
                 .unwrap_or_else(|| panic!("in the fragment: {f:?}"));
             formulas.push((f, id));
@@ -1168,7 +1168,7 @@ fn set_evaluation_agrees_with_naive_evaluation() {
                 .elements()
                 .filter(|&a| naive(&s, f, &mut vec![("x".to_string(), a)]))
                 .collect();
-            let got: Vec<Elem> = sv.set_of(&s, *id, &[]).iter().collect();
+            let got: Vec<Elem> = sv.set_of(&s, *id, &[], &[]).iter().collect();
             assert_eq!(got, want, "{f:?}");
         }
     }
@@ -1227,7 +1227,7 @@ fn unary_fixed_point_is_reachability() {
             ]),
         );
         let set = sv
-            .compile_set(&lfp, "x", &[])
+            .compile_set(&lfp, "x", &[], &[])
             .expect("compiles")
             .expect("set");
         let q = sv.compile_query(&lfp, &["x"], &[], &[]).expect("compiles");
@@ -1239,7 +1239,57 @@ fn unary_fixed_point_is_reachability() {
         }
         let want = sv.satisfying(&s, r, &[], &[]);
         assert_eq!(sv.satisfying(&s, q, &[], &[]), want);
-        let got: Vec<Vec<Elem>> = sv.set_of(&s, set, &[]).iter().map(|x| vec![x]).collect();
+        let got: Vec<Vec<Elem>> = sv
+            .set_of(&s, set, &[], &[])
+            .iter()
+            .map(|x| vec![x])
+            .collect();
         assert_eq!(got, want);
+    }
+}
+
+#[test]
+fn closures_from_a_bound_element_as_sets() {
+    let mut g = Gen(0x0bad_cafe_f00d_d00d);
+    for round in 0..30 {
+        let n = 2 + g.next(40) as u32;
+        let s = random_graph(&mut g, n, (round % 2 == 1).then_some(2));
+        let e = s.relation("E").unwrap_or(0);
+        let mut sv = Solver::new(&s, &[]).expect("solver");
+        if round % 2 == 1 {
+            sv.set_stable(&[e]);
+        }
+        // Steps along E through P elements (the source need not be P),
+        // from `c` to `x` and from `x` to `c`, reflexive or exactly 3.
+        let body = |a: &str, b: &str| and(vec![rel("E", &[a, b]), rel("P", &[b])]);
+        let formulas = [
+            tc(None, &["c"], &["x"], body("c", "x")),
+            tc(None, &["x"], &["c"], body("x", "c")),
+            tc(Some(3), &["c"], &["x"], body("c", "x")),
+            tc(Some(2), &["x"], &["c"], body("x", "c")),
+            and(vec![rel("E", &["c", "x"]), not(rel("E", &["x", "c"]))]),
+        ];
+        let mut ids = Vec::new();
+        for f in &formulas {
+            let set = sv
+                .compile_set(f, "x", &["c"], &[])
+                .expect("compiles")
+                .unwrap_or_else(|| panic!("in the fragment: {f:?}"));
+            let tuple = sv.compile_formula(f, &["c", "x"], &[]).expect("compiles");
+            ids.push((set, tuple));
+        }
+        if round % 2 == 1 {
+            sv.set_stable_from(&s);
+        }
+        for (f, (set, tuple)) in formulas.iter().zip(&ids) {
+            for c in s.elements() {
+                let want: Vec<Elem> = s
+                    .elements()
+                    .filter(|&x| sv.holds(&s, *tuple, &[c, x], &[]))
+                    .collect();
+                let got: Vec<Elem> = sv.set_of(&s, *set, &[c], &[]).iter().collect();
+                assert_eq!(got, want, "{f:?} from {c}");
+            }
+        }
     }
 }

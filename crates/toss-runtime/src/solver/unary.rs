@@ -57,6 +57,23 @@ pub(crate) enum SetExpr {
         greatest: bool,
         body: Box<SetExpr>,
     },
+    /// `tc` (or `tc m`) of a one-step body `from_cond(u) and R(u, v) and
+    /// to_cond(v)` (`R(v, u)` when not `forward`): the elements reached
+    /// from `src` (with `reverse`: the elements from which `src` is
+    /// reached).
+    Closure(Box<Closure>),
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Closure {
+    pub src: SetExpr,
+    pub rel: RelRef,
+    pub forward: bool,
+    pub shifts: Option<Arc<Shifts>>,
+    pub from_cond: SetExpr,
+    pub to_cond: SetExpr,
+    pub steps: Option<u32>,
+    pub reverse: bool,
 }
 
 /// A binary relation as translations of element ids: the pairs `(a, a + d)`
@@ -149,6 +166,24 @@ impl Planner<'_> {
             Node::Atom { rel, args } if args.len() == 1 && args[0] == x => {
                 Some(SetExpr::Unary(*rel))
             }
+            // `R(c, x)` / `R(x, c)` with `c` bound outside: an image of `{c}`.
+            Node::Atom { rel, args } if args.len() == 2 && (args[0] == x) != (args[1] == x) => {
+                let (other, forward) = if args[1] == x {
+                    (args[0], true)
+                } else {
+                    (args[1], false)
+                };
+                if scope.contains(&other) {
+                    return None;
+                }
+                Some(SetExpr::Image {
+                    rel: *rel,
+                    forward,
+                    arg: Box::new(SetExpr::Point(other)),
+                    shifts: (self.shifts)(*rel, forward),
+                })
+            }
+            Node::Tc(t) => self.closure_set(t, x, scope, own),
             Node::Local { idx, args } if Some(*idx) == own && args.len() == 1 && args[0] == x => {
                 Some(SetExpr::Own)
             }
@@ -254,6 +289,70 @@ impl Planner<'_> {
         })
     }
 
+    fn closure_set(&self, t: &Tc, x: Slot, scope: &[Slot], own: Option<u32>) -> Option<SetExpr> {
+        let ([from], [to], [u], [v]) = (
+            &t.outer_from[..],
+            &t.outer_to[..],
+            &t.inner_from[..],
+            &t.inner_to[..],
+        ) else {
+            return None;
+        };
+        let (src, reverse) = if *to == x && *from != x && !scope.contains(from) {
+            (*from, false)
+        } else if *from == x && *to != x && !scope.contains(to) {
+            (*to, true)
+        } else {
+            return None;
+        };
+        let mut cs = Vec::new();
+        conjuncts_of(&t.body, false, &mut cs);
+        let mentions = |n: &Node, s: Slot| node_vars(n).e.contains(&s);
+        let mut link = None;
+        let (mut of_u, mut of_v) = (Vec::new(), Vec::new());
+        for c in cs {
+            if mentions(&c, x) {
+                return None;
+            }
+            match (mentions(&c, *u), mentions(&c, *v)) {
+                (true, true) => {
+                    let Node::Atom { rel, args } = &c else {
+                        return None;
+                    };
+                    let forward = match args[..] {
+                        [a, b] if a == *u && b == *v => true,
+                        [a, b] if a == *v && b == *u => false,
+                        _ => return None,
+                    };
+                    if link.replace((*rel, forward)).is_some() {
+                        return None;
+                    }
+                }
+                (true, false) => of_u.push(c),
+                _ => of_v.push(c),
+            }
+        }
+        let (rel, forward) = link?;
+        let mut su = scope.to_vec();
+        su.push(*u);
+        let mut sv = scope.to_vec();
+        sv.push(*v);
+        let from_cond = self.set_expr(&Node::And(of_u), *u, &su, own)?;
+        let to_cond = self.set_expr(&Node::And(of_v), *v, &sv, own)?;
+        // Stepping backwards follows the relation the other way.
+        let dir = forward != reverse;
+        Some(SetExpr::Closure(Box::new(Closure {
+            src: SetExpr::Point(src),
+            rel,
+            forward,
+            shifts: (self.shifts)(rel, dir),
+            from_cond,
+            to_cond,
+            steps: t.steps,
+            reverse,
+        })))
+    }
+
     /// The set-at-a-time form of a unary fixed point's body (before
     /// planning), if it is in the fragment.
     pub(crate) fn fix_set(&self, f: &Fix) -> Option<SetExpr> {
@@ -264,8 +363,58 @@ impl Planner<'_> {
     }
 }
 
-/// Words of a set over element ids below `nw * 64`.
-type Words = Vec<u64>;
+/// Words of a set over element ids below `nw * 64`, inline for boards of
+/// up to 256 elements: evaluation creates one per node, and allocating
+/// them dominated the cost of small sets.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) enum Words {
+    Inline([u64; INLINE_WORDS], usize),
+    Heap(Vec<u64>),
+}
+
+const INLINE_WORDS: usize = 4;
+
+impl Words {
+    fn zeros(nw: usize) -> Words {
+        if nw <= INLINE_WORDS {
+            Words::Inline([0; INLINE_WORDS], nw)
+        } else {
+            Words::Heap(vec![0; nw])
+        }
+    }
+
+    fn from_slice(w: &[u64]) -> Words {
+        let mut out = Words::zeros(w.len());
+        out.copy_from_slice(w);
+        out
+    }
+
+    fn into_vec(self) -> Vec<u64> {
+        match self {
+            Words::Inline(a, n) => a[..n].to_vec(),
+            Words::Heap(v) => v,
+        }
+    }
+}
+
+impl std::ops::Deref for Words {
+    type Target = [u64];
+    fn deref(&self) -> &[u64] {
+        match self {
+            Words::Inline(a, n) => &a[..*n],
+            Words::Heap(v) => v,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Words {
+    fn deref_mut(&mut self) -> &mut [u64] {
+        match self {
+            Words::Inline(a, n) => &mut a[..*n],
+            Words::Heap(v) => v,
+        }
+    }
+}
 
 fn shift_into(out: &mut [u64], src: &[u64], d: i64) {
     let nw = out.len() as i64;
@@ -284,8 +433,42 @@ fn shift_into(out: &mut [u64], src: &[u64], d: i64) {
 }
 
 impl Ev<'_> {
+    /// `{x | ex y (y in a and R(y, x))}` (`R(x, y)` when not `forward`).
+    fn image(&self, rel: RelRef, forward: bool, shifts: Option<&Shifts>, a: &[u64]) -> Words {
+        let nw = a.len();
+        let mut w = Words::zeros(nw);
+        if let Some(sh) = shifts {
+            let mut tmp = Words::zeros(nw);
+            for (d, mask) in &sh.0 {
+                for ((t, x), m) in tmp.iter_mut().zip(a).zip(mask) {
+                    *t = x & m;
+                }
+                shift_into(&mut w, &tmp, *d);
+            }
+            return w;
+        }
+        let RelationData::Binary { fwd, bwd, .. } = self.data(rel) else {
+            return w;
+        };
+        let adj = if forward { fwd } else { bwd };
+        for (wi, &word) in a.iter().enumerate() {
+            let mut word = word;
+            while word != 0 {
+                let y = wi * 64 + word.trailing_zeros() as usize;
+                word &= word - 1;
+                for &z in adj.get(y).map_or(&[][..], |v| v) {
+                    let z = z as usize;
+                    if z / 64 < nw {
+                        w[z / 64] |= 1 << (z % 64);
+                    }
+                }
+            }
+        }
+        w
+    }
+
     fn words_of(&self, b: &BitSet, nw: usize) -> Words {
-        let mut w = vec![0; nw];
+        let mut w = Words::zeros(nw);
         for (o, i) in w.iter_mut().zip(b.words()) {
             *o = *i;
         }
@@ -298,14 +481,14 @@ impl Ev<'_> {
         let nw = self.st.id_bound().div_ceil(64).max(1);
         match e {
             SetExpr::All => self.words_of(self.st.live(), nw),
-            SetExpr::Empty => vec![0; nw],
+            SetExpr::Empty => Words::zeros(nw),
             SetExpr::Unary(r) => match self.data(*r) {
                 RelationData::Unary(b) => self.words_of(b, nw),
-                _ => vec![0; nw],
+                _ => Words::zeros(nw),
             },
-            SetExpr::Own => own.to_vec(),
+            SetExpr::Own => Words::from_slice(own),
             SetExpr::Point(s) => {
-                let mut w = vec![0; nw];
+                let mut w = Words::zeros(nw);
                 let i = env.e[*s as usize] as usize;
                 if i / 64 < nw {
                     w[i / 64] |= 1 << (i % 64);
@@ -331,15 +514,15 @@ impl Ev<'_> {
                         break;
                     }
                     let v = self.set_words(a, env, own);
-                    w.iter_mut().zip(v).for_each(|(x, y)| *x &= y);
+                    w.iter_mut().zip(v.iter()).for_each(|(x, y)| *x &= y);
                 }
                 w
             }
             SetExpr::Or(xs) => {
-                let mut w = vec![0; nw];
+                let mut w = Words::zeros(nw);
                 for a in xs {
                     let v = self.set_words(a, env, own);
-                    w.iter_mut().zip(v).for_each(|(x, y)| *x |= y);
+                    w.iter_mut().zip(v.iter()).for_each(|(x, y)| *x |= y);
                 }
                 w
             }
@@ -350,41 +533,60 @@ impl Ev<'_> {
                 shifts,
             } => {
                 let a = self.set_words(arg, env, own);
-                let mut w = vec![0; nw];
-                if let Some(sh) = shifts {
-                    let mut tmp = vec![0; nw];
-                    for (d, mask) in &sh.0 {
-                        for ((t, x), m) in tmp.iter_mut().zip(&a).zip(mask) {
-                            *t = x & m;
-                        }
-                        shift_into(&mut w, &tmp, *d);
-                    }
-                    return w;
-                }
-                let RelationData::Binary { fwd, bwd, .. } = self.data(*rel) else {
-                    return w;
+                self.image(*rel, *forward, shifts.as_deref(), &a)
+            }
+            SetExpr::Closure(c) => {
+                let src = self.set_words(&c.src, env, own);
+                let from_cond = self.set_words(&c.from_cond, env, own);
+                let to_cond = self.set_words(&c.to_cond, env, own);
+                // One step: from the frontier's elements satisfying the
+                // source condition to their images satisfying the target
+                // condition (the other way round when reversed).
+                let (pre, post, dir) = if c.reverse {
+                    (&to_cond, &from_cond, !c.forward)
+                } else {
+                    (&from_cond, &to_cond, c.forward)
                 };
-                let adj = if *forward { fwd } else { bwd };
-                for (wi, &word) in a.iter().enumerate() {
-                    let mut word = word;
-                    while word != 0 {
-                        let y = wi * 64 + word.trailing_zeros() as usize;
-                        word &= word - 1;
-                        for &z in adj.get(y).map_or(&[][..], |v| v) {
-                            let z = z as usize;
-                            if z / 64 < nw {
-                                w[z / 64] |= 1 << (z % 64);
+                let step = |frontier: &Words| -> Words {
+                    let mut a = frontier.clone();
+                    a.iter_mut().zip(pre.iter()).for_each(|(x, y)| *x &= y);
+                    let mut w = self.image(c.rel, dir, c.shifts.as_deref(), &a);
+                    w.iter_mut().zip(post.iter()).for_each(|(x, y)| *x &= y);
+                    w
+                };
+                match c.steps {
+                    None => {
+                        let mut reach = src.clone();
+                        let mut frontier = src;
+                        loop {
+                            let mut next = step(&frontier);
+                            next.iter_mut()
+                                .zip(reach.iter())
+                                .for_each(|(x, r)| *x &= !r);
+                            if next.iter().all(|&x| x == 0) {
+                                break reach;
+                            }
+                            reach.iter_mut().zip(next.iter()).for_each(|(r, x)| *r |= x);
+                            frontier = next;
+                        }
+                    }
+                    Some(m) => {
+                        let mut layer = src;
+                        for _ in 0..m {
+                            layer = step(&layer);
+                            if layer.iter().all(|&x| x == 0) {
+                                break;
                             }
                         }
+                        layer
                     }
                 }
-                w
             }
             SetExpr::Closed(n) => {
                 if self.holds(n, env) {
                     self.words_of(self.st.live(), nw)
                 } else {
-                    vec![0; nw]
+                    Words::zeros(nw)
                 }
             }
             SetExpr::Fix { greatest, body } => self.fix_words(body, *greatest, env),
@@ -392,7 +594,7 @@ impl Ev<'_> {
                 if self.set_words(a, env, own).iter().any(|&x| x != 0) {
                     self.words_of(self.st.live(), nw)
                 } else {
-                    vec![0; nw]
+                    Words::zeros(nw)
                 }
             }
         }
@@ -406,7 +608,7 @@ impl Ev<'_> {
         let mut cur = if greatest {
             self.words_of(self.st.live(), nw)
         } else {
-            vec![0; nw]
+            Words::zeros(nw)
         };
         // A monotone body converges within one round per element; the bound
         // only guards against a body that is not monotone.
@@ -424,7 +626,7 @@ impl Ev<'_> {
 /// A set of words as a bitset.
 pub(crate) fn to_bitset(w: Words) -> BitSet {
     let mut b = BitSet::new();
-    *b.words_mut() = w;
+    *b.words_mut() = w.into_vec();
     b
 }
 
