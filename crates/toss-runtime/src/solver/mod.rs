@@ -43,6 +43,15 @@
 //!   tuples too) by search from the source tuple, `tc m` by exactly `m`
 //!   layers. Results are cached per evaluation call, keyed by the outer
 //!   variables they depend on.
+//! - Set at a time ([`Solver::compile_set`], [`Solver::set_of`], and
+//!   unary `lfp`/`gfp` inside any formula): a formula in one free element
+//!   variable built from unary relations, `and`/`or`/`not`, images
+//!   `ex y (R(y, x) and phi(y))` and `R(c, x)` of a bound `c`, `tc`/`tc m`
+//!   of a one-step body from or to a bound element, and closed
+//!   subformulas is evaluated as bitsets (module `unary`); a stable binary
+//!   relation that is a few translations of element ids (a grid step) is
+//!   applied as shifts with masks. The interpreter uses it to restrict
+//!   rule matching by preconditions.
 //! - Comparisons are exact on `f64`; [`Solver::set_epsilon`] is the hook
 //!   for the epsilon semantics of spec 1.3.
 //!
