@@ -123,6 +123,42 @@ impl Shifts {
     }
 }
 
+/// `and` of sets, without the trivial members.
+fn and_set(xs: Vec<SetExpr>) -> SetExpr {
+    let mut out = Vec::with_capacity(xs.len());
+    for x in xs {
+        match x {
+            SetExpr::All => {}
+            SetExpr::Empty => return SetExpr::Empty,
+            SetExpr::And(ys) => out.extend(ys),
+            x => out.push(x),
+        }
+    }
+    match out.len() {
+        0 => SetExpr::All,
+        1 => out.pop().unwrap_or(SetExpr::All),
+        _ => SetExpr::And(out),
+    }
+}
+
+/// `or` of sets, without the trivial members.
+fn or_set(xs: Vec<SetExpr>) -> SetExpr {
+    let mut out = Vec::with_capacity(xs.len());
+    for x in xs {
+        match x {
+            SetExpr::Empty => {}
+            SetExpr::All => return SetExpr::All,
+            SetExpr::Or(ys) => out.extend(ys),
+            x => out.push(x),
+        }
+    }
+    match out.len() {
+        0 => SetExpr::Empty,
+        1 => out.pop().unwrap_or(SetExpr::Empty),
+        _ => SetExpr::Or(out),
+    }
+}
+
 /// Where translation finds the [`Shifts`] of stable binary relations.
 pub(crate) type ShiftsOf<'a> = &'a dyn Fn(RelRef, bool) -> Option<Arc<Shifts>>;
 
@@ -156,10 +192,10 @@ impl Planner<'_> {
         // Closed: evaluated once by the tuple-at-a-time evaluator, which
         // knows no iterate of a fixed point computed here (so no locals).
         if v.e.iter().all(|e| !scope.contains(e)) && v.locals.is_empty() {
-            return Some(match n {
+            return Some(match self.formula(n.clone()) {
                 Node::True => SetExpr::All,
                 Node::False => SetExpr::Empty,
-                n => SetExpr::Closed(Box::new(self.formula(n.clone()))),
+                n => SetExpr::Closed(Box::new(n)),
             });
         }
         match n {
@@ -198,12 +234,12 @@ impl Planner<'_> {
                 }
             }
             Node::Not(a) => Some(SetExpr::Not(Box::new(self.set_expr(a, x, scope, own)?))),
-            Node::And(xs) => Some(SetExpr::And(
+            Node::And(xs) => Some(and_set(
                 xs.iter()
                     .map(|a| self.set_expr(a, x, scope, own))
                     .collect::<Option<_>>()?,
             )),
-            Node::Or(xs) => Some(SetExpr::Or(
+            Node::Or(xs) => Some(or_set(
                 xs.iter()
                     .map(|a| self.set_expr(a, x, scope, own))
                     .collect::<Option<_>>()?,
@@ -282,11 +318,7 @@ impl Planner<'_> {
             arg: Box::new(arg),
             shifts: (self.shifts)(rel, forward),
         });
-        Some(if out.len() == 1 {
-            out.pop()?
-        } else {
-            SetExpr::And(out)
-        })
+        Some(and_set(out))
     }
 
     fn closure_set(&self, t: &Tc, x: Slot, scope: &[Slot], own: Option<u32>) -> Option<SetExpr> {
@@ -536,6 +568,7 @@ impl Ev<'_> {
                 self.image(*rel, *forward, shifts.as_deref(), &a)
             }
             SetExpr::Closure(c) => {
+                let live = self.words_of(self.st.live(), nw);
                 let src = self.set_words(&c.src, env, own);
                 let from_cond = self.set_words(&c.from_cond, env, own);
                 let to_cond = self.set_words(&c.to_cond, env, own);
@@ -548,9 +581,13 @@ impl Ev<'_> {
                     (&from_cond, &to_cond, c.forward)
                 };
                 let step = |frontier: &Words| -> Words {
-                    let mut a = frontier.clone();
-                    a.iter_mut().zip(pre.iter()).for_each(|(x, y)| *x &= y);
-                    let mut w = self.image(c.rel, dir, c.shifts.as_deref(), &a);
+                    let mut w = if pre == &live {
+                        self.image(c.rel, dir, c.shifts.as_deref(), frontier)
+                    } else {
+                        let mut a = frontier.clone();
+                        a.iter_mut().zip(pre.iter()).for_each(|(x, y)| *x &= y);
+                        self.image(c.rel, dir, c.shifts.as_deref(), &a)
+                    };
                     w.iter_mut().zip(post.iter()).for_each(|(x, y)| *x &= y);
                     w
                 };
