@@ -33,7 +33,7 @@ use toss_lang::{Diagnostic, line_col};
 use toss_runtime::Game;
 use toss_runtime::gdl::{GdlGame, GdlMove, GdlState};
 use toss_runtime::player::{Budget, Player};
-use toss_runtime::uct::{RandomPlayout, Uct, UctConfig};
+use toss_runtime::uct::{RandomPlayout, Uct, UctConfig, regret_minimizing};
 
 /// A message of the match protocol.
 #[derive(Clone, Debug, PartialEq)]
@@ -338,7 +338,8 @@ pub struct PlayerConfig {
     /// `None`: a quarter of the clock, at most one second.
     pub margin: Option<f64>,
     pub seed: u64,
-    /// UCT threads (root parallelism).
+    /// UCT threads: independent trees (root parallelism), each searching
+    /// with its own copy of the reasoner.
     pub threads: usize,
     /// The UCT tree of one thread is never extended beyond this many nodes.
     pub max_nodes: usize,
@@ -371,11 +372,11 @@ impl PlayerConfig {
             .saturating_sub(received.elapsed())
     }
 
-    /// The UCT configuration: GDL goals lie in 0..=100.
+    /// The UCT configuration of each thread's tree: GDL goals lie in 0..=100.
     pub fn uct_config(&self) -> UctConfig {
         UctConfig {
             delta: 100.0,
-            threads: self.threads.max(1),
+            threads: 1,
             max_nodes: self.max_nodes,
             ..UctConfig::default()
         }
@@ -389,7 +390,14 @@ struct Match {
     state: GdlState,
     /// Joint moves played so far.
     step: usize,
-    uct: Uct<RandomPlayout>,
+    /// One search per thread. The reasoner caches the state it evaluates
+    /// behind a lock, so each thread other than the first searches with a
+    /// copy of the game made just before the search: the terms of the
+    /// current state are then interned alike in every copy, and the trees
+    /// index children by joint-move number, not by term.
+    searches: Vec<Uct<RandomPlayout>>,
+    /// Iterations and seconds of the last search.
+    last_search: (u64, f64),
     start_clock: f64,
     play_clock: f64,
     last_message: Instant,
@@ -598,12 +606,18 @@ impl GgpPlayer {
             ))
         })?;
         let state = game.initial_state();
+        let seed = match_seed(self.config.seed, &match_id);
         let mut m = Match {
-            uct: Uct::new(
-                self.config.uct_config(),
-                RandomPlayout { max_plies: 1000 },
-                match_seed(self.config.seed, &match_id),
-            ),
+            searches: (0..self.config.threads.max(1) as u64)
+                .map(|i| {
+                    Uct::new(
+                        self.config.uct_config(),
+                        RandomPlayout { max_plies: 1000 },
+                        seed.wrapping_add(i.wrapping_mul(0x2545_F491_4F6C_DD1D)),
+                    )
+                })
+                .collect(),
+            last_search: (0, 0.0),
             game,
             role: r,
             state,
@@ -620,12 +634,11 @@ impl GgpPlayer {
             format!("role {}, the initial state is terminal", m.role_name())
         } else {
             m.search(budget);
-            let rep = m.uct.report();
             format!(
                 "role {}, clocks {start_clock} s / {play_clock} s, {} iterations of preparation in {:.3} s",
                 m.role_name(),
-                rep.iterations,
-                rep.seconds
+                m.last_search.0,
+                m.last_search.1
             )
         };
         self.matches.insert(match_id, m);
@@ -663,8 +676,7 @@ impl GgpPlayer {
             )));
         }
         let budget = config.budget(m.play_clock, received);
-        let joint = m.search(budget);
-        let Some(mv) = joint.get(m.role) else {
+        let Some(mv) = m.search(budget) else {
             return Err(GgpError {
                 status: 500,
                 message: format!(
@@ -673,13 +685,12 @@ impl GgpPlayer {
                 ),
             });
         };
-        let rep = m.uct.report();
         let text = m.game.term_to_string(mv.0);
         let detail = format!(
             "step {}, {} iterations in {:.3} s (budget {:.3} s)",
             m.step + 1,
-            rep.iterations,
-            rep.seconds,
+            m.last_search.0,
+            m.last_search.1,
             budget.as_secs_f64()
         );
         Ok((text, detail))
@@ -705,17 +716,75 @@ pub fn goals_text(roles: &[String], goals: &[u64]) -> String {
 
 impl Match {
     /// Searches from the current state for `budget` less twice the mean
-    /// iteration time; returns the joint move chosen.
-    fn search(&mut self, budget: Duration) -> Vec<GdlMove> {
-        let budget = budget.saturating_sub(2 * self.iteration_time);
-        let joint = self
-            .uct
-            .choose(&self.game, &self.state, Budget::Time(budget));
-        let rep = self.uct.report();
-        if rep.iterations > 0 {
-            self.iteration_time = Duration::from_secs_f64(rep.seconds / rep.iterations as f64);
+    /// iteration time, on every thread, and returns our role's move: from
+    /// the root children's statistics summed over the trees, a
+    /// regret-minimising joint move (the best mean for a turn-based game),
+    /// and among our role's remaining moves the most visited one. `None`
+    /// when the state is terminal or our role has no legal move.
+    fn search(&mut self, budget: Duration) -> Option<GdlMove> {
+        let budget = Budget::Time(budget.saturating_sub(2 * self.iteration_time));
+        let copies: Vec<GdlGame> = (1..self.searches.len())
+            .map(|_| self.game.clone())
+            .collect();
+        let (first, rest) = self.searches.split_first_mut()?;
+        let (game, state) = (&self.game, &self.state);
+        std::thread::scope(|sc| {
+            for (u, g) in rest.iter_mut().zip(&copies) {
+                sc.spawn(move || u.search(g, state, budget));
+            }
+            first.search(game, state, budget);
+        });
+        let np = self.game.num_players();
+        let mut legal: Vec<Vec<GdlMove>> = vec![Vec::new(); np];
+        for (p, l) in legal.iter_mut().enumerate() {
+            self.game.legal_moves(&self.state, p, l);
         }
-        joint
+        let dims: Vec<usize> = legal.iter().map(Vec::len).collect();
+        let total: usize = dims.iter().product();
+        if total == 0 {
+            return None;
+        }
+        let mut n = vec![0u64; total];
+        let mut sums = vec![0.0; total * np];
+        let (mut iterations, mut seconds) = (0u64, 0.0f64);
+        for u in &self.searches {
+            let rep = u.report();
+            iterations += rep.iterations;
+            seconds = seconds.max(rep.seconds);
+            for c in &rep.children {
+                if c.joint < total && c.mean.len() == np {
+                    n[c.joint] += c.n;
+                    for p in 0..np {
+                        sums[c.joint * np + p] += c.mean[p] * c.n as f64;
+                    }
+                }
+            }
+        }
+        self.last_search = (iterations, seconds);
+        if iterations > 0 {
+            let per_thread = iterations as f64 / self.searches.len() as f64;
+            self.iteration_time = Duration::from_secs_f64(seconds / per_thread);
+        }
+        // Every role moves in every step of a GDL game: mover k is role k.
+        let util = |j: usize, k: usize| {
+            if n[j] == 0 {
+                f64::NEG_INFINITY
+            } else {
+                sums[j * np + k] / n[j] as f64
+            }
+        };
+        let alive = regret_minimizing(&dims, util);
+        // Visits of each of our moves, over all joint moves.
+        let stride: usize = dims[self.role + 1..].iter().product();
+        let mut visits = vec![0u64; dims[self.role]];
+        for (j, &c) in n.iter().enumerate() {
+            visits[(j / stride) % dims[self.role]] += c;
+        }
+        let best = alive[self.role]
+            .iter()
+            .copied()
+            .max_by_key(|&a| (visits[a], std::cmp::Reverse(a)))?;
+        Some(legal[self.role][best])
     }
 
     fn role_name(&self) -> &str {
@@ -764,7 +833,9 @@ impl Match {
             }
             joint.push(GdlMove(t));
         }
-        self.uct.observe(&self.game, &self.state, &joint);
+        for u in &mut self.searches {
+            u.observe(&self.game, &self.state, &joint);
+        }
         self.state = self.game.next_state(&self.state, &joint);
         self.step += 1;
         Ok(())

@@ -354,3 +354,18 @@ fn url_decoding() {
     assert_eq!(url_decode("%zz"), None);
     assert_eq!(url_decode("%ff"), None);
 }
+
+#[test]
+fn several_threads_search_with_copies_of_the_game() {
+    let mut p = GgpPlayer::new(PlayerConfig {
+        margin: Some(0.8),
+        threads: 3,
+        ..PlayerConfig::default()
+    });
+    ok(&mut p, &start(PICK, "t", "white"));
+    assert_eq!(ok(&mut p, "(PLAY t nil)"), "(pick right)");
+    assert_eq!(ok(&mut p, "(PLAY t ((pick right) noop))"), "noop");
+    ok(&mut p, &start(SHOW, "s", "a"));
+    let reply = ok(&mut p, "(PLAY s nil)");
+    assert!(reply == "(show rock)" || reply == "(show paper)", "{reply}");
+}

@@ -499,3 +499,40 @@ impl Conv {
         Some(ALit::Pos(a))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_lists_may_start_with_a_list_descriptions_may_not() {
+        let text = "(PLAY m ((mark 1 1) noop))";
+        let e = read(text).unwrap_err();
+        assert_eq!(
+            (e.message.as_str(), e.span.clone()),
+            ("a list may not start with a list", 9..10)
+        );
+        let forms = read_data(text).unwrap();
+        let SExpr::List(items, _) = &forms[0] else {
+            panic!("{forms:?}")
+        };
+        assert!(matches!(&items[2], SExpr::List(moves, s) if moves.len() == 2 && *s == (8..25)));
+        // Rules read as data are still checked: the error points at the
+        // inner list.
+        let forms = read_data("((role x)) ((init (p)) q)").unwrap();
+        let mut conv = Conv::default();
+        conv.clauses(&forms);
+        let spans: Vec<(String, Span)> = conv
+            .errors
+            .iter()
+            .map(|d| (d.message.clone(), d.span.clone()))
+            .collect();
+        assert_eq!(
+            spans,
+            [
+                ("a list may not start with a list".to_string(), 1..9),
+                ("a list may not start with a list".to_string(), 12..22),
+            ]
+        );
+    }
+}
