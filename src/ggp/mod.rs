@@ -343,6 +343,8 @@ pub struct PlayerConfig {
     pub threads: usize,
     /// The UCT tree of one thread is never extended beyond this many nodes.
     pub max_nodes: usize,
+    /// A START beyond this many matches in progress is answered `busy`.
+    pub max_matches: usize,
 }
 
 impl Default for PlayerConfig {
@@ -353,6 +355,7 @@ impl Default for PlayerConfig {
             seed: 0,
             threads: 1,
             max_nodes: 1 << 21,
+            max_matches: 16,
         }
     }
 }
@@ -591,6 +594,12 @@ impl GgpPlayer {
         body: &str,
         received: Instant,
     ) -> Result<(String, String), GgpError> {
+        if self.matches.len() >= self.config.max_matches {
+            return Ok((
+                "busy".into(),
+                format!("{} matches are in progress", self.matches.len()),
+            ));
+        }
         if self.matches.contains_key(&match_id) {
             return Err(GgpError::bad(format!(
                 "match `{}` has already started",

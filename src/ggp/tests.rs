@@ -369,3 +369,18 @@ fn several_threads_search_with_copies_of_the_game() {
     let reply = ok(&mut p, "(PLAY s nil)");
     assert!(reply == "(show rock)" || reply == "(show paper)", "{reply}");
 }
+
+#[test]
+fn a_start_beyond_the_limit_of_matches_is_answered_busy() {
+    let mut p = GgpPlayer::new(PlayerConfig {
+        margin: Some(0.9),
+        max_matches: 2,
+        ..PlayerConfig::default()
+    });
+    assert_eq!(ok(&mut p, &start(PICK, "a", "white")), "ready");
+    assert_eq!(ok(&mut p, &start(PICK, "b", "white")), "ready");
+    assert_eq!(ok(&mut p, &start(PICK, "c", "white")), "busy");
+    assert_eq!(p.match_ids(), ["a", "b"]);
+    ok(&mut p, "(ABORT a)");
+    assert_eq!(ok(&mut p, &start(PICK, "c", "white")), "ready");
+}
