@@ -1,5 +1,6 @@
 //! The GGP player over loopback: `toss ggp serve` processes play complete
-//! matches of the corpus ticTacToe and connect4 against each other, run by
+//! matches of the corpus ticTacToe, connect4 and roshambo2 (simultaneous
+//! moves) against each other, run by
 //! the referee of `toss::ggp::referee`. Every move is checked again here
 //! by replaying the match with a fresh reasoner, every reply must arrive
 //! within its clock, and the final goals must be those of the game. A
@@ -203,6 +204,23 @@ fn connect4_match_between_two_players() {
     // A line of four needs at least 7 discs; the board holds 42.
     assert!(
         (7..=42).contains(&rec.moves.len()),
+        "{} steps",
+        rec.moves.len()
+    );
+}
+
+#[test]
+fn simultaneous_match_between_two_players() {
+    if corpus("roshambo2.kif").is_none() {
+        eprintln!("SKIPPED: ../shared/corpus/gdl is not beside the repository");
+        return;
+    }
+    let white = spawn("rps-white", 7);
+    let black = spawn("rps-black", 8);
+    // Both roles throw in every step; the game stops at step 10 at the latest.
+    let rec = checked_match("roshambo2.kif", &[&white, &black], "rps.1", 4);
+    assert!(
+        (5..=9).contains(&rec.moves.len()),
         "{} steps",
         rec.moves.len()
     );
