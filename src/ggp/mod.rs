@@ -731,7 +731,14 @@ impl Match {
     /// and among our role's remaining moves the most visited one. `None`
     /// when the state is terminal or our role has no legal move.
     fn search(&mut self, budget: Duration) -> Option<GdlMove> {
-        let budget = Budget::Time(budget.saturating_sub(2 * self.iteration_time));
+        // When one iteration is expected to take longer than the time left,
+        // none is started: the move comes from the trees as they are (kept
+        // from the previous searches), or is the first legal one.
+        let budget = if self.iteration_time > budget {
+            Budget::Iterations(0)
+        } else {
+            Budget::Time(budget.saturating_sub(2 * self.iteration_time))
+        };
         let copies: Vec<GdlGame> = (1..self.searches.len())
             .map(|_| self.game.clone())
             .collect();

@@ -384,3 +384,19 @@ fn a_start_beyond_the_limit_of_matches_is_answered_busy() {
     ok(&mut p, "(ABORT a)");
     assert_eq!(ok(&mut p, &start(PICK, "c", "white")), "ready");
 }
+
+#[test]
+fn without_time_for_an_iteration_the_move_comes_from_the_kept_tree() {
+    // The margin takes the whole clock: START searches one iteration (the
+    // root's children, each played out once), which measures the time of
+    // an iteration; PLAY then starts none and answers from that tree.
+    let mut p = GgpPlayer::new(PlayerConfig {
+        margin: Some(1.0),
+        ..PlayerConfig::default()
+    });
+    let h = send(&mut p, &start(PICK, "m", "white"));
+    assert!(h.log.contains(" 1 iterations of preparation"), "{}", h.log);
+    let h = send(&mut p, "(PLAY m nil)");
+    assert_eq!(h.reply, "(pick right)");
+    assert!(h.log.contains(", 0 iterations in"), "{}", h.log);
+}
