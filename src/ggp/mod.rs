@@ -637,7 +637,23 @@ impl GgpPlayer {
             iteration_time: Duration::ZERO,
         };
         // Preparation: search from the initial state; the tree is kept for
-        // the first move.
+        // the first move. A first iteration expands the root, playing out
+        // each joint move once, and plays one more: one timed playout
+        // predicts its time, so that no iteration starts that would overrun
+        // the start clock.
+        if !m.game.is_terminal(&m.state) {
+            let t = Instant::now();
+            let mut s = m.state.clone();
+            let mut rng = toss_runtime::game::rng_from_seed(seed);
+            m.game.random_playout_from(&mut s, &mut rng, 1000);
+            let mut legal = Vec::new();
+            let mut joints = 1u32;
+            for p in 0..m.game.num_players() {
+                m.game.legal_moves(&m.state, p, &mut legal);
+                joints = joints.saturating_mul(legal.len().max(1) as u32);
+            }
+            m.iteration_time = t.elapsed().saturating_mul(joints.saturating_add(1));
+        }
         let budget = self.config.budget(start_clock, received);
         let detail = if m.game.is_terminal(&m.state) {
             format!("role {}, the initial state is terminal", m.role_name())

@@ -387,16 +387,21 @@ fn a_start_beyond_the_limit_of_matches_is_answered_busy() {
 
 #[test]
 fn without_time_for_an_iteration_the_move_comes_from_the_kept_tree() {
-    // The margin takes the whole clock: START searches one iteration (the
-    // root's children, each played out once), which measures the time of
-    // an iteration; PLAY then starts none and answers from that tree.
+    // The play clock is the margin: PLAY starts no iteration and answers
+    // from the tree grown at START.
     let mut p = GgpPlayer::new(PlayerConfig {
-        margin: Some(1.0),
+        margin: Some(0.5),
         ..PlayerConfig::default()
     });
-    let h = send(&mut p, &start(PICK, "m", "white"));
-    assert!(h.log.contains(" 1 iterations of preparation"), "{}", h.log);
+    let msg = format!("(START m white ({PICK}) 1 0.5)");
+    let h = send(&mut p, &msg);
+    assert!(!h.log.contains(" 0 iterations of preparation"), "{}", h.log);
     let h = send(&mut p, "(PLAY m nil)");
     assert_eq!(h.reply, "(pick right)");
     assert!(h.log.contains(", 0 iterations in"), "{}", h.log);
+    // No time at START either: no tree, the first legal move.
+    let msg = format!("(START n white ({PICK}) 0.5 0.5)");
+    let h = send(&mut p, &msg);
+    assert!(h.log.contains(" 0 iterations of preparation"), "{}", h.log);
+    assert_eq!(ok(&mut p, "(PLAY n nil)"), "(pick left)");
 }
