@@ -11,7 +11,7 @@
 //! | message | reply |
 //! |---|---|
 //! | `(INFO)` | `((name toss) (status available))`, `busy` while a match runs |
-//! | `(START id role (rule ...) startclock playclock)` | `ready` |
+//! | `(START id role (rule ...) startclock playclock)` | `ready`, `busy` beyond [`PlayerConfig::max_matches`] |
 //! | `(PLAY id nil)`, `(PLAY id (move ...))` | our move, a GDL term |
 //! | `(STOP id (move ...))` | `done` |
 //! | `(ABORT id)` | `aborted` |
@@ -491,7 +491,7 @@ impl GgpPlayer {
             Message::Start { match_id, .. }
             | Message::Play { match_id, .. }
             | Message::Stop { match_id, .. }
-            | Message::Abort { match_id } => match_id.clone(),
+            | Message::Abort { match_id } => quote(match_id),
             Message::Info | Message::Preview { .. } => "-".into(),
         };
         match self.dispatch(msg, body, received) {
