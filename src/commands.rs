@@ -397,6 +397,84 @@ pub fn show(path: &Path, moves: Option<&str>, svg: &Path, colour: bool) -> Resul
     Ok(())
 }
 
+/// `toss ggp serve --port PORT [--host H] [--margin S] [--seed N] [--threads N]`.
+pub fn ggp_serve(
+    host: &str,
+    port: u16,
+    margin: Option<f64>,
+    seed: u64,
+    threads: usize,
+) -> Result<(), String> {
+    if let Some(m) = margin
+        && !(m.is_finite() && m >= 0.0)
+    {
+        return Err(format!("--margin {m}: expected a number of seconds >= 0"));
+    }
+    if threads == 0 {
+        return Err("--threads must be at least 1".into());
+    }
+    let config = toss::ggp::PlayerConfig {
+        margin,
+        seed,
+        threads,
+        ..Default::default()
+    };
+    let addr = if host.contains(':') {
+        format!("[{host}]:{port}")
+    } else {
+        format!("{host}:{port}")
+    };
+    toss::ggp::server::serve(&addr, config, |bound| {
+        use std::io::Write;
+        println!("toss ggp: listening on {bound}");
+        let _ = std::io::stdout().flush();
+    })
+}
+
+/// `toss ggp referee FILE --player URL... [--start S] [--play S] [--seed N]`.
+pub fn ggp_referee(
+    path: &Path,
+    players: &[String],
+    start_clock: u64,
+    play_clock: u64,
+    seed: u64,
+    match_id: Option<String>,
+    colour: bool,
+) -> Result<(), String> {
+    if !toss::load::is_gdl(path) {
+        return Err(format!(
+            "{}: the referee plays GDL games (.kif or .gdl)",
+            path.display()
+        ));
+    }
+    if start_clock == 0 || play_clock == 0 {
+        return Err("the clocks must be at least 1 second".into());
+    }
+    let game = toss::load::load_gdl(path, colour).map_err(|e| e.rendered)?;
+    let source = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("match");
+    let cfg = toss::ggp::referee::RefereeConfig {
+        match_id: match_id.unwrap_or_else(|| format!("toss.{stem}.{seed}")),
+        start_clock,
+        play_clock,
+        seed,
+        max_steps: 100_000,
+    };
+    let record =
+        toss::ggp::referee::run_match(&game, &source, players, &cfg, |line| println!("{line}"))?;
+    for f in &record.faults {
+        println!("fault: step {}, {}: {}", f.step, f.role, f.what);
+    }
+    match &record.goals {
+        Ok(g) => {
+            println!("goals {}", toss::ggp::goals_text(&record.roles, g));
+            Ok(())
+        }
+        Err(e) => Err(e.clone()),
+    }
+}
+
 /// The `main.rs` of a crate made by `toss build`: the game derived from
 /// `game.toss` next to its `Cargo.toml`, with subcommands run by the
 /// generated code. `NAME` is replaced by the package name.

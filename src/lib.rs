@@ -20,6 +20,7 @@ pub use toss_runtime as runtime;
 pub use toss_runtime::game::{Game, Rng, rng_from_seed};
 pub use toss_runtime::{Interpreter, Structure};
 
+pub mod ggp;
 pub mod load;
 pub mod matches;
 pub mod play;

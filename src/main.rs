@@ -89,6 +89,11 @@ enum Command {
         #[arg(long)]
         rule_condition: bool,
     },
+    /// General Game Playing over HTTP: a player and a referee.
+    Ggp {
+        #[command(subcommand)]
+        command: GgpCommand,
+    },
     /// Draw the starting position, or the one after some moves, as SVG.
     Show {
         file: PathBuf,
@@ -97,6 +102,48 @@ enum Command {
         moves: Option<String>,
         #[arg(long)]
         svg: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum GgpCommand {
+    /// Serve as a GGP player (INFO, START, PLAY, STOP, ABORT, PREVIEW),
+    /// choosing moves with UCT; prints the address it listens on.
+    Serve {
+        /// The port; 0 picks a free one.
+        #[arg(long, default_value_t = 9147)]
+        port: u16,
+        /// The interface to listen on.
+        #[arg(long, default_value = "0.0.0.0")]
+        host: String,
+        /// Seconds kept back from each clock (default: a quarter of the
+        /// clock, at most 1).
+        #[arg(long)]
+        margin: Option<f64>,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// UCT threads.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+    },
+    /// Run a match of a GDL game between GGP players, one per role in role
+    /// order; prints each step and the goals.
+    Referee {
+        file: PathBuf,
+        /// A player's address, host:port or http://host:port/.
+        #[arg(long = "player", required = true)]
+        players: Vec<String>,
+        /// The start clock in seconds.
+        #[arg(long = "start", default_value_t = 10)]
+        start_clock: u64,
+        /// The play clock in seconds.
+        #[arg(long = "play", default_value_t = 5)]
+        play_clock: u64,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// The match id (default: the file's stem and the seed).
+        #[arg(long)]
+        match_id: Option<String>,
     },
 }
 
@@ -135,6 +182,35 @@ fn main() -> ExitCode {
             rule_condition,
         } => commands::heuristic(&file, rule_condition, colour),
         Command::Show { file, moves, svg } => commands::show(&file, moves.as_deref(), &svg, colour),
+        Command::Ggp {
+            command:
+                GgpCommand::Serve {
+                    port,
+                    host,
+                    margin,
+                    seed,
+                    threads,
+                },
+        } => commands::ggp_serve(&host, port, margin, seed, threads),
+        Command::Ggp {
+            command:
+                GgpCommand::Referee {
+                    file,
+                    players,
+                    start_clock,
+                    play_clock,
+                    seed,
+                    match_id,
+                },
+        } => commands::ggp_referee(
+            &file,
+            &players,
+            start_clock,
+            play_clock,
+            seed,
+            match_id,
+            colour,
+        ),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -721,11 +721,28 @@ impl<E> Uct<E> {
         let run = |sr: &mut Search, share: Budget| -> u64 {
             let mut w = Work::<G>::new(np);
             let mut k = 0u64;
+            // With a time budget the clock is read every `stride`
+            // iterations: every iteration while iterations are slow (a
+            // deadline is then missed by at most one), up to every 16th
+            // when they take microseconds.
+            let mut stride = 1u64;
+            let mut next_check = 1u64;
+            let mut last = start;
             loop {
                 match share {
                     Budget::Iterations(n) if k >= n => break,
-                    Budget::Time(d) if k > 0 && k.is_multiple_of(16) && start.elapsed() >= d => {
-                        break;
+                    Budget::Time(d) if k >= next_check => {
+                        let now = Instant::now();
+                        if now.duration_since(start) >= d {
+                            break;
+                        }
+                        stride = if now.duration_since(last).as_micros() < 200 {
+                            (stride * 2).min(16)
+                        } else {
+                            (stride / 2).max(1)
+                        };
+                        last = now;
+                        next_check = k + stride;
                     }
                     _ => {}
                 }

@@ -27,17 +27,24 @@ pub struct GdlCheck {
 
 /// Reads and checks a KIF source, keeping errors and warnings apart.
 pub fn check_gdl(source: &str) -> GdlCheck {
-    let mut out = GdlCheck::default();
-    let forms = match syntax::read(source) {
-        Ok(f) => f,
-        Err(d) => {
-            out.errors.push(d);
-            return out;
-        }
+    match syntax::read(source) {
+        Ok(forms) => check_gdl_forms(&forms),
+        Err(d) => GdlCheck {
+            errors: vec![d],
+            ..GdlCheck::default()
+        },
+    }
+}
+
+/// Checks a description already read as S-expressions (e.g. the rules
+/// inside a START message); spans are those of the forms.
+pub fn check_gdl_forms(forms: &[syntax::SExpr]) -> GdlCheck {
+    let mut out = GdlCheck {
+        forms: forms.len(),
+        ..GdlCheck::default()
     };
-    out.forms = forms.len();
     let mut conv = syntax::Conv::default();
-    let clauses = conv.clauses(&forms);
+    let clauses = conv.clauses(forms);
     out.errors = conv.errors;
     out.warnings = conv.warnings;
     let desc = check::check(&clauses, &mut out.errors, &mut out.warnings);
@@ -118,7 +125,9 @@ pub fn parse_ground_terms(game: &GdlGame, text: &str) -> Result<Vec<TermId>, Dia
     forms.iter().map(|e| ground(game, e)).collect()
 }
 
-fn ground(game: &GdlGame, e: &syntax::SExpr) -> Result<TermId, Diagnostic> {
+/// Converts one S-expression to a ground term of the game (unknown
+/// symbols and variables are errors).
+pub fn ground(game: &GdlGame, e: &syntax::SExpr) -> Result<TermId, Diagnostic> {
     let unknown = |n: &str, s: std::ops::Range<usize>| {
         Diagnostic::new(format!("the game has no symbol `{n}`"), s)
     };

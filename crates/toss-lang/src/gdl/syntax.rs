@@ -37,6 +37,17 @@ impl SExpr {
 
 /// Reads the top-level S-expressions; stops at the first syntax error.
 pub fn read(src: &str) -> Result<Vec<SExpr>, Diagnostic> {
+    read_sexprs(src, false)
+}
+
+/// Reads S-expressions that are data rather than GDL sentences, such as
+/// the messages of the match protocol, in which a list may start with a
+/// list (`(START m r ((role x) ...) 10 5)`, `(PLAY m ((mark 1 1) noop))`).
+pub fn read_data(src: &str) -> Result<Vec<SExpr>, Diagnostic> {
+    read_sexprs(src, true)
+}
+
+fn read_sexprs(src: &str, list_head_may_be_list: bool) -> Result<Vec<SExpr>, Diagnostic> {
     let b = src.as_bytes();
     let mut i = 0;
     let mut top = Vec::new();
@@ -51,7 +62,8 @@ pub fn read(src: &str) -> Result<Vec<SExpr>, Diagnostic> {
                 }
             }
             b'(' => {
-                if let Some((_, items)) = stack.last()
+                if !list_head_may_be_list
+                    && let Some((_, items)) = stack.last()
                     && items.is_empty()
                 {
                     return Err(
@@ -221,6 +233,16 @@ pub struct Conv {
 
 const DATALOG_KEYWORDS: [&str; 4] = ["not", "or", "distinct", "<="];
 
+/// The error for a list that does not start with a name: empty, or (read
+/// by [`read_data`]) starting with a list.
+fn list_head_error(items: &[SExpr], span: &Span, what: &str) -> Diagnostic {
+    match items.first() {
+        None => Diagnostic::new(format!("empty list where {what} is expected"), span.clone()),
+        Some(first) => Diagnostic::new("a list may not start with a list", first.span())
+            .with_note("the first item of a list is a relation or function name"),
+    }
+}
+
 fn is_var(s: &str) -> bool {
     s.starts_with('?')
 }
@@ -308,10 +330,7 @@ impl Conv {
             }
             SExpr::List(items, span) => {
                 let Some(SExpr::Atom(h, hspan)) = items.first() else {
-                    self.errors.push(Diagnostic::new(
-                        format!("empty list where {what} is expected"),
-                        span.clone(),
-                    ));
+                    self.errors.push(list_head_error(items, span, what));
                     return None;
                 };
                 if is_var(h) {
@@ -384,10 +403,7 @@ impl Conv {
             }
             SExpr::List(items, span) => {
                 let Some(SExpr::Atom(h, hspan)) = items.first() else {
-                    self.errors.push(Diagnostic::new(
-                        "empty list where a term is expected",
-                        span.clone(),
-                    ));
+                    self.errors.push(list_head_error(items, span, "a term"));
                     return None;
                 };
                 if is_var(h) {
@@ -481,5 +497,42 @@ impl Conv {
         }
         let a = self.sentence(e, "a body literal")?;
         Some(ALit::Pos(a))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_lists_may_start_with_a_list_descriptions_may_not() {
+        let text = "(PLAY m ((mark 1 1) noop))";
+        let e = read(text).unwrap_err();
+        assert_eq!(
+            (e.message.as_str(), e.span.clone()),
+            ("a list may not start with a list", 9..10)
+        );
+        let forms = read_data(text).unwrap();
+        let SExpr::List(items, _) = &forms[0] else {
+            panic!("{forms:?}")
+        };
+        assert!(matches!(&items[2], SExpr::List(moves, s) if moves.len() == 2 && *s == (8..25)));
+        // Rules read as data are still checked: the error points at the
+        // inner list.
+        let forms = read_data("((role x)) ((init (p)) q)").unwrap();
+        let mut conv = Conv::default();
+        conv.clauses(&forms);
+        let spans: Vec<(String, Span)> = conv
+            .errors
+            .iter()
+            .map(|d| (d.message.clone(), d.span.clone()))
+            .collect();
+        assert_eq!(
+            spans,
+            [
+                ("a list may not start with a list".to_string(), 1..9),
+                ("a list may not start with a list".to_string(), 12..22),
+            ]
+        );
     }
 }

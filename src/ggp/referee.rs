@@ -1,0 +1,348 @@
+//! A referee (game manager): runs one match of a GDL game between GGP
+//! players over HTTP, as a GGP server does. It sends START to every
+//! player, then PLAY with the previous joint move until the game is over,
+//! then STOP, all players of a step in parallel. It keeps the state with
+//! its own reasoner and checks every reply: a reply that is late (after
+//! the clock), not a ground term of the game, or not a legal move is a
+//! fault, recorded and replaced by a random legal move (as ggp-base's
+//! server does).
+
+use std::io::{Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::time::{Duration, Instant};
+
+use rand_core::Rng as _;
+use toss_lang::gdl::syntax;
+use toss_runtime::Game;
+use toss_runtime::game::rng_from_seed;
+use toss_runtime::gdl::{GdlGame, GdlMove};
+
+use super::sexpr_to_string;
+
+/// The largest reply read from a player.
+const MAX_REPLY: u64 = 1 << 20;
+
+/// How long after its clock a request is given up.
+const GRACE: Duration = Duration::from_secs(1);
+
+/// Sends one message to a player (`host:port`, optionally with `http://`
+/// and a trailing `/`) as an HTTP/1.0 POST and returns the status and the
+/// body of the reply. The whole exchange must end within `timeout`.
+pub fn post(player: &str, message: &str, timeout: Duration) -> Result<(u16, String), String> {
+    let hostport = player
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_string();
+    let addr = hostport
+        .to_socket_addrs()
+        .map_err(|e| format!("{player}: {e}"))?
+        .next()
+        .ok_or_else(|| format!("{player}: no address"))?;
+    let deadline = Instant::now() + timeout;
+    let left = || {
+        deadline
+            .saturating_duration_since(Instant::now())
+            .max(Duration::from_millis(1))
+    };
+    let mut s = TcpStream::connect_timeout(&addr, left()).map_err(|e| format!("{player}: {e}"))?;
+    s.set_write_timeout(Some(left()))
+        .map_err(|e| format!("{player}: {e}"))?;
+    let request = format!(
+        "POST / HTTP/1.0\r\nHost: {hostport}\r\nSender: toss\r\nReceiver: {hostport}\r\n\
+         Content-Type: text/acl\r\nAccept: text/delim\r\nContent-Length: {}\r\n\r\n{message}",
+        message.len()
+    );
+    s.write_all(request.as_bytes())
+        .map_err(|e| format!("{player}: cannot send: {e}"))?;
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 8192];
+    loop {
+        s.set_read_timeout(Some(left()))
+            .map_err(|e| format!("{player}: {e}"))?;
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                raw.extend_from_slice(&buf[..n]);
+                if raw.len() as u64 > MAX_REPLY {
+                    return Err(format!(
+                        "{player}: the reply is longer than {MAX_REPLY} bytes"
+                    ));
+                }
+                if let Some(done) = complete_response(&raw) {
+                    raw.truncate(done);
+                    break;
+                }
+            }
+            Err(e) => return Err(format!("{player}: no reply in time ({e})")),
+        }
+    }
+    parse_response(&raw).ok_or_else(|| format!("{player}: the reply is not an HTTP response"))
+}
+
+/// The length of a complete response with a `Content-Length` in `raw`, if
+/// it has arrived.
+fn complete_response(raw: &[u8]) -> Option<usize> {
+    let end = raw.windows(4).position(|w| w == b"\r\n\r\n")? + 4;
+    let head = std::str::from_utf8(&raw[..end]).ok()?;
+    let len: usize = head.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        k.trim()
+            .eq_ignore_ascii_case("content-length")
+            .then(|| v.trim().parse().ok())?
+    })?;
+    (raw.len() >= end + len).then_some(end + len)
+}
+
+/// The status and body of an HTTP response.
+fn parse_response(raw: &[u8]) -> Option<(u16, String)> {
+    let end = raw.windows(4).position(|w| w == b"\r\n\r\n")?;
+    let head = std::str::from_utf8(&raw[..end]).ok()?;
+    let status = head
+        .lines()
+        .next()?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()?;
+    Some((
+        status,
+        String::from_utf8_lossy(&raw[end + 4..]).into_owned(),
+    ))
+}
+
+/// The clocks and names of a match.
+#[derive(Clone, Debug)]
+pub struct RefereeConfig {
+    pub match_id: String,
+    /// Seconds.
+    pub start_clock: u64,
+    pub play_clock: u64,
+    /// Seeds the random moves that replace faulty replies.
+    pub seed: u64,
+    /// At most this many steps are played.
+    pub max_steps: usize,
+}
+
+/// A fault of a player.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault {
+    /// 0 for START, k for the k-th PLAY, the number of steps + 1 for STOP.
+    pub step: usize,
+    pub role: String,
+    pub what: String,
+}
+
+/// What happened in a match.
+#[derive(Clone, Debug)]
+pub struct MatchRecord {
+    pub roles: Vec<String>,
+    /// The joint moves played, in KIF, one per role.
+    pub moves: Vec<Vec<String>>,
+    /// Per step and role, how long the player took to reply to PLAY.
+    pub reply_times: Vec<Vec<Duration>>,
+    /// Per role, how long START took.
+    pub start_times: Vec<Duration>,
+    /// The goals of the final state, if the game ended and defines them.
+    pub goals: Result<Vec<u64>, String>,
+    pub faults: Vec<Fault>,
+}
+
+/// The rules of a KIF source as the one-line list a START message carries
+/// (comments dropped).
+pub fn rules_text(source: &str) -> Result<String, String> {
+    let forms = syntax::read(source).map_err(|d| d.message)?;
+    let parts: Vec<String> = forms.iter().map(sexpr_to_string).collect();
+    Ok(format!("({})", parts.join(" ")))
+}
+
+/// The outcome of one request (status and body, or what failed) and the
+/// time it took.
+type Exchange = (Result<(u16, String), String>, Duration);
+
+/// Sends `messages[i]` to `players[i]`, all at once; the replies and the
+/// time each took.
+fn broadcast(players: &[String], messages: &[String], timeout: Duration) -> Vec<Exchange> {
+    std::thread::scope(|sc| {
+        let handles: Vec<_> = players
+            .iter()
+            .zip(messages)
+            .map(|(p, m)| {
+                sc.spawn(move || {
+                    let t = Instant::now();
+                    let r = post(p, m, timeout);
+                    (r, t.elapsed())
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| (Err("request thread failed".into()), Duration::ZERO))
+            })
+            .collect()
+    })
+}
+
+/// The reply text if the exchange succeeded with status 200 in time.
+fn check_reply(r: &Exchange, clock: Duration) -> Result<String, String> {
+    match &r.0 {
+        Err(e) => Err(e.clone()),
+        Ok((200, body)) if r.1 <= clock => Ok(body.trim().to_string()),
+        Ok((200, _)) => Err(format!(
+            "replied after {:.3} s, the clock is {:.3} s",
+            r.1.as_secs_f64(),
+            clock.as_secs_f64()
+        )),
+        Ok((status, body)) => Err(format!("error reply {status}: {}", body.trim())),
+    }
+}
+
+/// Runs one match of `game` (whose KIF text is `source`) between the
+/// players, one per role in role order. `log` gets one line per step.
+pub fn run_match(
+    game: &GdlGame,
+    source: &str,
+    players: &[String],
+    cfg: &RefereeConfig,
+    mut log: impl FnMut(&str),
+) -> Result<MatchRecord, String> {
+    let roles = game.player_names().to_vec();
+    if players.len() != roles.len() {
+        return Err(format!(
+            "the game has {} roles ({}); {} players were given",
+            roles.len(),
+            roles.join(", "),
+            players.len()
+        ));
+    }
+    let rules = rules_text(source)?;
+    let mut rng = rng_from_seed(cfg.seed);
+    let mut faults = Vec::new();
+    let start_clock = Duration::from_secs(cfg.start_clock);
+    let play_clock = Duration::from_secs(cfg.play_clock);
+    let starts: Vec<String> = roles
+        .iter()
+        .map(|r| {
+            format!(
+                "(START {} {r} {rules} {} {})",
+                cfg.match_id, cfg.start_clock, cfg.play_clock
+            )
+        })
+        .collect();
+    let replies = broadcast(players, &starts, start_clock + GRACE);
+    let start_times = replies.iter().map(|r| r.1).collect();
+    for (p, r) in replies.iter().enumerate() {
+        match check_reply(r, start_clock) {
+            Ok(t) if t.eq_ignore_ascii_case("ready") => {}
+            Ok(t) => faults.push(Fault {
+                step: 0,
+                role: roles[p].clone(),
+                what: format!("replied `{t}` to START"),
+            }),
+            Err(e) => faults.push(Fault {
+                step: 0,
+                role: roles[p].clone(),
+                what: e,
+            }),
+        }
+    }
+    log(&format!(
+        "{}: started, roles {}",
+        cfg.match_id,
+        roles.join(", ")
+    ));
+    let mut state = game.initial_state();
+    let mut moves: Vec<Vec<String>> = Vec::new();
+    let mut reply_times = Vec::new();
+    let mut legal = Vec::new();
+    let last_joint = |moves: &Vec<Vec<String>>| match moves.last() {
+        None => "nil".to_string(),
+        Some(j) => format!("({})", j.join(" ")),
+    };
+    while !game.is_terminal(&state) {
+        if moves.len() >= cfg.max_steps {
+            return Err(format!(
+                "the game did not end within {} steps",
+                cfg.max_steps
+            ));
+        }
+        let step = moves.len() + 1;
+        let msg = format!("(PLAY {} {})", cfg.match_id, last_joint(&moves));
+        let msgs = vec![msg; players.len()];
+        let replies = broadcast(players, &msgs, play_clock + GRACE);
+        reply_times.push(replies.iter().map(|r| r.1).collect());
+        let mut joint = Vec::with_capacity(roles.len());
+        for (p, r) in replies.iter().enumerate() {
+            game.legal_moves(&state, p, &mut legal);
+            if legal.is_empty() {
+                return Err(format!(
+                    "role {} has no legal move at step {step} (a fault of the game)",
+                    roles[p]
+                ));
+            }
+            let chosen = check_reply(r, play_clock).and_then(|t| {
+                let m = toss_lang::gdl::parse_ground_term(game, &t)
+                    .map_err(|d| format!("replied `{t}`, not a move of the game: {}", d.message))?;
+                if legal.contains(&GdlMove(m)) {
+                    Ok(GdlMove(m))
+                } else {
+                    Err(format!("replied `{t}`, which is not legal"))
+                }
+            });
+            let m = chosen.unwrap_or_else(|what| {
+                faults.push(Fault {
+                    step,
+                    role: roles[p].clone(),
+                    what,
+                });
+                legal[(rng.next_u64() % legal.len() as u64) as usize]
+            });
+            joint.push(m);
+        }
+        let texts: Vec<String> = joint.iter().map(|m| game.term_to_string(m.0)).collect();
+        log(&format!(
+            "{}: step {step}: {}",
+            cfg.match_id,
+            texts.join(" ")
+        ));
+        moves.push(texts);
+        state = game.next_state(&state, &joint);
+    }
+    let step = moves.len() + 1;
+    let stop = format!("(STOP {} {})", cfg.match_id, last_joint(&moves));
+    let replies = broadcast(players, &vec![stop; players.len()], play_clock + GRACE);
+    for (p, r) in replies.iter().enumerate() {
+        match check_reply(r, play_clock) {
+            Ok(t) if t.eq_ignore_ascii_case("done") => {}
+            Ok(t) => faults.push(Fault {
+                step,
+                role: roles[p].clone(),
+                what: format!("replied `{t}` to STOP"),
+            }),
+            Err(e) => faults.push(Fault {
+                step,
+                role: roles[p].clone(),
+                what: e,
+            }),
+        }
+    }
+    let goals = game.goals(&state).map_err(|e| e.to_string());
+    match &goals {
+        Ok(g) => log(&format!(
+            "{}: over after {} steps, goals {}",
+            cfg.match_id,
+            moves.len(),
+            super::goals_text(&roles, g)
+        )),
+        Err(e) => log(&format!("{}: over, {e}", cfg.match_id)),
+    }
+    Ok(MatchRecord {
+        roles,
+        moves,
+        reply_times,
+        start_times,
+        goals,
+        faults,
+    })
+}

@@ -1,0 +1,407 @@
+//! The protocol without sockets: reading and printing messages, the
+//! replies of [`GgpPlayer`] and its match bookkeeping.
+
+use std::time::{Duration, Instant};
+
+use super::server::url_decode;
+use super::*;
+
+/// White picks left or right, then black does; white gets 100 exactly
+/// when it picked right, so `(pick right)` is white's only winning move.
+const PICK: &str = "(role white) (role black)
+(init (control white))
+(choice left) (choice right)
+(<= (legal ?p (pick ?x)) (true (control ?p)) (choice ?x))
+(<= (legal white noop) (true (control black)))
+(<= (legal black noop) (true (control white)))
+(<= (next (picked ?p ?x)) (does ?p (pick ?x)))
+(<= (next (picked ?p ?x)) (true (picked ?p ?x)))
+(<= (next (control black)) (true (control white)))
+(<= terminal (true (picked black ?x)))
+(<= (goal white 100) (true (picked white right)))
+(<= (goal white 0) (not (true (picked white right))))
+(<= (goal black 0) (true (picked white right)))
+(<= (goal black 100) (not (true (picked white right))))";
+
+/// Both roles show a hand at once; one step.
+const SHOW: &str = "(role a) (role b)
+(hand rock) (hand paper)
+(<= (legal ?r (show ?h)) (role ?r) (hand ?h))
+(<= (next (shown ?r ?h)) (does ?r (show ?h)))
+(<= terminal (true (shown a ?h)))
+(<= (goal ?r 50) (role ?r))";
+
+fn player() -> GgpPlayer {
+    GgpPlayer::new(PlayerConfig {
+        margin: Some(0.9),
+        seed: 3,
+        ..PlayerConfig::default()
+    })
+}
+
+fn send(p: &mut GgpPlayer, msg: &str) -> Handled {
+    p.handle(msg, Instant::now())
+}
+
+fn ok(p: &mut GgpPlayer, msg: &str) -> String {
+    let h = send(p, msg);
+    assert_eq!(h.status, 200, "{msg}: {}", h.reply);
+    h.reply
+}
+
+fn err(p: &mut GgpPlayer, msg: &str) -> (u16, String) {
+    let h = send(p, msg);
+    assert_ne!(h.status, 200, "{msg} was accepted: {}", h.reply);
+    (h.status, h.reply)
+}
+
+fn start(game: &str, id: &str, role: &str) -> String {
+    format!("(START {id} {role} ({game}) 1 1)")
+}
+
+#[test]
+fn messages_are_read_case_insensitively() {
+    assert_eq!(parse_message("(INFO)"), Ok(Message::Info));
+    assert_eq!(parse_message("  ( info )\r\n"), Ok(Message::Info));
+    match parse_message("(start m1 White ((role white) (init (p))) 10 5)") {
+        Ok(Message::Start {
+            match_id,
+            role,
+            rules,
+            start_clock,
+            play_clock,
+        }) => {
+            assert_eq!((match_id.as_str(), role.as_str()), ("m1", "White"));
+            assert_eq!(rules.len(), 2);
+            assert_eq!(sexpr_to_string(&rules[1]), "(init (p))");
+            assert_eq!((start_clock, play_clock), (10.0, 5.0));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        parse_message("(Play m1 NIL)"),
+        Ok(Message::Play {
+            match_id: "m1".into(),
+            moves: None
+        })
+    );
+    match parse_message("(PLAY m1 ((mark 1 1) noop))") {
+        Ok(Message::Play {
+            moves: Some(moves), ..
+        }) => {
+            let m: Vec<String> = moves.iter().map(sexpr_to_string).collect();
+            assert_eq!(m, ["(mark 1 1)", "noop"]);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        parse_message("(stop m1 (noop (mark 2 2)))"),
+        Ok(Message::Stop { moves: Some(m), .. }) if m.len() == 2
+    ));
+    assert_eq!(
+        parse_message("(abort m7)"),
+        Ok(Message::Abort {
+            match_id: "m7".into()
+        })
+    );
+    assert!(matches!(
+        parse_message("(PREVIEW ((role x)) 30)"),
+        Ok(Message::Preview { rules, clock }) if rules.len() == 1 && clock == 30.0
+    ));
+}
+
+#[test]
+fn malformed_messages_are_errors_that_say_why() {
+    let cases: &[(&str, &str)] = &[
+        ("", "empty message"),
+        ("INFO", "a message is a list"),
+        ("(INFO) (INFO)", "one list"),
+        ("(INFO", "unclosed `(`"),
+        ("(INFO))", "unmatched `)`"),
+        ("((INFO))", "starts with its keyword"),
+        ("(HELLO)", "unknown message `HELLO`"),
+        ("(INFO extra)", "INFO takes 0 arguments"),
+        ("(START m1 x ((role x)) 10)", "START takes 5 arguments"),
+        ("(PLAY m1)", "PLAY takes 2 arguments"),
+        ("(PLAY (m 1) nil)", "the match id must be a symbol"),
+        ("(PLAY m1 none)", "expected `nil` or a list of moves"),
+        (
+            "(START m1 x ((role x)) ten 5)",
+            "the start clock must be a positive number",
+        ),
+        (
+            "(START m1 x ((role x)) 10 -5)",
+            "the play clock must be a positive number",
+        ),
+        (
+            "(START m1 x ((role x)) 10 inf)",
+            "the play clock must be a positive number",
+        ),
+        ("(START m1 x rules 10 5)", "must be a list of rules"),
+        ("(ABORT)", "ABORT takes 1 argument"),
+    ];
+    for (msg, want) in cases {
+        match parse_message(msg) {
+            Ok(m) => panic!("{msg:?} read as {m:?}"),
+            Err(e) => {
+                assert_eq!(e.status, 400, "{msg:?}");
+                assert!(e.message.contains(want), "{msg:?}: {}", e.message);
+            }
+        }
+    }
+    // Where: line and column in the message.
+    let e = parse_message("(PLAY m1\n  ((mark 1 1) noop)").unwrap_err();
+    assert!(e.message.contains("1:1: unclosed `(`"), "{}", e.message);
+}
+
+#[test]
+fn sexpr_printing_round_trips() {
+    let text = "(START m ( role x ) ((<= (legal ?p (mark ?x)) (true (cell ?x b)))) 1 2)";
+    let forms = toss_lang::gdl::syntax::read_data(text).unwrap();
+    let printed = sexpr_to_string(&forms[0]);
+    assert_eq!(
+        printed,
+        "(START m (role x) ((<= (legal ?p (mark ?x)) (true (cell ?x b)))) 1 2)"
+    );
+    let again = toss_lang::gdl::syntax::read_data(&printed).unwrap();
+    assert_eq!(sexpr_to_string(&again[0]), printed);
+    // Deep nesting is printed without recursion.
+    let deep = format!("{}a{}", "(f ".repeat(200), ")".repeat(200));
+    let forms = toss_lang::gdl::syntax::read_data(&deep).unwrap();
+    assert_eq!(sexpr_to_string(&forms[0]), deep);
+}
+
+#[test]
+fn a_match_from_start_to_stop() {
+    let mut p = player();
+    assert_eq!(ok(&mut p, "(INFO)"), "((name toss) (status available))");
+    assert_eq!(ok(&mut p, &start(PICK, "m1", "white")), "ready");
+    assert_eq!(p.match_ids(), ["m1"]);
+    assert_eq!(ok(&mut p, "(INFO)"), "((name toss) (status busy))");
+    // The winning move.
+    assert_eq!(ok(&mut p, "(PLAY m1 nil)"), "(pick right)");
+    // A retried first request is answered again.
+    assert_eq!(ok(&mut p, "(PLAY m1 nil)"), "(pick right)");
+    // The referee decides: white picked left; now white can only wait.
+    assert_eq!(ok(&mut p, "(PLAY m1 ((pick left) noop))"), "noop");
+    assert_eq!(ok(&mut p, "(STOP m1 (noop (pick right)))"), "done");
+    assert!(p.match_ids().is_empty());
+    assert_eq!(ok(&mut p, "(INFO)"), "((name toss) (status available))");
+    assert_eq!(err(&mut p, "(PLAY m1 nil)").0, 404);
+}
+
+#[test]
+fn the_player_of_the_second_role_answers_too() {
+    let mut p = player();
+    assert_eq!(ok(&mut p, &start(PICK, "m2", "BLACK")), "ready");
+    assert_eq!(ok(&mut p, "(PLAY m2 nil)"), "noop");
+    let reply = ok(&mut p, "(PLAY m2 ((pick right) noop))");
+    assert!(reply == "(pick left)" || reply == "(pick right)", "{reply}");
+    assert_eq!(ok(&mut p, "(ABORT m2)"), "aborted");
+    assert!(p.match_ids().is_empty());
+}
+
+#[test]
+fn messages_in_upper_case_get_moves_in_upper_case() {
+    let mut p = player();
+    let msg = start(PICK, "M3", "WHITE").to_ascii_uppercase();
+    assert_eq!(ok(&mut p, &msg), "ready");
+    assert_eq!(ok(&mut p, "(PLAY M3 NIL)"), "(PICK RIGHT)");
+    assert_eq!(ok(&mut p, "(PLAY M3 ((pick right) NOOP))"), "NOOP");
+}
+
+#[test]
+fn simultaneous_moves() {
+    let mut p = player();
+    ok(&mut p, &start(SHOW, "s", "b"));
+    let reply = ok(&mut p, "(PLAY s nil)");
+    assert!(reply == "(show rock)" || reply == "(show paper)", "{reply}");
+    assert_eq!(ok(&mut p, "(STOP s ((show paper) (show rock)))"), "done");
+}
+
+#[test]
+fn bad_moves_are_refused_and_the_match_goes_on() {
+    let mut p = player();
+    ok(&mut p, &start(PICK, "m", "white"));
+    ok(&mut p, "(PLAY m nil)");
+    let cases: &[(&str, &str)] = &[
+        (
+            "(PLAY m ((pick right)))",
+            "expected 2 moves, one per role (white, black), got 1",
+        ),
+        ("(PLAY m ((pick up) noop))", "the game has no symbol `up`"),
+        ("(PLAY m ((pick ?x) noop))", "no variables"),
+        (
+            "(PLAY m (noop noop))",
+            "`noop` is not legal for role white at step 1",
+        ),
+        (
+            "(PLAY m ((pick left) (pick left)))",
+            "`(pick left)` is not legal for role black",
+        ),
+        ("(PLAY other nil)", "no match `other`"),
+    ];
+    for (msg, want) in cases {
+        let (_, text) = err(&mut p, msg);
+        assert!(text.contains(want), "{msg}: {text}");
+    }
+    // The state did not change: the legal joint move is accepted.
+    assert_eq!(ok(&mut p, "(PLAY m ((pick left) noop))"), "noop");
+    assert!(err(&mut p, "(PLAY m nil)").1.contains("already played"));
+    // The last move ends the game: PLAY is refused, STOP accepted.
+    let (_, text) = err(&mut p, "(PLAY m (noop (pick left)))");
+    assert!(text.contains("is over after 2 steps"), "{text}");
+    assert_eq!(ok(&mut p, "(STOP m nil)"), "done");
+}
+
+#[test]
+fn a_stop_with_an_illegal_move_is_refused_and_drops_the_match() {
+    let mut p = player();
+    ok(&mut p, &start(PICK, "m", "white"));
+    ok(&mut p, "(PLAY m ((pick left) noop))");
+    let (status, _) = err(&mut p, "(STOP m ((pick left) noop))");
+    assert_eq!(status, 400);
+    assert!(p.match_ids().is_empty());
+}
+
+#[test]
+fn start_and_preview_check_the_description() {
+    let mut p = player();
+    let (status, text) = err(&mut p, "(START m white ((role white) (<= (p ?x) (q))) 1 1)");
+    assert_eq!(status, 400);
+    // Column 37 of the message is the `?x` of the head.
+    assert!(
+        text.starts_with("invalid game description: 1:37: unsafe rule: variable ?x"),
+        "{text}"
+    );
+    let (_, text) = err(&mut p, "(START m white ((role white) (init p)) 1 1)");
+    assert!(text.contains("not a game"), "{text}");
+    let (_, text) = err(&mut p, &start(PICK, "m", "red"));
+    assert!(
+        text.contains("`red` is not a role of this game (roles: white, black)"),
+        "{text}"
+    );
+    assert!(p.match_ids().is_empty());
+    ok(&mut p, &start(PICK, "m", "white"));
+    let (_, text) = err(&mut p, &start(PICK, "m", "black"));
+    assert!(text.contains("already started"), "{text}");
+    assert_eq!(ok(&mut p, &format!("(PREVIEW ({PICK}) 5)")), "ready");
+    assert!(err(&mut p, "(PREVIEW ((role)) 5)").1.contains("invalid"));
+    assert_eq!(p.match_ids(), ["m"]);
+}
+
+#[test]
+fn several_matches_at_once() {
+    let mut p = player();
+    ok(&mut p, &start(PICK, "one", "white"));
+    ok(&mut p, &start(SHOW, "two", "a"));
+    assert_eq!(ok(&mut p, "(PLAY one nil)"), "(pick right)");
+    ok(&mut p, "(PLAY two nil)");
+    assert_eq!(p.match_ids(), ["one", "two"]);
+    ok(&mut p, "(ABORT one)");
+    assert_eq!(p.match_ids(), ["two"]);
+    ok(&mut p, "(STOP two ((show rock) (show rock)))");
+    assert!(p.match_ids().is_empty());
+}
+
+#[test]
+fn silent_matches_expire() {
+    let mut p = player();
+    let t0 = Instant::now();
+    assert_eq!(p.handle(&start(PICK, "old", "white"), t0).status, 200);
+    assert_eq!(
+        p.handle(&start(PICK, "new", "white"), t0 + Duration::from_secs(30))
+            .status,
+        200
+    );
+    // Clocks 1 s and 1 s: the limit is 60 + 4 * 2 = 68 s.
+    assert!(p.expire(t0 + Duration::from_secs(60)).is_empty());
+    assert_eq!(p.expire(t0 + Duration::from_secs(69)), ["old"]);
+    assert_eq!(p.match_ids(), ["new"]);
+    // A message keeps a match alive.
+    assert_eq!(
+        p.handle("(PLAY new nil)", t0 + Duration::from_secs(90))
+            .status,
+        200
+    );
+    assert!(p.expire(t0 + Duration::from_secs(150)).is_empty());
+    assert_eq!(p.expire(t0 + Duration::from_secs(159)), ["new"]);
+}
+
+#[test]
+fn the_margin_and_the_budget() {
+    let c = PlayerConfig::default();
+    assert_eq!(c.margin_for(10.0), Duration::from_secs(1));
+    assert_eq!(c.margin_for(2.0), Duration::from_millis(500));
+    let c = PlayerConfig {
+        margin: Some(0.25),
+        ..PlayerConfig::default()
+    };
+    assert_eq!(c.margin_for(10.0), Duration::from_millis(250));
+    let past = Instant::now() - Duration::from_secs(3);
+    assert_eq!(c.budget(2.0, past), Duration::ZERO);
+    assert!(c.budget(10.0, Instant::now()) <= Duration::from_millis(9750));
+}
+
+#[test]
+fn url_decoding() {
+    assert_eq!(url_decode("(INFO)").as_deref(), Some("(INFO)"));
+    assert_eq!(
+        url_decode("(PLAY%20m1+nil)").as_deref(),
+        Some("(PLAY m1 nil)")
+    );
+    assert_eq!(url_decode("%2"), None);
+    assert_eq!(url_decode("%zz"), None);
+    assert_eq!(url_decode("%ff"), None);
+}
+
+#[test]
+fn several_threads_search_with_copies_of_the_game() {
+    let mut p = GgpPlayer::new(PlayerConfig {
+        margin: Some(0.8),
+        threads: 3,
+        ..PlayerConfig::default()
+    });
+    ok(&mut p, &start(PICK, "t", "white"));
+    assert_eq!(ok(&mut p, "(PLAY t nil)"), "(pick right)");
+    assert_eq!(ok(&mut p, "(PLAY t ((pick right) noop))"), "noop");
+    ok(&mut p, &start(SHOW, "s", "a"));
+    let reply = ok(&mut p, "(PLAY s nil)");
+    assert!(reply == "(show rock)" || reply == "(show paper)", "{reply}");
+}
+
+#[test]
+fn a_start_beyond_the_limit_of_matches_is_answered_busy() {
+    let mut p = GgpPlayer::new(PlayerConfig {
+        margin: Some(0.9),
+        max_matches: 2,
+        ..PlayerConfig::default()
+    });
+    assert_eq!(ok(&mut p, &start(PICK, "a", "white")), "ready");
+    assert_eq!(ok(&mut p, &start(PICK, "b", "white")), "ready");
+    assert_eq!(ok(&mut p, &start(PICK, "c", "white")), "busy");
+    assert_eq!(p.match_ids(), ["a", "b"]);
+    ok(&mut p, "(ABORT a)");
+    assert_eq!(ok(&mut p, &start(PICK, "c", "white")), "ready");
+}
+
+#[test]
+fn without_time_for_an_iteration_the_move_comes_from_the_kept_tree() {
+    // The play clock is the margin: PLAY starts no iteration and answers
+    // from the tree grown at START.
+    let mut p = GgpPlayer::new(PlayerConfig {
+        margin: Some(0.5),
+        ..PlayerConfig::default()
+    });
+    let msg = format!("(START m white ({PICK}) 1 0.5)");
+    let h = send(&mut p, &msg);
+    assert!(!h.log.contains(" 0 iterations of preparation"), "{}", h.log);
+    let h = send(&mut p, "(PLAY m nil)");
+    assert_eq!(h.reply, "(pick right)");
+    assert!(h.log.contains(", 0 iterations in"), "{}", h.log);
+    // No time at START either: no tree, the first legal move.
+    let msg = format!("(START n white ({PICK}) 0.5 0.5)");
+    let h = send(&mut p, &msg);
+    assert!(h.log.contains(" 0 iterations of preparation"), "{}", h.log);
+    assert_eq!(ok(&mut p, "(PLAY n nil)"), "(pick left)");
+}
