@@ -12,6 +12,7 @@ pub mod gdl;
 pub mod heuristic;
 pub mod interpreter;
 pub mod ir;
+pub mod ode;
 pub mod player;
 pub mod rewrite;
 pub mod solver;
