@@ -24,6 +24,7 @@ pub mod load;
 pub mod matches;
 pub mod play;
 pub mod render;
+pub mod simulate;
 
 /// Parses a `.toss` description and builds its interpreter. Errors come
 /// rendered, with file, line, column and a caret.

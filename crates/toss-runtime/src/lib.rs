@@ -7,6 +7,7 @@
 pub mod alphabeta;
 pub mod analysis;
 pub mod bits;
+pub mod continuous;
 pub mod game;
 pub mod gdl;
 pub mod heuristic;
