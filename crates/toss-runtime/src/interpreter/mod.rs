@@ -594,6 +594,26 @@ impl Interpreter {
                 derivatives[base] = chain;
             }
         }
+        // An update of a derivative (`:f'(r)`) must set one that is kept.
+        for r in &game.rules {
+            for u in &r.update {
+                let order = u.function.len() - u.function.trim_end_matches('\'').len();
+                if order == 0 {
+                    continue;
+                }
+                let base = &u.function[..u.function.len() - order];
+                let kept = sig
+                    .function(base)
+                    .is_some_and(|f| derivatives[f].len() > order);
+                if !kept {
+                    return Err(ierr(format!(
+                        "rule {}: `update :{}({})` sets a derivative that is not kept: only \
+                         derivatives below the order of an ODE for `:{base}` are",
+                        r.name, u.function, u.element
+                    )));
+                }
+            }
+        }
         let continuous = rules.iter().any(|r| r.cont.is_some() || r.inv.is_some())
             || game.locations.iter().any(|l| {
                 l.players
