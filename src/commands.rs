@@ -149,7 +149,8 @@ pub fn simulate(
     colour: bool,
 ) -> Result<(), String> {
     let (game, _) = load_toss(path, colour).map_err(|e| e.rendered)?;
-    let mut interp = toss::Interpreter::new(&game).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut interp =
+        toss::Interpreter::new(&game).map_err(|e| format!("{}: {e}", path.display()))?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let traj = toss::simulate::simulate(&game, &mut interp, opts, plot.is_some(), &mut out)?;

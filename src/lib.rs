@@ -51,9 +51,9 @@ pub mod __private {
         rand_core::Rng::next_u64(rng)
     }
     pub use toss_runtime::bits::Bits;
+    pub use toss_runtime::continuous::{CompiledTerms, root};
     pub use toss_runtime::game::uniform01;
     pub use toss_runtime::interpreter::{Interpreter, Move, State};
-    pub use toss_runtime::continuous::{CompiledTerms, root};
 
     /// `base` with each unary relation `names[i]` replaced by the members
     /// of `sets[i]` (element ids of `base`).

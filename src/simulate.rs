@@ -113,7 +113,11 @@ pub fn simulate(
             let Some(player) = seat.player.as_mut() else {
                 break;
             };
-            match player.choose(interp, &s, seat.spec.budget).into_iter().nth(k) {
+            match player
+                .choose(interp, &s, seat.spec.budget)
+                .into_iter()
+                .nth(k)
+            {
                 Some(m) => joint.push(m),
                 None => break,
             }
@@ -169,7 +173,12 @@ pub fn simulate(
 pub fn plot(traj: &Trajectories, title: &str, path: &Path) -> Result<(), String> {
     use plotters::prelude::*;
     let err = |e: &dyn std::fmt::Display| format!("cannot draw {}: {e}", path.display());
-    let (mut t0, mut t1, mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
+    let (mut t0, mut t1, mut y0, mut y1) = (
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    );
     for (_, pts) in traj {
         for &(t, y) in pts {
             if t.is_finite() && y.is_finite() {
@@ -208,7 +217,9 @@ pub fn plot(traj: &Trajectories, title: &str, path: &Path) -> Result<(), String>
         let colour = Palette99::pick(i).to_rgba();
         chart
             .draw_series(LineSeries::new(
-                pts.iter().copied().filter(|(t, y)| t.is_finite() && y.is_finite()),
+                pts.iter()
+                    .copied()
+                    .filter(|(t, y)| t.is_finite() && y.is_finite()),
                 colour.stroke_width(2),
             ))
             .map_err(|e| err(&e))?

@@ -289,7 +289,10 @@ fn simulate_prints_bounces_and_plots() {
             .and_then(|l| l.strip_suffix(" rule=Bounce"))
             .and_then(|t| t.parse::<f64>().ok())
             .unwrap_or_else(|| panic!("{stdout}"));
-        assert!((first - (2.0 * 10.0 / 9.81f64).sqrt()).abs() < 1e-6, "{first}");
+        assert!(
+            (first - (2.0 * 10.0 / 9.81f64).sqrt()).abs() < 1e-6,
+            "{first}"
+        );
         // Bounces at 1.43, 3.71 (and 5.54, after --until 5).
         assert_eq!(lines[1].split(' ').nth(1), Some("rule=Bounce"));
         assert_eq!(lines[2], "final t=5", "{stdout}");
@@ -298,14 +301,24 @@ fn simulate_prints_bounces_and_plots() {
     }
     let plot = std::fs::read_to_string(&svg).expect("the plot was written");
     assert!(plot.starts_with("<svg") && plot.trim_end().ends_with("</svg>"));
-    assert!(plot.contains("y(b)") && plot.contains("<polyline"), "{plot}");
+    assert!(
+        plot.contains("y(b)") && plot.contains("<polyline"),
+        "{plot}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
 fn simulate_refuses_bad_steps() {
     let out = toss(
-        &["simulate", "games/bounce.toss", "--until", "5", "--step", "0"],
+        &[
+            "simulate",
+            "games/bounce.toss",
+            "--until",
+            "5",
+            "--step",
+            "0",
+        ],
         "",
     );
     assert!(!out.status.success());

@@ -102,7 +102,11 @@ fn epsilon_semantics_of_invariants() {
         .replace("PLAYERS ball", "PLAYERS ball\nDATA epsilon: 0.5");
     let g = toss::interpret(&source, "bounce.toss").unwrap_or_else(|e| panic!("{e}"));
     let (times, _) = bounces(&g);
-    assert!((times[0] - (2.0 * 11.0 / G).sqrt()).abs() < 1e-9, "{}", times[0]);
+    assert!(
+        (times[0] - (2.0 * 11.0 / G).sqrt()).abs() < 1e-9,
+        "{}",
+        times[0]
+    );
 }
 
 /// Cat and mouse (the example of spec 1.2) with moves drawn at random: after
@@ -153,7 +157,10 @@ fn cat_and_mouse_matches_the_closed_form() {
                     for (f, v) in [("x", mv.params[0]), ("y", mv.params[1])] {
                         let want = fun(&before.structure, f, e) + v * t0;
                         let got = fun(&s.structure, f, e);
-                        assert!((got - want).abs() < 1e-9, "{method:?} {f}({e}): {got} vs {want}");
+                        assert!(
+                            (got - want).abs() < 1e-9,
+                            "{method:?} {f}({e}): {got} vs {want}"
+                        );
                     }
                 }
                 plies += 1;
@@ -202,8 +209,14 @@ START [ p, q | A (p); B (q) | x {{ p -> 0, q -> 0 }}; n {{ p -> 0, q -> 0 }} ]"
         assert!((s.time - time).abs() < 1e-8, "post {post}: {}", s.time);
         // x(p) stops at the invariant's boundary (to the bisection's 1e-12
         // plus epsilon's 2e-9).
-        assert!((fun(&s.structure, "x", "p") - xa).abs() < 1e-8, "post {post}");
-        assert!((fun(&s.structure, "x", "q") - xb).abs() < 1e-8, "post {post}");
+        assert!(
+            (fun(&s.structure, "x", "p") - xa).abs() < 1e-8,
+            "post {post}"
+        );
+        assert!(
+            (fun(&s.structure, "x", "q") - xb).abs() < 1e-8,
+            "post {post}"
+        );
     }
 }
 
@@ -216,7 +229,11 @@ fn uct_plays_pursuit() {
     use toss::runtime::player::Player;
     let g = load("pursuit.toss");
     for seed in 0..4 {
-        let mut uct = Uct::new(UctConfig::default(), RandomPlayout { max_plies: 1000 }, seed);
+        let mut uct = Uct::new(
+            UctConfig::default(),
+            RandomPlayout { max_plies: 1000 },
+            seed,
+        );
         let mut random = RandomPlayer::new(seed + 100);
         let mut rng = toss::rng_from_seed(seed);
         let mut s = g.initial_state();
@@ -233,13 +250,23 @@ fn uct_plays_pursuit() {
         assert_eq!(pay, [1.0, -1.0], "seed {seed}");
         let d = (fun(&s.structure, "x", "p") - fun(&s.structure, "x", "e"))
             .hypot(fun(&s.structure, "y", "p") - fun(&s.structure, "y", "e"));
-        assert!(d < 1.0 && d > 1.0 - 1e-6, "seed {seed}: distance at the catch {d}");
+        assert!(
+            d < 1.0 && d > 1.0 - 1e-6,
+            "seed {seed}: distance at the catch {d}"
+        );
     }
     let mut random_wins = 0;
     for seed in 0..20 {
         let mut a = RandomPlayer::new(seed);
         let mut b = RandomPlayer::new(seed + 100);
-        let r = play_match(&g, &mut [&mut a, &mut b], &[0, 1], Budget::Iterations(1), seed, 100);
+        let r = play_match(
+            &g,
+            &mut [&mut a, &mut b],
+            &[0, 1],
+            Budget::Iterations(1),
+            seed,
+            100,
+        );
         if r.payoffs[0] > 0.0 {
             random_wins += 1;
         }
@@ -311,7 +338,10 @@ fn lockstep<D: Game<State = State, Move = Move>>(d: &D, file: &str, playouts: u6
             d.apply(&mut sd, &jd, &mut rd);
             it.apply(&mut si, &ji, &mut ri);
             assert_eq!(d.location(&sd), it.location(&si));
-            assert!((sd.time - si.time).abs() <= TOLERANCE, "{file} seed {seed} ply {ply}");
+            assert!(
+                (sd.time - si.time).abs() <= TOLERANCE,
+                "{file} seed {seed} ply {ply}"
+            );
             worst = worst.max(close(&sd.structure, &si.structure));
             assert!(worst <= TOLERANCE, "{file} seed {seed} ply {ply}: {worst}");
         }

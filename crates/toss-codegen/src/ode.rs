@@ -89,9 +89,11 @@ fn reads(t: &Arith, inputs: bool) -> bool {
         Arith::Input(_) => inputs,
         Arith::Param(_) => !inputs,
         Arith::Neg(a) | Arith::Root(_, a) => reads(a, inputs),
-        Arith::Add(a, b) | Arith::Sub(a, b) | Arith::Mul(a, b) | Arith::Div(a, b) | Arith::Pow(a, b) => {
-            reads(a, inputs) || reads(b, inputs)
-        }
+        Arith::Add(a, b)
+        | Arith::Sub(a, b)
+        | Arith::Mul(a, b)
+        | Arith::Div(a, b)
+        | Arith::Pow(a, b) => reads(a, inputs) || reads(b, inputs),
     }
 }
 

@@ -248,7 +248,10 @@ mod tests {
         let names: Vec<String> = c.inputs.iter().map(Input::stored_name).collect();
         assert_eq!(names, ["x'", "y"]);
         assert_eq!(c.dynamics[0].eval(&[1.5, 7.0], &[4.0]), 2.5);
-        assert_eq!(c.update.as_ref().expect("arithmetic")[0].eval(&[1.5, 7.0], &[4.0]), 14.0);
+        assert_eq!(
+            c.update.as_ref().expect("arithmetic")[0].eval(&[1.5, 7.0], &[4.0]),
+            14.0
+        );
         assert!(ContinuousRule::new(&rule, &[]).is_err());
         assert_eq!(root(3, -8.0), -2.0);
     }

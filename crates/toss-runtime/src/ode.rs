@@ -472,7 +472,12 @@ mod tests {
             dy[0] = y[1];
             dy[1] = -y[0];
         };
-        let mut it = Integrator::new(Method::Rk4 { step: 10.0 / n as f64 }, 2);
+        let mut it = Integrator::new(
+            Method::Rk4 {
+                step: 10.0 / n as f64,
+            },
+            2,
+        );
         let mut y = DVector::from_vec(vec![1.0, 0.0]);
         let out = it.integrate(&mut sys, 0.0, 10.0, &mut y, |_, _| true, |_, _| {});
         assert_eq!(out, Ok(Outcome::Reached));
@@ -557,7 +562,10 @@ mod tests {
             let Outcome::Event(te) = out else {
                 panic!("{method:?}: no event");
             };
-            assert!(te >= exact && te - exact <= 2.0 * EVENT_TOL, "{te} vs {exact}");
+            assert!(
+                te >= exact && te - exact <= 2.0 * EVENT_TOL,
+                "{te} vs {exact}"
+            );
             assert!(y[0] < 0.0 && y[0] > -1e-10, "{}", y[0]);
             assert!((y[1] + g * te).abs() < 1e-9);
         }

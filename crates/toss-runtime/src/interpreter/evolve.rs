@@ -463,7 +463,8 @@ impl Interpreter {
             // and they hold.
             return (Ok(Outcome::Reached), to.max(from));
         }
-        let mut y = DVector::from_iterator(vars.len(), vars.iter().map(|&(f, e)| st.fun_value(f, e)));
+        let mut y =
+            DVector::from_iterator(vars.len(), vars.iter().map(|&(f, e)| st.fun_value(f, e)));
         scratch.clone_from(st);
         let write = |sc: &mut Structure, y: &[f64]| {
             for (&(f, e), &v) in vars.iter().zip(y) {
@@ -498,7 +499,9 @@ impl Interpreter {
         let reached = match &res {
             Ok(Outcome::Reached) => to,
             Ok(Outcome::Event(t)) => *t,
-            Err(OdeError::NotFinite(t) | OdeError::StepUnderflow(t) | OdeError::TooManySteps(t)) => *t,
+            Err(
+                OdeError::NotFinite(t) | OdeError::StepUnderflow(t) | OdeError::TooManySteps(t),
+            ) => *t,
         };
         let st = &mut s.structure;
         write(st, y.as_slice());

@@ -53,8 +53,8 @@ use crate::solver::{FormulaId, RealId, Solver, SolverError};
 
 use crate::continuous::{CompiledTerms, ContinuousRule, derivative_name};
 use crate::game::{Game, Rng, uniform01};
-use crate::ode::Method;
 use crate::ir::{self, Bound, Distribution, Formula, Multiplicity, RealExpr};
+use crate::ode::Method;
 use crate::rewrite::{CompiledRule, Match};
 use crate::structure::{Elem, FunId, RelId, Structure};
 
