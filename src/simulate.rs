@@ -64,11 +64,11 @@ pub fn simulate(
     trace: bool,
     out: &mut dyn Write,
 ) -> Result<Trajectories, String> {
-    if !(opts.until >= 0.0) {
+    if opts.until.is_nan() || opts.until < 0.0 {
         return Err(format!("--until {} is not a non-negative time", opts.until));
     }
     match opts.step {
-        Some(h) if !(h > 0.0 && h.is_finite()) => {
+        Some(h) if h.is_nan() || h <= 0.0 || h.is_infinite() => {
             return Err(format!("--step {h} is not a positive step"));
         }
         Some(h) => interp.set_method(Method::Rk4 { step: h }),

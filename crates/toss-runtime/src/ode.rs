@@ -231,9 +231,9 @@ impl DormandPrince {
     ) {
         for i in 0..7 {
             self.tmp.copy_from(y);
-            for j in 0..i {
-                if A[i][j] != 0.0 {
-                    self.tmp.axpy(h * A[i][j], &self.k[j], 1.0);
+            for (a, k) in A[i].iter().zip(&self.k).take(i) {
+                if *a != 0.0 {
+                    self.tmp.axpy(h * a, k, 1.0);
                 }
             }
             sys.rhs(t + C[i] * h, self.tmp.as_slice(), self.k[i].as_mut_slice());
@@ -547,8 +547,8 @@ mod tests {
     #[test]
     fn events_are_located_by_bisection() {
         // A ball from height 10 under g = 9.81: y >= 0 fails at sqrt(20/g).
-        let g = 9.81;
-        let exact = (2.0 * 10.0 / g as f64).sqrt();
+        let g: f64 = 9.81;
+        let exact: f64 = (2.0 * 10.0 / g).sqrt();
         for method in [Method::Rk4 { step: 0.1 }, Method::ADAPTIVE] {
             let mut sys = |_t: f64, y: &[f64], dy: &mut [f64]| {
                 dy[0] = y[1];

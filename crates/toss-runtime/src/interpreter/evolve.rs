@@ -48,6 +48,9 @@ pub(super) struct RuleCont {
     pub compiled_update: Option<TermFn>,
 }
 
+/// Sees the structure, with the absolute time, during an evolution.
+pub type Observer<'a> = &'a mut dyn FnMut(f64, &Structure);
+
 /// What one application of a joint action did.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Evolution {
@@ -174,7 +177,7 @@ impl Interpreter {
         joint: &[Move],
         rng: &mut Rng,
         until: f64,
-        mut observe: Option<&mut dyn FnMut(f64, &Structure)>,
+        mut observe: Option<Observer<'_>>,
     ) -> Evolution {
         let mut ev = Evolution::default();
         let loc = &self.locations[s.location];
@@ -308,7 +311,7 @@ impl Interpreter {
         }
         s.time += elapsed;
         ev.elapsed = elapsed;
-        if let Some(obs) = observe.as_deref_mut()
+        if let Some(obs) = observe
             && !ev.applied.is_empty()
         {
             obs(s.time, &s.structure);
@@ -381,7 +384,7 @@ impl Interpreter {
         active: &[bool],
         from: f64,
         to: f64,
-        observe: &mut Option<&mut dyn FnMut(f64, &Structure)>,
+        observe: &mut Option<Observer<'_>>,
     ) -> (Result<Outcome, OdeError>, f64) {
         let st = &s.structure;
         let inv_ok = |st: &Structure| {

@@ -787,7 +787,7 @@ impl Interpreter {
         joint: &[Move],
         rng: &mut Rng,
         until: f64,
-        observe: Option<&mut dyn FnMut(f64, &Structure)>,
+        observe: Option<evolve::Observer<'_>>,
     ) -> Evolution {
         if self.continuous {
             return self.apply_continuous(s, joint, rng, until, observe);
