@@ -281,6 +281,11 @@ impl Interpreter {
                     let failing: Vec<usize> = (0..groups.len())
                         .filter(|&i| active[i] && !self.inv_holds(&s.structure, &groups[i]))
                         .collect();
+                    if failing.is_empty() {
+                        // Cannot happen (the event is where an invariant
+                        // fails); ends the action rather than loop.
+                        break Vec::new();
+                    }
                     let ok: Vec<usize> = failing
                         .iter()
                         .copied()
