@@ -282,6 +282,8 @@ pub struct Integrator {
     start: DVector<f64>,
     /// The result of a trial step.
     trial: DVector<f64>,
+    /// The state at the upper end of an event's bracket.
+    at_hi: DVector<f64>,
     /// The adaptive step size to try next.
     h_next: f64,
 }
@@ -298,6 +300,7 @@ impl Integrator {
             dp: DormandPrince::new(dim),
             start: DVector::zeros(dim),
             trial: DVector::zeros(dim),
+            at_hi: DVector::zeros(dim),
             h_next: 0.0,
         }
     }
@@ -420,7 +423,7 @@ impl Integrator {
     {
         let (mut lo, mut hi) = (0.0, h);
         // The state at `hi`, kept while the bracket shrinks.
-        let mut at_hi = self.trial.clone_owned();
+        self.at_hi.copy_from(&self.trial);
         while hi - lo > EVENT_TOL && t + (lo + hi) / 2.0 > t + lo && t + (lo + hi) / 2.0 < t + hi {
             let mid = (lo + hi) / 2.0;
             self.plain_step(sys, t, mid);
@@ -428,10 +431,10 @@ impl Integrator {
                 lo = mid;
             } else {
                 hi = mid;
-                at_hi.copy_from(&self.trial);
+                self.at_hi.copy_from(&self.trial);
             }
         }
-        self.trial.copy_from(&at_hi);
+        self.trial.copy_from(&self.at_hi);
         t + hi
     }
 }
