@@ -140,6 +140,29 @@ macro_rules! with_game {
     };
 }
 
+/// `toss simulate FILE --until T [--step H] [--seed S] [--player P]...
+/// [--plot out.svg]`.
+pub fn simulate(
+    path: &Path,
+    opts: &toss::simulate::Options,
+    plot: Option<&Path>,
+    colour: bool,
+) -> Result<(), String> {
+    let (game, _) = load_toss(path, colour).map_err(|e| e.rendered)?;
+    let mut interp =
+        toss::Interpreter::new(&game).map_err(|e| format!("{}: {e}", path.display()))?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let traj = toss::simulate::simulate(&game, &mut interp, opts, plot.is_some(), &mut out)?;
+    if let Some(svg) = plot {
+        let title = path
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        toss::simulate::plot(&traj, &title, svg)?;
+    }
+    Ok(())
+}
+
 /// `toss fmt FILE`: the canonical form on standard output.
 pub fn fmt(path: &Path, colour: bool) -> Result<(), String> {
     let (game, _) = load_toss(path, colour).map_err(|e| e.rendered)?;

@@ -25,6 +25,7 @@ pub mod load;
 pub mod matches;
 pub mod play;
 pub mod render;
+pub mod simulate;
 
 /// Parses a `.toss` description and builds its interpreter. Errors come
 /// rendered, with file, line, column and a caret.
@@ -51,6 +52,7 @@ pub mod __private {
         rand_core::Rng::next_u64(rng)
     }
     pub use toss_runtime::bits::Bits;
+    pub use toss_runtime::continuous::{CompiledTerms, root};
     pub use toss_runtime::game::uniform01;
     pub use toss_runtime::interpreter::{Interpreter, Move, State};
 
@@ -93,6 +95,23 @@ pub mod __private {
         }
         out.push('}');
         out
+    }
+
+    /// [`checked_interpreter`] with the ODE right-hand sides and update
+    /// terms the derive compiled.
+    pub fn checked_interpreter_compiled(
+        source: &str,
+        file_name: &str,
+        compiled: &[CompiledTerms],
+    ) -> Interpreter {
+        let parsed = toss_lang::parse_game(source, file_name)
+            .map_err(|d| toss_lang::render_diagnostics(&d, source, file_name, false))
+            .and_then(|g| Interpreter::with_compiled(&g, compiled).map_err(|e| e.to_string()));
+        match parsed {
+            Ok(i) => i,
+            // Unreachable: the derive refused to compile this description otherwise.
+            Err(e) => panic!("game checked at build time failed to load: {e}"),
+        }
     }
 
     /// The interpreter of a description that the derive already checked at

@@ -82,6 +82,27 @@ enum Command {
         #[arg(short = 'o')]
         output: Option<PathBuf>,
     },
+    /// Run a game over continuous time with programs as players: one line
+    /// `t=<time> rule=<name>` per rule application, then the final values
+    /// of all functions.
+    Simulate {
+        file: PathBuf,
+        /// Stop at this time.
+        #[arg(long)]
+        until: f64,
+        /// Integrate with RK4 at this fixed step (default: the adaptive
+        /// Dormand-Prince method).
+        #[arg(long)]
+        step: Option<f64>,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// One per player, in order: random, uct:iters=N, ... (default random).
+        #[arg(long = "player")]
+        players: Vec<toss::matches::PlayerSpec>,
+        /// Draw the trajectories of the functions over time as SVG.
+        #[arg(long)]
+        plot: Option<PathBuf>,
+    },
     /// Print the heuristics derived from the payoffs (spec 3.3-3.5).
     Heuristic {
         file: PathBuf,
@@ -177,6 +198,22 @@ fn main() -> ExitCode {
             swap,
         } => commands::play_match(&file, &players, n, seed, swap, colour),
         Command::Build { file, output } => commands::build(&file, output.as_deref(), colour),
+        Command::Simulate {
+            file,
+            until,
+            step,
+            seed,
+            players,
+            plot,
+        } => {
+            let opts = toss::simulate::Options {
+                until,
+                step,
+                seed,
+                players,
+            };
+            commands::simulate(&file, &opts, plot.as_deref(), colour)
+        }
         Command::Heuristic {
             file,
             rule_condition,

@@ -267,3 +267,60 @@ fn a_broken_gdl_file_is_an_error_with_its_location() {
         text(&out.stderr)
     );
 }
+
+/// `toss simulate` on bounce.toss: the first line is the first bounce, at
+/// sqrt(2 * 10 / 9.81), with the adaptive method and with RK4; the final
+/// values follow; `--plot` writes an SVG.
+#[test]
+fn simulate_prints_bounces_and_plots() {
+    let dir = std::env::temp_dir().join(format!("toss-simulate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let svg = dir.join("bounce.svg");
+    let svg_arg = svg.to_string_lossy().into_owned();
+    for extra in [vec!["--plot", svg_arg.as_str()], vec!["--step", "0.01"]] {
+        let mut args = vec!["simulate", "games/bounce.toss", "--until", "5"];
+        args.extend(extra.iter().copied());
+        let out = toss(&args, "");
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let stdout = text(&out.stdout);
+        let lines: Vec<&str> = stdout.lines().collect();
+        let first = lines[0]
+            .strip_prefix("t=")
+            .and_then(|l| l.strip_suffix(" rule=Bounce"))
+            .and_then(|t| t.parse::<f64>().ok())
+            .unwrap_or_else(|| panic!("{stdout}"));
+        assert!(
+            (first - (2.0 * 10.0 / 9.81f64).sqrt()).abs() < 1e-6,
+            "{first}"
+        );
+        // Bounces at 1.43, 3.71 (and 5.54, after --until 5).
+        assert_eq!(lines[1].split(' ').nth(1), Some("rule=Bounce"));
+        assert_eq!(lines[2], "final t=5", "{stdout}");
+        assert!(lines.contains(&":n(b) = 2"), "{stdout}");
+        assert!(lines.iter().any(|l| l.starts_with(":y(b) = ")), "{stdout}");
+    }
+    let plot = std::fs::read_to_string(&svg).expect("the plot was written");
+    assert!(plot.starts_with("<svg") && plot.trim_end().ends_with("</svg>"));
+    assert!(
+        plot.contains("y(b)") && plot.contains("<polyline"),
+        "{plot}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn simulate_refuses_bad_steps() {
+    let out = toss(
+        &[
+            "simulate",
+            "games/bounce.toss",
+            "--until",
+            "5",
+            "--step",
+            "0",
+        ],
+        "",
+    );
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("--step 0 is not a positive step"));
+}

@@ -2,7 +2,9 @@
 //! generates and the interpreter of the same file play in lockstep over
 //! seeded random playouts: the same movers, the same legal moves in the same
 //! order, the same structure after every ply, the same payoffs; and their
-//! perft counts agree.
+//! perft counts agree. The continuous games (bounce, cat-and-mouse,
+//! pursuit) are compared in tests/continuous.rs, within a tolerance on
+//! function values, with their times and parameters drawn at random.
 
 use rand_core::Rng as _;
 use toss::{Game, Interpreter, Structure};

@@ -55,6 +55,22 @@ pub fn source_and_interpreter(
     file_name: &str,
     doc: &[&str],
 ) -> TokenStream {
+    source_and_interpreter_with(
+        ident,
+        path_lit,
+        doc,
+        quote! { ::toss::__private::checked_interpreter(Self::SOURCE, #file_name) },
+    )
+}
+
+/// [`source_and_interpreter`] with the interpreter built by `init` (an
+/// expression of type `Interpreter`).
+pub fn source_and_interpreter_with(
+    ident: &Ident,
+    path_lit: &str,
+    doc: &[&str],
+    init: TokenStream,
+) -> TokenStream {
     quote! {
         #[automatically_derived]
         impl #ident {
@@ -65,7 +81,7 @@ pub fn source_and_interpreter(
             pub fn interpreter() -> &'static ::toss::__private::Interpreter {
                 static INTERPRETER: ::toss::__private::OnceLock<::toss::__private::Interpreter> =
                     ::toss::__private::OnceLock::new();
-                INTERPRETER.get_or_init(|| ::toss::__private::checked_interpreter(Self::SOURCE, #file_name))
+                INTERPRETER.get_or_init(|| #init)
             }
         }
     }
@@ -88,7 +104,7 @@ pub fn stub_impl(ident: &Ident) -> TokenStream {
 
 /// The `Game` methods, each forwarding to `target` (an expression of type
 /// `&Interpreter`).
-fn forwarding_methods(target: TokenStream) -> TokenStream {
+pub(crate) fn forwarding_methods(target: TokenStream) -> TokenStream {
     quote! {
         type State = ::toss::__private::State;
         type Move = ::toss::__private::Move;
@@ -122,6 +138,9 @@ fn forwarding_methods(target: TokenStream) -> TokenStream {
         }
         fn move_to_string(&self, s: &Self::State, player: usize, m: &Self::Move) -> ::std::string::String {
             ::toss::Game::move_to_string(#target, s, player, m)
+        }
+        fn draw_continuous(&self, s: &Self::State, player: usize, m: &mut Self::Move, rng: &mut ::toss::Rng) {
+            ::toss::Game::draw_continuous(#target, s, player, m, rng)
         }
     }
 }

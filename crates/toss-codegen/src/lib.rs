@@ -10,10 +10,13 @@
 //! Stages: [`attr`] reads `#[toss(...)]`; [`source`] finds and reads the
 //! file; `toss-lang` parses and checks it; [`plan`] decides the
 //! specialization; [`specialize`] writes the specialized impl, or [`emit`]
-//! the interpreter-forwarding one for games outside the fragment.
+//! the interpreter-forwarding one for games outside the fragment; [`ode`]
+//! compiles the ODE right-hand sides and update terms of games with
+//! continuous dynamics.
 
 pub mod attr;
 pub mod emit;
+pub mod ode;
 pub mod plan;
 pub mod source;
 pub mod specialize;
@@ -85,8 +88,12 @@ fn expand(input: &DeriveInput, base: Option<&std::path::Path>) -> Result<TokenSt
     })?;
     // The interpreter is built here exactly as at run time, so a game that
     // compiles cannot fail to load when the program starts.
-    toss_runtime::Interpreter::new(&game)
+    let interp = toss_runtime::Interpreter::new(&game)
         .map_err(|e| syn::Error::new(file.span(), format!("{shown}: {e}")))?;
+    if ode::has_dynamics(&game) {
+        return ode::continuous_impl(&input.ident, &path, &game, &interp)
+            .map_err(|e| syn::Error::new(file.span(), format!("{shown}: {e}")));
+    }
     Ok(match plan::Plan::build(&game) {
         Ok(plan) => specialize::specialized_impl(&input.ident, &path, &plan),
         Err(reason) => emit::interpreted_impl(&input.ident, &path, &game, &reason),

@@ -122,3 +122,22 @@ fn games_outside_the_fragment() {
         }
     }
 }
+
+/// A game with dynamics: its ODE right-hand sides and update terms become
+/// functions of the type, the rest forwards to the interpreter built with
+/// them.
+#[test]
+fn bounce_expansion() {
+    let text = expansion("Bounce", "games/bounce.toss");
+    assert!(text.contains("checked_interpreter_compiled"), "{text}");
+    insta::assert_snapshot!(text);
+}
+
+/// Continuous games are outside the specialized fragment.
+#[test]
+fn continuous_games_keep_the_interpreter() {
+    for g in ["bounce", "cat-and-mouse", "pursuit"] {
+        assert!(toss_codegen::ode::has_dynamics(&game(g)), "{g}");
+        assert!(Plan::build(&game(g)).is_err(), "{g}");
+    }
+}

@@ -647,12 +647,9 @@ impl Checker<'_> {
                         eq.element.span.clone(),
                     ));
                 }
-                if is_update && eq.order != 0 {
-                    self.err(Diagnostic::new(
-                        "an update equation gives a value, not a derivative",
-                        eq.function.span.clone(),
-                    ));
-                }
+                // An update may set a derivative below the order of the
+                // function's ODEs (kept between moves); the interpreter
+                // checks that one is kept.
                 if !is_update && eq.order == 0 {
                     self.err(Diagnostic::new(
                         "an ODE must define a derivative like `:f'(a)`",

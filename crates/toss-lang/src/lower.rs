@@ -419,7 +419,9 @@ fn rule(r: &RuleDef) -> ir::Rule {
             .update
             .iter()
             .map(|e| ir::UpdateEquation {
-                function: e.function.name.clone(),
+                // `update :f'(r) = t` sets the kept derivative, the
+                // function named `f'` (toss_runtime::continuous).
+                function: format!("{}{}", e.function.name, "'".repeat(e.order as usize)),
                 element: e.element.name.clone(),
                 value: term(&e.value),
             })

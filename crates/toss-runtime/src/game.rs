@@ -97,7 +97,23 @@ pub trait Game {
     /// A readable form of a move, e.g. `Cross{a: b2}`.
     fn move_to_string(&self, s: &Self::State, player: usize, m: &Self::Move) -> String;
 
-    /// Plays uniformly random joint moves from `s` (in place) until the play
+    /// Draws the continuous choices of move `m` of `player` at random: for
+    /// a label with a time interval or parameter intervals (spec 1.4), the
+    /// time bound and each parameter uniformly from its interval. Random
+    /// players pick a legal move (whose choices come from a fixed grid) and
+    /// then call this. The default, for games without such labels, leaves
+    /// `m` as it is and draws nothing from `rng`.
+    fn draw_continuous(
+        &self,
+        _s: &Self::State,
+        _player: usize,
+        _m: &mut Self::Move,
+        _rng: &mut Rng,
+    ) {
+    }
+
+    /// Plays uniformly random joint moves from `s` (in place), with their
+    /// continuous choices drawn ([`Game::draw_continuous`]), until the play
     /// is terminal or `max_plies` joint moves were made. Returns the number
     /// of plies played and the payoffs of the state reached (the payoff
     /// terms of its location, even when stopped before the end).
@@ -117,12 +133,14 @@ pub trait Game {
                 break;
             }
             joint.clear();
-            for ms in moves.iter_mut().take(movers.len()) {
+            for (ms, &p) in moves.iter_mut().zip(movers.iter()) {
                 if ms.is_empty() {
                     break;
                 }
                 let i = (rng.next_u64() % ms.len() as u64) as usize;
-                joint.push(ms.swap_remove(i));
+                let mut m = ms.swap_remove(i);
+                self.draw_continuous(s, p, &mut m, rng);
+                joint.push(m);
             }
             if joint.len() < movers.len() {
                 break;

@@ -7,11 +7,13 @@
 pub mod alphabeta;
 pub mod analysis;
 pub mod bits;
+pub mod continuous;
 pub mod game;
 pub mod gdl;
 pub mod heuristic;
 pub mod interpreter;
 pub mod ir;
+pub mod ode;
 pub mod player;
 pub mod rewrite;
 pub mod solver;

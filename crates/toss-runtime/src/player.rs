@@ -34,7 +34,8 @@ pub trait Player<G: Game> {
     fn observe(&mut self, _game: &G, _state: &G::State, _joint: &[G::Move]) {}
 }
 
-/// Uniformly random legal moves, reproducible from its seed.
+/// Uniformly random legal moves (times and parameters drawn uniformly from
+/// their intervals), reproducible from its seed.
 pub struct RandomPlayer {
     rng: Rng,
 }
@@ -64,7 +65,9 @@ impl<G: Game> Player<G> for RandomPlayer {
                     return None;
                 }
                 let i = (self.rng.next_u64() % moves.len() as u64) as usize;
-                Some(moves.swap_remove(i))
+                let mut m = moves.swap_remove(i);
+                game.draw_continuous(state, p, &mut m, &mut self.rng);
+                Some(m)
             })
             .collect()
     }

@@ -34,20 +34,37 @@
 //! - time and parameters: a label with a time or parameter interval offers
 //!   a small grid of values: the interval's end-points and midpoint (one
 //!   value when they coincide); a drawn end-point counts, for the grid, as
-//!   the mean of its distribution on the label's first target. Rule
-//!   parameters a label leaves out are 0. The state's time advances by the
-//!   least time chosen by the movers.
+//!   the mean of its distribution on the label's first target. These grid
+//!   moves are what UCT and alpha-beta choose among; random players draw
+//!   the values uniformly from the intervals instead
+//!   ([`Game::draw_continuous`]). Rule parameters a label leaves out are 0;
+//! - continuous games (a rule with `dynamics` or an `inv`, or a label with
+//!   a time interval) apply a joint action by continuous evolution to the
+//!   least time bound, with invariants and update equations, see
+//!   [`evolve`]; their comparisons use the epsilon semantics of spec 1.3
+//!   (epsilon [`DEFAULT_EPSILON`], or `DATA epsilon: e`), and the `post` of
+//!   a rule with `dynamics` is checked after the evolution, not when moves
+//!   are generated. Other games apply all movers' rules at once, and the
+//!   state's time advances by the least time chosen.
 //!
-//! Not implemented: continuous evolution (ODEs of `dynamics`, invariants
-//! `inv`), which a later version integrates; a state never evolves between
-//! moves. Payoffs in non-terminal states are just the terms' current values.
+//! Payoffs in non-terminal states are just the terms' current values.
 
 use crate::solver::{FormulaId, RealId, Solver, SolverError};
 
+use crate::continuous::{CompiledTerms, ContinuousRule, derivative_name};
 use crate::game::{Game, Rng, uniform01};
 use crate::ir::{self, Bound, Distribution, Formula, Multiplicity, RealExpr};
+use crate::ode::Method;
 use crate::rewrite::{CompiledRule, Match};
-use crate::structure::{BitSet, Elem, RelId, Structure};
+use crate::structure::{BitSet, Elem, FunId, RelId, Structure};
+
+pub mod evolve;
+pub use evolve::Evolution;
+use evolve::RuleCont;
+
+/// The epsilon of comparisons in continuous games unless `DATA epsilon: e`
+/// gives one (spec 1.3: `a < b` holds when `a + eps < b - eps`).
+pub const DEFAULT_EPSILON: f64 = 1e-9;
 
 /// At most this many move sets are offered per label (and time/parameter
 /// choice) with multiplicity `Any`.
@@ -145,6 +162,11 @@ struct RuleInfo {
     pre_state: Option<FormulaId>,
     post: Option<FormulaId>,
     updates: Vec<RealId>,
+    /// `inv`; `None` when trivially true.
+    inv: Option<FormulaId>,
+    /// The ODE system and update terms over their inputs, for rules with
+    /// `dynamics`.
+    cont: Option<RuleCont>,
 }
 
 struct LabelInfo {
@@ -174,6 +196,12 @@ pub struct Interpreter {
     locations: Vec<LocInfo>,
     initial: State,
     stable: Vec<RelId>,
+    /// Whether joint actions evolve continuously (see the module docs).
+    continuous: bool,
+    method: Method,
+    /// Per function: the functions holding its derivatives of orders 0 to
+    /// k-1 when an ODE defines its k-th derivative (else empty).
+    derivatives: Vec<Vec<FunId>>,
 }
 
 /// The conjuncts of `f` (nested `and`s flattened), appended to `out`.
@@ -312,7 +340,9 @@ fn complete_signature(game: &ir::Game, sig: &mut Structure) -> Result<(), Interp
             sig.declare_function(&u.function);
         }
         for d in &r.dynamics {
-            sig.declare_function(&d.function);
+            for k in 0..d.order {
+                sig.declare_function(&derivative_name(&d.function, k));
+            }
         }
     }
     Ok(())
@@ -365,6 +395,16 @@ fn conform(sig: &Structure, s: &Structure) -> Structure {
 impl Interpreter {
     /// Loads a game: compiles its rules, constraints and payoffs.
     pub fn new(game: &ir::Game) -> Result<Interpreter, InterpreterError> {
+        Self::with_compiled(game, &[])
+    }
+
+    /// Loads a game whose ODE right-hand sides and update terms generated
+    /// code compiled (`compiled`, by rule name); the interpreter calls those
+    /// functions instead of evaluating the terms.
+    pub fn with_compiled(
+        game: &ir::Game,
+        compiled: &[CompiledTerms],
+    ) -> Result<Interpreter, InterpreterError> {
         let mut sig = game.start.clone();
         complete_signature(game, &mut sig)?;
         let mut solver = Solver::new(&sig, &game.defined_relations)
@@ -511,6 +551,51 @@ impl Interpreter {
                 .map(|u| solver.compile_real(&u.value, &lhs, &params))
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| solver_err("update", e))?;
+            let inv = if r.inv == Formula::True {
+                None
+            } else {
+                Some(
+                    solver
+                        .compile_formula(&r.inv, &lhs, &params)
+                        .map_err(|e| solver_err("inv", e))?,
+                )
+            };
+            let cont = if r.dynamics.is_empty() {
+                None
+            } else {
+                let c = ContinuousRule::new(r, &rule_params[ri]).map_err(ierr)?;
+                let lhs_index = |e: &str| {
+                    rule.lhs_names().iter().position(|l| l == e).ok_or_else(|| {
+                        ierr(format!("rule {}: `{e}` is not a left element", r.name))
+                    })
+                };
+                let fun = |name: &str| {
+                    sig.function(name)
+                        .ok_or_else(|| ierr(format!("rule {}: unknown function `{name}`", r.name)))
+                };
+                let inputs = c
+                    .inputs
+                    .iter()
+                    .map(|i| Ok((fun(&i.stored_name())?, lhs_index(&i.element)?)))
+                    .collect::<Result<Vec<_>, InterpreterError>>()?;
+                let targets = r
+                    .dynamics
+                    .iter()
+                    .map(|d| Ok((fun(&d.function)?, lhs_index(&d.element)?)))
+                    .collect::<Result<Vec<_>, InterpreterError>>()?;
+                let mine = compiled.iter().find(|t| t.rule == r.name);
+                Some(RuleCont {
+                    inputs,
+                    targets,
+                    dynamics: c.dynamics,
+                    compiled_dynamics: mine.and_then(|t| t.dynamics),
+                    compiled_update: if c.update.is_some() {
+                        mine.and_then(|t| t.update)
+                    } else {
+                        None
+                    },
+                })
+            };
             rules.push(RuleInfo {
                 rule,
                 params: rule_params[ri].clone(),
@@ -519,9 +604,74 @@ impl Interpreter {
                 pre_state,
                 post,
                 updates,
+                inv,
+                cont,
             });
         }
         let stable: Vec<RelId> = (0..sig.num_relations()).filter(|&r| !changed[r]).collect();
+
+        // The order of each function's ODEs: one per function.
+        let mut derivatives: Vec<Vec<FunId>> = vec![Vec::new(); sig.num_functions()];
+        for r in &game.rules {
+            for d in &r.dynamics {
+                let chain: Vec<FunId> = (0..d.order)
+                    .filter_map(|k| sig.function(&derivative_name(&d.function, k)))
+                    .collect();
+                let Some(&base) = chain.first() else {
+                    return Err(ierr(format!("rule {}: an ODE of order 0", r.name)));
+                };
+                if !derivatives[base].is_empty() && derivatives[base] != chain {
+                    return Err(ierr(format!(
+                        "rule {}: ODEs for `:{}` of different orders ({} and {}); all \
+                         equations for one function must have the same order",
+                        r.name,
+                        d.function,
+                        derivatives[base].len(),
+                        d.order
+                    )));
+                }
+                derivatives[base] = chain;
+            }
+        }
+        // An update of a derivative (`:f'(r)`) must set one that is kept.
+        for r in &game.rules {
+            for u in &r.update {
+                let order = u.function.len() - u.function.trim_end_matches('\'').len();
+                if order == 0 {
+                    continue;
+                }
+                let base = &u.function[..u.function.len() - order];
+                let kept = sig
+                    .function(base)
+                    .is_some_and(|f| derivatives[f].len() > order);
+                if !kept {
+                    return Err(ierr(format!(
+                        "rule {}: `update :{}({})` sets a derivative that is not kept: only \
+                         derivatives below the order of an ODE for `:{base}` are",
+                        r.name, u.function, u.element
+                    )));
+                }
+            }
+        }
+        let continuous = rules.iter().any(|r| r.cont.is_some() || r.inv.is_some())
+            || game.locations.iter().any(|l| {
+                l.players
+                    .iter()
+                    .any(|p| p.moves.iter().any(|m| m.time.is_some()))
+            });
+        if continuous {
+            let eps = match game.data.iter().find(|(k, _)| k == "epsilon") {
+                Some((_, v)) => v
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|e| e.is_finite() && *e >= 0.0)
+                    .ok_or_else(|| {
+                        ierr(format!("DATA epsilon: `{v}` is not a non-negative number"))
+                    })?,
+                None => DEFAULT_EPSILON,
+            };
+            solver.set_epsilon(eps);
+        }
 
         let nplayers = game.players.len();
         let mut locations = Vec::with_capacity(game.locations.len());
@@ -643,7 +793,74 @@ impl Interpreter {
                 time: 0.0,
             },
             stable,
+            continuous,
+            method: Method::default(),
+            derivatives,
         })
+    }
+
+    /// Whether joint actions evolve continuously (a rule with `dynamics` or
+    /// an `inv`, or a label with a time interval).
+    pub fn is_continuous(&self) -> bool {
+        self.continuous
+    }
+
+    /// The integration method of continuous evolution (default
+    /// [`Method::ADAPTIVE`]).
+    pub fn set_method(&mut self, method: Method) {
+        self.method = method;
+    }
+
+    pub fn method(&self) -> Method {
+        self.method
+    }
+
+    /// [`Game::apply`] that stops the evolution at absolute time `until`
+    /// (no rule applies then) and shows `observe` the structure with the
+    /// absolute time after every integration step and after the rules
+    /// applied. Reports the rules applied. For games that are not
+    /// continuous it is [`Game::apply`], reporting every rule applied.
+    pub fn apply_observed(
+        &self,
+        s: &mut State,
+        joint: &[Move],
+        rng: &mut Rng,
+        until: f64,
+        observe: Option<evolve::Observer<'_>>,
+    ) -> Evolution {
+        if self.continuous {
+            return self.apply_continuous(s, joint, rng, until, observe);
+        }
+        let loc = &self.locations[s.location];
+        let mut applied = Vec::new();
+        for (&p, mv) in loc.label_players.iter().zip(joint) {
+            let rule = self.rules[loc.labels[p][mv.label].rule].rule.name();
+            applied.extend(mv.matches.iter().map(|_| rule.to_string()));
+        }
+        let before = s.time;
+        self.apply(s, joint, rng);
+        Evolution {
+            applied,
+            elapsed: s.time - before,
+            ..Evolution::default()
+        }
+    }
+
+    /// The edge a label takes: its only target, or one drawn by
+    /// probability.
+    fn choose_target<'a>(&self, label: &'a LabelInfo, rng: &mut Rng) -> &'a ir::Target {
+        if label.targets.len() == 1 {
+            return &label.targets[0];
+        }
+        let u = uniform01(rng);
+        let mut acc = 0.0;
+        for t in &label.targets {
+            acc += t.probability.unwrap_or(0.0);
+            if u < acc {
+                return t;
+            }
+        }
+        &label.targets[label.targets.len() - 1]
     }
 
     /// Relations no rule changes.
@@ -672,7 +889,10 @@ impl Interpreter {
         {
             return false;
         }
-        if let Some(post) = ri.post {
+        // With dynamics, `post` is checked after the evolution.
+        if let Some(post) = ri.post
+            && ri.cont.is_none()
+        {
             let m = Match {
                 elems: elems.into(),
                 optional: opt,
@@ -952,23 +1172,13 @@ impl Game for Interpreter {
         if joint.is_empty() {
             return;
         }
+        if self.continuous {
+            self.apply_continuous(s, joint, rng, f64::INFINITY, None);
+            return;
+        }
         // The edge taken: the first mover's label decides.
         let first = &loc.labels[movers[0]][joint[0].label];
-        let target = if first.targets.len() == 1 {
-            &first.targets[0]
-        } else {
-            let u = uniform01(rng);
-            let mut acc = 0.0;
-            let mut chosen = &first.targets[first.targets.len() - 1];
-            for t in &first.targets {
-                acc += t.probability.unwrap_or(0.0);
-                if u < acc {
-                    chosen = t;
-                    break;
-                }
-            }
-            chosen
-        };
+        let target = self.choose_target(first, rng);
         let draws: Vec<(String, f64)> = target
             .draws
             .iter()
@@ -1010,6 +1220,10 @@ impl Game for Interpreter {
         }
         s.location = target.location;
         s.time += t0.unwrap_or(0.0);
+    }
+
+    fn draw_continuous(&self, s: &State, player: usize, m: &mut Move, rng: &mut Rng) {
+        self.draw_choices(s, player, m, rng);
     }
 
     fn payoffs(&self, s: &State, out: &mut [f64]) {

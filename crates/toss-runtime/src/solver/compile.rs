@@ -476,11 +476,28 @@ impl<'a> Compiler<'a> {
                 },
                 None => return err(format!("unknown function `:{name}`")),
             },
-            RealExpr::Derivative { name, .. } => {
-                return err(format!(
-                    "derivative of `:{name}` is only meaningful in dynamics and inv"
-                ));
-            }
+            // A derivative the structure keeps (below the order of the
+            // function's ODE, see `crate::continuous`) reads like a function.
+            RealExpr::Derivative {
+                name,
+                order,
+                element,
+            } => match self
+                .sig
+                .function(&crate::continuous::derivative_name(name, *order))
+            {
+                Some(f) => Term::Fun {
+                    fun: f,
+                    elem: self.elem(element)?,
+                },
+                None => {
+                    return err(format!(
+                        "the derivative `:{}({element})` is not kept: only derivatives below \
+                         the order of an ODE for `:{name}` are",
+                        crate::continuous::derivative_name(name, *order)
+                    ));
+                }
+            },
             RealExpr::Char(f) => Term::Char(Box::new(self.formula(f)?)),
             RealExpr::Neg(x) => Term::Neg(Box::new(self.term(x)?)),
             RealExpr::Add(a, b) => bin(self, BinOp::Add, a, b)?,

@@ -25,8 +25,9 @@
 //!   elements; practical up to about 20).
 //! - Real terms: all arithmetic of the IR, `Sum`/`Product` over the
 //!   satisfying assignments of their guard (planned like queries), `:(phi)`,
-//!   `let`. Derivatives are rejected (they only mean something during
-//!   continuous evolution).
+//!   `let`. A derivative `:f'(x)` reads the function `f'` of the structure,
+//!   where the interpreter keeps the derivatives of ODE state (see
+//!   [`crate::continuous`]); others are compile errors.
 //! - Real quantifiers `ex :a`, `all :a` and `min :a phi`: supported when
 //!   every comparison mentioning `:a` has `:a` alone on one side and a term
 //!   without `:a` (and without other inner real variables) on the other;
@@ -52,8 +53,9 @@
 //!   relation that is a few translations of element ids (a grid step) is
 //!   applied as shifts with masks. The interpreter uses it to restrict
 //!   rule matching by preconditions.
-//! - Comparisons are exact on `f64`; [`Solver::set_epsilon`] is the hook
-//!   for the epsilon semantics of spec 1.3.
+//! - Comparisons are exact on `f64` unless [`Solver::set_epsilon`] sets
+//!   the epsilon semantics of spec 1.3 (the interpreter does for games with
+//!   continuous dynamics).
 //!
 //! Stable relations: [`Solver::set_stable`] declares relations no rule
 //! changes, and [`Solver::set_stable_from`] tabulates every defined

@@ -1,0 +1,237 @@
+//! `toss simulate`: a game run by programs over continuous time, printing
+//! each rule application and the final function values, optionally drawing
+//! the functions' trajectories.
+
+use std::io::Write;
+use std::path::Path;
+
+use toss_runtime::Interpreter;
+use toss_runtime::game::{Game, rng_from_seed};
+use toss_runtime::ir;
+use toss_runtime::ode::Method;
+use toss_runtime::structure::Structure;
+
+use crate::matches::{self, PlayerSpec};
+
+/// At most this many joint moves are played (a guard for games whose time
+/// does not advance).
+pub const MAX_PLIES: usize = 100_000;
+
+/// What to simulate.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Stop at this time.
+    pub until: f64,
+    /// A fixed RK4 step; `None` for the adaptive Dormand-Prince method.
+    pub step: Option<f64>,
+    pub seed: u64,
+    /// One per player (the rest play randomly).
+    pub players: Vec<PlayerSpec>,
+}
+
+/// Trajectories of every function on every element: `(name, points)`,
+/// named `f(e)`, in function then element order.
+pub type Trajectories = Vec<(String, Vec<(f64, f64)>)>;
+
+fn record(traj: &mut Trajectories, t: f64, s: &Structure) {
+    let mut k = 0;
+    for f in 0..s.num_functions() {
+        for e in s.elements() {
+            let name = format!("{}({})", s.function_name(f), s.element_name(e));
+            if traj.get(k).is_none_or(|(n, _)| *n != name) {
+                match traj.iter().position(|(n, _)| *n == name) {
+                    Some(j) => k = j,
+                    None => {
+                        traj.push((name, Vec::new()));
+                        k = traj.len() - 1;
+                    }
+                }
+            }
+            traj[k].1.push((t, s.fun_value(f, e)));
+            k += 1;
+        }
+    }
+}
+
+/// Runs `interp` (the interpreter of `game`) from its start until time
+/// `opts.until` or the end of the play. Writes `t=<time> rule=<name>` per
+/// rule application, then `final t=<time>` and `:f(e) = v` for every
+/// function and live element. Returns the trajectories when `trace`.
+pub fn simulate(
+    game: &ir::Game,
+    interp: &mut Interpreter,
+    opts: &Options,
+    trace: bool,
+    out: &mut dyn Write,
+) -> Result<Trajectories, String> {
+    if opts.until.is_nan() || opts.until < 0.0 {
+        return Err(format!("--until {} is not a non-negative time", opts.until));
+    }
+    match opts.step {
+        Some(h) if h.is_nan() || h <= 0.0 || h.is_infinite() => {
+            return Err(format!("--step {h} is not a positive step"));
+        }
+        Some(h) => interp.set_method(Method::Rk4 { step: h }),
+        None => interp.set_method(Method::ADAPTIVE),
+    }
+    let interp = &*interp;
+    let n = interp.num_players();
+    if opts.players.len() > n {
+        return Err(format!(
+            "{} --player given, the game has {n} players",
+            opts.players.len()
+        ));
+    }
+    let mut seats = Vec::with_capacity(n);
+    for p in 0..n {
+        let spec = match opts.players.get(p) {
+            Some(s) => s.clone(),
+            None => "random".parse()?,
+        };
+        let seat = matches::build(&spec, game, interp, opts.seed.wrapping_add(p as u64 + 1))?;
+        if seat.player.is_none() {
+            return Err("simulate plays programs only (random, uct, ...), not humans".into());
+        }
+        seats.push(seat);
+    }
+    let io = |e: std::io::Error| e.to_string();
+    let mut rng = rng_from_seed(opts.seed);
+    let mut s = interp.initial_state();
+    let mut traj: Trajectories = Vec::new();
+    let mut movers = Vec::new();
+    for _ in 0..MAX_PLIES {
+        if s.time >= opts.until {
+            break;
+        }
+        interp.movers(&s, &mut movers);
+        if movers.is_empty() {
+            break;
+        }
+        let mut joint = Vec::with_capacity(movers.len());
+        for (k, &p) in movers.iter().enumerate() {
+            let seat = &mut seats[p];
+            let Some(player) = seat.player.as_mut() else {
+                break;
+            };
+            match player
+                .choose(interp, &s, seat.spec.budget)
+                .into_iter()
+                .nth(k)
+            {
+                Some(m) => joint.push(m),
+                None => break,
+            }
+        }
+        if joint.len() < movers.len() {
+            break;
+        }
+        for seat in seats.iter_mut() {
+            if let Some(player) = seat.player.as_mut() {
+                player.observe(interp, &s, &joint);
+            }
+        }
+        let mut observe = |t: f64, st: &Structure| record(&mut traj, t, st);
+        let ev = interp.apply_observed(
+            &mut s,
+            &joint,
+            &mut rng,
+            opts.until,
+            if trace { Some(&mut observe) } else { None },
+        );
+        for rule in &ev.applied {
+            writeln!(out, "t={} rule={rule}", s.time).map_err(io)?;
+        }
+        if let Some(e) = &ev.error {
+            writeln!(out, "evolution stopped: {e}").map_err(io)?;
+            break;
+        }
+        if ev.limited {
+            break;
+        }
+    }
+    writeln!(out, "final t={}", s.time).map_err(io)?;
+    let st = &s.structure;
+    for f in 0..st.num_functions() {
+        for e in st.elements() {
+            writeln!(
+                out,
+                ":{}({}) = {}",
+                st.function_name(f),
+                st.element_name(e),
+                st.fun_value(f, e)
+            )
+            .map_err(io)?;
+        }
+    }
+    if trace {
+        record(&mut traj, s.time, st);
+    }
+    Ok(traj)
+}
+
+/// Draws trajectories as an SVG line chart at `path`.
+pub fn plot(traj: &Trajectories, title: &str, path: &Path) -> Result<(), String> {
+    use plotters::prelude::*;
+    let err = |e: &dyn std::fmt::Display| format!("cannot draw {}: {e}", path.display());
+    let (mut t0, mut t1, mut y0, mut y1) = (
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    );
+    for (_, pts) in traj {
+        for &(t, y) in pts {
+            if t.is_finite() && y.is_finite() {
+                t0 = t0.min(t);
+                t1 = t1.max(t);
+                y0 = y0.min(y);
+                y1 = y1.max(y);
+            }
+        }
+    }
+    if t0 > t1 {
+        (t0, t1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
+    }
+    if t1 - t0 < 1e-12 {
+        t1 = t0 + 1.0;
+    }
+    if y1 - y0 < 1e-12 {
+        (y0, y1) = (y0 - 1.0, y1 + 1.0);
+    }
+    let pad = (y1 - y0) * 0.05;
+    let root = SVGBackend::new(path, (900, 540)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(36)
+        .y_label_area_size(56)
+        .build_cartesian_2d(t0..t1, (y0 - pad)..(y1 + pad))
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .x_desc("t")
+        .draw()
+        .map_err(|e| err(&e))?;
+    for (i, (name, pts)) in traj.iter().enumerate() {
+        let colour = Palette99::pick(i).to_rgba();
+        chart
+            .draw_series(LineSeries::new(
+                pts.iter()
+                    .copied()
+                    .filter(|(t, y)| t.is_finite() && y.is_finite()),
+                colour.stroke_width(2),
+            ))
+            .map_err(|e| err(&e))?
+            .label(name.as_str())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour));
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}
