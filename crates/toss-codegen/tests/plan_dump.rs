@@ -18,7 +18,7 @@ fn game(name: &str) -> toss_runtime::ir::Game {
     toss_lang::parse_game(&text, name).expect("valid game")
 }
 
-const GAMES: [&str; 8] = [
+const GAMES: [&str; 11] = [
     "tic-tac-toe",
     "breakthrough",
     "connect4",
@@ -27,6 +27,9 @@ const GAMES: [&str; 8] = [
     "hex",
     "dice",
     "concurrent-tic-tac-toe",
+    "english-draughts",
+    "chess",
+    "amazons",
 ];
 
 #[test]
@@ -95,30 +98,43 @@ fn expansion_is_deterministic() {
 fn games_outside_the_fragment_forward_to_the_interpreter() {
     let base = Path::new(env!("CARGO_MANIFEST_DIR"));
     let input = quote! {
-        #[toss(file = "tests/fixtures/counter.toss")]
-        struct Counter;
+        #[toss(file = "tests/fixtures/grow.toss")]
+        struct Grow;
     };
     let tokens = toss_codegen::derive_game_in(input, base);
     let parsed: syn::File = syn::parse2(tokens).expect("the expansion parses as a file");
     let text = prettyplease::unparse(&parsed);
-    assert!(
-        text.contains("function updates are not specialized"),
-        "{text}"
-    );
-    assert!(text.contains("::toss::Game::legal_moves(Counter::interpreter()"));
+    assert!(text.contains("right element y is new"), "{text}");
+    assert!(text.contains("::toss::Game::legal_moves(Grow::interpreter()"));
 }
 
-/// Games outside the fragment, and why (they keep the interpreter path).
+/// Amazons is specialized whole: its queen rays (`tc` from a bound element)
+/// are fixed points on bitsets.
 #[test]
-fn games_outside_the_fragment() {
-    for (g, why) in [
-        ("english-draughts", "function updates are not specialized"),
-        ("chess", "function updates are not specialized"),
-        ("amazons", "ties several left elements"),
-    ] {
-        match Plan::build(&game(g)) {
-            Ok(_) => panic!("{g} is now specialized: move it to GAMES"),
-            Err(e) => assert!(e.contains(why), "{g}: {e}"),
-        }
+fn amazons_plan() {
+    insta::assert_snapshot!(dump("amazons"));
+}
+
+/// Draughts and chess: the parts outside the fragment run on the
+/// interpreter, and the plan says which.
+#[test]
+fn partly_specialized_games_name_their_fallbacks() {
+    for g in ["english-draughts", "chess"] {
+        let d = dump(g);
+        println!("{d}");
     }
+}
+
+fn fixture(name: &str) -> toss_runtime::ir::Game {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/{name}.toss"));
+    let text = std::fs::read_to_string(&path).expect("fixture file");
+    toss_lang::parse_game(&text, name).expect("valid game")
+}
+
+/// A game with a part of each kind outside the fragment: the plan keeps
+/// the rest specialized and says what runs on the interpreter.
+#[test]
+fn partial_plan() {
+    let plan = Plan::build(&fixture("partial")).map(|p| p.dump());
+    insta::assert_snapshot!(plan.unwrap_or_else(|e| e));
 }
