@@ -101,6 +101,36 @@ pub enum SetExpr {
     },
     /// The universe if the condition holds, else the empty set.
     If(Box<Cond>),
+    /// `from` and the cells of the ray `table[from]` before its first cell
+    /// outside `through` (the nearest: the least id when `up`, the
+    /// greatest otherwise).
+    Ray {
+        table: usize,
+        from: Bound,
+        through: Box<SetExpr>,
+        up: bool,
+    },
+}
+
+/// Whether a set expression uses the fixed-point variable `var`.
+fn mentions_fix(s: &SetExpr, var: usize) -> bool {
+    match s {
+        SetExpr::FixVar(v) => *v == var,
+        SetExpr::And(v) | SetExpr::Or(v) => v.iter().any(|x| mentions_fix(x, var)),
+        SetExpr::Not(x) | SetExpr::AllIf(x) => mentions_fix(x, var),
+        SetExpr::Image { of, .. } => mentions_fix(of, var),
+        SetExpr::Fix { body, .. } => mentions_fix(body, var),
+        SetExpr::Ray { through, .. } => mentions_fix(through, var),
+        // Conditions inside `If` cannot use a set variable of this plan.
+        SetExpr::If(_)
+        | SetExpr::Empty
+        | SetExpr::Universe
+        | SetExpr::Mask(_)
+        | SetExpr::Fluent(_)
+        | SetExpr::Elem(_)
+        | SetExpr::Row { .. }
+        | SetExpr::Row2 { .. } => false,
+    }
 }
 
 /// A stable binary relation `(y, x)`, as used by an image.
@@ -167,6 +197,8 @@ pub enum Num {
 pub struct FunPlan {
     pub name: String,
     pub values: Vec<f64>,
+    /// Whether some compiled term reads it.
+    pub used: bool,
 }
 
 /// A fluent unary relation: one bitset in the state.
@@ -436,9 +468,17 @@ impl Plan {
             let values = (0..n as u32).map(|e| sig.fun_value(f, e)).collect();
             if updated.contains(name.as_str()) {
                 fluent_names.insert(format!(":{name}"));
-                funs.push(FunPlan { name, values });
+                funs.push(FunPlan {
+                    name,
+                    values,
+                    used: true,
+                });
             } else {
-                stable_funs.push(FunPlan { name, values });
+                stable_funs.push(FunPlan {
+                    name,
+                    values,
+                    used: false,
+                });
             }
         }
 
@@ -1038,13 +1078,69 @@ impl Builder<'_> {
                 self.fix_scope.push((relation.clone(), v));
                 let body = self.set(body, x);
                 self.fix_scope.pop();
-                Ok(SetExpr::Fix {
-                    var: v,
-                    body: Box::new(body?),
-                })
+                Ok(self.ray_or_fix(v, body?))
             }
             Formula::Tc { .. } => self.tc_set(f, x),
             _ => Err(format!("cannot compile `{}` to a set", print_formula(f))),
+        }
+    }
+
+    /// The fixed point `lfp T. {p} | (S & shift(d)[T])` (a ray from the
+    /// bound element `p` through the set `S` in one grid direction) as a
+    /// look-up in a table of full rays and a cut at the first cell outside
+    /// `S`; any other fixed point is iterated.
+    fn ray_or_fix(&mut self, var: usize, body: SetExpr) -> SetExpr {
+        let fix = |body| SetExpr::Fix {
+            var,
+            body: Box::new(body),
+        };
+        let SetExpr::Or(alts) = &body else {
+            return fix(body);
+        };
+        let (from, step) = match alts.as_slice() {
+            [SetExpr::Elem(p), s] | [s, SetExpr::Elem(p)] => (*p, s),
+            _ => return fix(body),
+        };
+        let parts: Vec<SetExpr> = match step {
+            SetExpr::And(v) => v.clone(),
+            s => vec![s.clone()],
+        };
+        let mut shift = None;
+        let mut through = Vec::new();
+        for p in parts {
+            match p {
+                SetExpr::Image {
+                    rel: Rel2::Shifts(ref v),
+                    ref of,
+                } if v.len() == 1 && **of == SetExpr::FixVar(var) && shift.is_none() => {
+                    shift = Some(v[0]);
+                }
+                p if !mentions_fix(&p, var) => through.push(p),
+                _ => return fix(body),
+            }
+        }
+        let Some((d, m)) = shift else {
+            return fix(body);
+        };
+        if d == 0 {
+            return fix(body);
+        }
+        let sources = self.masks[m].members.clone();
+        let mut pairs = Vec::new();
+        for e in 0..self.n {
+            let mut cur = e;
+            while sources.contains(&cur) {
+                cur = (cur as i64 + d as i64) as u32;
+                pairs.push((e, cur));
+            }
+        }
+        let what = format!("the ray in direction {d:+} (sources m{m})");
+        let table = self.table(what, &pairs);
+        SetExpr::Ray {
+            table,
+            from,
+            through: Box::new(and_of(through)),
+            up: d > 0,
         }
     }
 
@@ -1446,6 +1542,7 @@ impl Builder<'_> {
                 let fun = if let Some(i) = self.funs.iter().position(|f| f.name == *name) {
                     FunRef::Fluent(i)
                 } else if let Some(i) = self.stable_funs.iter().position(|f| f.name == *name) {
+                    self.stable_funs[i].used = true;
                     FunRef::Stable(i)
                 } else {
                     return Err(format!("unknown function {name}"));
@@ -1898,6 +1995,17 @@ impl Plan {
                 format!("t{table}[{}, {}]", bound_text(*a), bound_text(*b))
             }
             SetExpr::If(c) => format!("all_if({})", self.cond_text(c)),
+            SetExpr::Ray {
+                table,
+                from,
+                through,
+                up,
+            } => format!(
+                "ray t{table}[{}] through {} (cut at the {} blocker)",
+                bound_text(*from),
+                self.set_text(through),
+                if *up { "least" } else { "greatest" }
+            ),
         }
     }
 

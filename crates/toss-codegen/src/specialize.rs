@@ -94,6 +94,37 @@ fn set_expr(plan: &Plan, e: &SetExpr) -> TokenStream {
             let (a, b) = (bound(*a), bound(*b));
             quote! { #t[#a as usize * ELEMENTS.len() + #b as usize] }
         }
+        SetExpr::Ray {
+            table,
+            from,
+            through,
+            up,
+        } => {
+            let t = format_ident!("T{}", table);
+            let from = bound(*from);
+            let through = set_expr(plan, through);
+            let first = if *up {
+                quote! { b.first() }
+            } else {
+                quote! { b.last() }
+            };
+            quote! {
+                ({
+                    let r = #t[#from as usize];
+                    let b = r & !#through;
+                    let mut out = if b.is_empty() {
+                        r
+                    } else {
+                        let f = #first;
+                        let mut out = r & !#t[f as usize];
+                        out.remove(f);
+                        out
+                    };
+                    out.insert(#from);
+                    out
+                })
+            }
+        }
         SetExpr::If(c) => {
             let c = cond_expr(plan, c);
             quote! { (if #c { UNIVERSE } else { Set::EMPTY }) }
@@ -389,12 +420,20 @@ fn matcher(plan: &Plan, ident: &Ident, ri: usize) -> TokenStream {
                 }
             }
         });
-        let mut inner = quote! {
-            'm: {
-                #post
-                #check
+        let mut inner = if post.is_none() && check.is_none() {
+            quote! {
                 if !f(#arr) {
                     return false;
+                }
+            }
+        } else {
+            quote! {
+                'm: {
+                    #post
+                    #check
+                    if !f(#arr) {
+                        return false;
+                    }
                 }
             }
         };
@@ -936,7 +975,7 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
         });
         quote! { funs: [#(#rows),*], }
     };
-    let stable_fun_tables = plan.stable_funs.iter().enumerate().map(|(i, f)| {
+    let stable_fun_tables = plan.stable_funs.iter().enumerate().filter(|(_, f)| f.used).map(|(i, f)| {
         let id = format_ident!("F{}", i);
         let doc = format!(" The function `{}` (stable), per element.", f.name);
         let v = f.values.iter().map(|&x| Literal::f64_suffixed(x));
