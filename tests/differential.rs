@@ -1,8 +1,8 @@
 //! Differential tests: for every game in games/, the code `#[derive(Game)]`
 //! generates and the interpreter of the same file play in lockstep over
 //! seeded random playouts: the same movers, the same legal moves in the same
-//! order, the same structure after every ply, the same payoffs; and their
-//! perft counts agree.
+//! order, the same structure after every ply, the same payoffs; their
+//! perft counts agree, and so do their random playouts for a seed.
 
 use rand_core::Rng as _;
 use toss::{Game, Interpreter, Structure};
@@ -108,6 +108,17 @@ fn lockstep<G: Game>(g: &G, file: &str, playouts: u64) {
     );
 }
 
+/// The generated playout loop (which counts and selects moves its own way)
+/// draws exactly as the interpreter's default loop for the same seeds.
+fn playouts_agree<G: Game>(g: &G, file: &str, seeds: u64) {
+    let it = interpreter(file);
+    for seed in 0..seeds {
+        let a = g.random_playout(&mut toss::rng_from_seed(seed), MAX_PLIES);
+        let b = it.random_playout(&mut toss::rng_from_seed(seed), MAX_PLIES);
+        assert_eq!(a, b, "{file} seed {seed}: random playout");
+    }
+}
+
 fn perft_agrees<G: Game>(g: &G, file: &str, depth: usize) -> Vec<u64> {
     let it = interpreter(file);
     let (sg, si) = (g.initial_state(), it.initial_state());
@@ -133,6 +144,7 @@ macro_rules! differential {
         fn $test() {
             lockstep(&$ty, $path, $playouts);
             perft_agrees(&$ty, $path, $depth);
+            playouts_agree(&$ty, $path, ($playouts as u64).min(20));
         }
     };
 }

@@ -590,6 +590,16 @@ fn has_set(plan: &Plan, ri: usize) -> bool {
     r.plain() && (r.lhs.len() == 1 || r.shift.is_some())
 }
 
+/// Whether some mover's label in location `li` has no set of matches (its
+/// matches are listed in the playout loop).
+fn uses_found(plan: &Plan, li: usize) -> bool {
+    let loc = &plan.locations[li];
+    loc.movers
+        .iter()
+        .flat_map(|&p| &loc.players[p].labels)
+        .any(|l| !has_set(plan, l.rule))
+}
+
 /// One location's part of the playout loop: count every mover's moves
 /// (terminal if one has none), then draw one move per mover in order.
 fn playout_arm(plan: &Plan, li: usize) -> TokenStream {
@@ -645,15 +655,28 @@ fn playout_arm(plan: &Plan, li: usize) -> TokenStream {
                     k -= #n;
                 });
             } else {
-                let f = format_ident!("count_{}", l.rule);
-                let get = match &ok {
-                    Some(ok) => quote! { if #ok { #f(s) } else { 0 } },
-                    None => quote! { #f(s) },
+                // The matches are listed once (into `found`, shared by the
+                // labels of the location), then the drawn one is taken.
+                let m = format_ident!("match_{}", l.rule);
+                let start = format_ident!("b{}_{}", mi, lb);
+                let list = quote! {
+                    #m(s, &mut |e| {
+                        found.push(e);
+                        true
+                    });
                 };
-                counts.push(quote! { let #n = #get; });
+                let list = match &ok {
+                    Some(ok) => quote! { if #ok { #list } },
+                    None => list,
+                };
+                counts.push(quote! {
+                    let #start = found.len();
+                    #list
+                    let #n = (found.len() - #start) as u32;
+                });
                 picks.push(quote! {
                     if k < #n {
-                        break 'pick Move { label: #lbl, rule: #rl, elems: #nth(s, k) };
+                        break 'pick Move { label: #lbl, rule: #rl, elems: found[#start + k as usize] };
                     }
                     k -= #n;
                 });
@@ -678,8 +701,10 @@ fn playout_arm(plan: &Plan, li: usize) -> TokenStream {
         });
     }
     let nm = usize_lit(loc.movers.len());
+    let clear = uses_found(plan, li).then(|| quote! { found.clear(); });
     quote! {
         #lit => {
+            #clear
             #(#pre)*
             #(#counts)*
             #(#draws)*
@@ -759,6 +784,14 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
     let matchers = (0..plan.rules.len()).map(|ri| matcher(plan, ident, ri));
     let counters = (0..plan.rules.len()).map(|ri| counters(plan, ri));
     let playout_arms = (0..plan.locations.len()).map(|li| playout_arm(plan, li));
+    let found_decl = (0..plan.locations.len())
+        .any(|li| uses_found(plan, li))
+        .then(|| {
+            quote! {
+                // Matches of rules without a set of matches, listed per ply.
+                let mut found: ::std::vec::Vec<[u32; #k]> = ::std::vec::Vec::new();
+            }
+        });
     let max_movers = usize_lit(
         plan.locations
             .iter()
@@ -975,15 +1008,20 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
         });
         quote! { funs: [#(#rows),*], }
     };
-    let stable_fun_tables = plan.stable_funs.iter().enumerate().filter(|(_, f)| f.used).map(|(i, f)| {
-        let id = format_ident!("F{}", i);
-        let doc = format!(" The function `{}` (stable), per element.", f.name);
-        let v = f.values.iter().map(|&x| Literal::f64_suffixed(x));
-        quote! {
-            #[doc = #doc]
-            pub static #id: [f64; #n_lit] = [#(#v),*];
-        }
-    });
+    let stable_fun_tables = plan
+        .stable_funs
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.used)
+        .map(|(i, f)| {
+            let id = format_ident!("F{}", i);
+            let doc = format!(" The function `{}` (stable), per element.", f.name);
+            let v = f.values.iter().map(|&x| Literal::f64_suffixed(x));
+            quote! {
+                #[doc = #doc]
+                pub static #id: [f64; #n_lit] = [#(#v),*];
+            }
+        });
     let fun_names = plan.funs.iter().map(|f| &f.name);
     let with_funs = if plan.funs.is_empty() {
         quote! {}
@@ -1136,6 +1174,7 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
             ) -> (usize, ::std::vec::Vec<f64>) {
                 let mut plies = 0;
                 let mut joint = [Move { label: 0, rule: 0, elems: [0; #k] }; #max_movers];
+                #found_decl
                 'play: while plies < max_plies {
                     let nm: usize = match s.location {
                         #(#playout_arms)*
