@@ -24,11 +24,24 @@
 //!   neighbour tables linking each element to earlier ones (join order:
 //!   declaration order, which gives the interpreter's canonical move order
 //!   for free), and a shift for two-element rules linked by a grid step;
-//! - the effect of each rule on the fluent bitsets.
+//! - the effect of each rule on the fluent bitsets and on fluent functions
+//!   (functions some rule updates: per-element values in the state);
+//! - conditions on elements bound by the matcher or by a loop: a
+//!   precondition over several left elements is a set computed once the
+//!   earlier ones are bound, or a test per candidate; what set algebra
+//!   cannot say at once becomes a loop `ex x in S (...)`; `tc` from a bound
+//!   element is a fixed point, a look-up in a table of rays when it steps
+//!   in one grid direction; postconditions are tested after the effect.
 //!
-//! Anything outside this fragment makes [`Plan::build`] fail with the
-//! reason; the game then keeps the interpreter path. [`Plan::dump`] prints
-//! the plan as text (snapshot-tested).
+//! Per rule and per payoff, what is outside this fragment runs on the
+//! interpreter: a rule's matches ([`RulePlan::interpreted`]), the check of
+//! each specialized match ([`RulePlan::check_fallback`]), its effect
+//! ([`RulePlan::effect_fallback`]), a payoff. Only a game whose state is
+//! not a fixed set of elements with unary fluents (rules that create or
+//! delete elements, fluent relations of other arities, time, parameters,
+//! multiplicities) makes [`Plan::build`] fail; it then keeps the
+//! interpreter path. [`Plan::dump`] prints the plan as text
+//! (snapshot-tested), fallbacks included.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;

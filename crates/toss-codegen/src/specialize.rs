@@ -713,6 +713,44 @@ fn playout_arm(plan: &Plan, li: usize) -> TokenStream {
     }
 }
 
+/// What runs on the interpreter, for the impl's doc comment (empty when
+/// nothing does).
+fn fallback_summary(plan: &Plan) -> String {
+    let mut parts = Vec::new();
+    for r in &plan.rules {
+        if let Some(why) = &r.interpreted {
+            parts.push(format!("the matches of rule `{}` ({why})", r.name));
+        }
+        if let Some(why) = &r.check_fallback {
+            parts.push(format!(
+                "the check of each match of rule `{}` ({why})",
+                r.name
+            ));
+        }
+        if let Some(why) = &r.effect_fallback {
+            parts.push(format!("the effect of rule `{}` ({why})", r.name));
+        }
+    }
+    for (li, l) in plan.locations.iter().enumerate() {
+        for (p, pl) in l.players.iter().enumerate() {
+            if let Err(why) = &pl.payoff {
+                parts.push(format!(
+                    "the payoff of {} in location {li} ({why})",
+                    plan.players[p]
+                ));
+            }
+        }
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " On the interpreter, over the state's structure: {}.",
+            parts.join("; ")
+        )
+    }
+}
+
 /// The specialized impl.
 pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream {
     let path_lit = path.to_string_lossy().into_owned();
@@ -1078,7 +1116,7 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
          {} rule matcher(s), {} compiled condition(s), {} constant mask(s), \
          {} neighbour table(s). Moves, effects, terminal tests and payoffs run \
          as set algebra on bitsets and table look-ups; `to_structure` rebuilds \
-         the structure on the interpreter's starting structure.",
+         the structure on the interpreter's starting structure.{}",
         n,
         plan.words,
         fluent_count,
@@ -1090,7 +1128,8 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
         plan.rules.len(),
         plan.conds.len(),
         plan.masks.len(),
-        plan.tables.len()
+        plan.tables.len(),
+        fallback_summary(plan)
     );
     let module_doc = format!(
         " Specialized code of `{file_name}`. The plan:\n\n ```text\n{}```",

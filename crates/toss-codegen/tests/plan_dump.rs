@@ -115,13 +115,13 @@ fn amazons_plan() {
     insta::assert_snapshot!(dump("amazons"));
 }
 
-/// Draughts and chess: the parts outside the fragment run on the
-/// interpreter, and the plan says which.
+/// Draughts, chess and amazons need nothing from the interpreter: every
+/// matcher, condition, effect and payoff is compiled.
 #[test]
-fn partly_specialized_games_name_their_fallbacks() {
-    for g in ["english-draughts", "chess"] {
-        let d = dump(g);
-        println!("{d}");
+fn large_games_have_no_fallback() {
+    for g in ["english-draughts", "chess", "amazons"] {
+        let plan = Plan::build(&game(g)).unwrap_or_else(|e| panic!("{g}: {e}"));
+        assert!(!plan.has_fallback(), "{g}:\n{}", plan.dump());
     }
 }
 
@@ -137,4 +137,36 @@ fn fixture(name: &str) -> toss_runtime::ir::Game {
 fn partial_plan() {
     let plan = Plan::build(&fixture("partial")).map(|p| p.dump());
     insta::assert_snapshot!(plan.unwrap_or_else(|e| e));
+}
+
+/// The impl's doc comment names what runs on the interpreter, and the code
+/// calls it for exactly those parts.
+#[test]
+fn partial_expansion_names_its_fallbacks() {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let input = quote! {
+        #[toss(file = "tests/fixtures/partial.toss")]
+        struct Partial;
+    };
+    let tokens = toss_codegen::derive_game_in(input, base);
+    let parsed: syn::File = syn::parse2(tokens).expect("the expansion parses as a file");
+    let text = prettyplease::unparse(&parsed);
+    for part in [
+        "the matches of rule `Hop`",
+        "the check of each match of rule `Mark`",
+        "the effect of rule `Flip`",
+        "the effect of rule `Hop`",
+        "the payoff of a in location 0",
+    ] {
+        assert!(text.contains(part), "{part}");
+    }
+    assert!(!text.contains("the effect of rule `Mark`"));
+    for call in [
+        ".rule_matches(2,",
+        ".rule_match_passes(0,",
+        ".apply_rule_match(1,",
+        ".payoff_value(0, 0,",
+    ] {
+        assert!(text.contains(call), "{call}");
+    }
 }
