@@ -5,9 +5,7 @@
 //! cargo bench --bench playouts [-- FILTER]
 //! ```
 //!
-//! Groups `generated/<game>` and `interpreted/<game>`. English draughts,
-//! chess and amazons are outside the specialized fragment: their derived
-//! type runs the interpreter path.
+//! Groups `generated/<game>` and `interpreted/<game>`.
 
 use std::time::Duration;
 

@@ -6,7 +6,8 @@
 //! ```
 //!
 //! GAME is a file name in games/ without `.toss` (tic-tac-toe, connect4,
-//! breakthrough, gomoku, hex, pawn-whopping, dice, concurrent-tic-tac-toe).
+//! breakthrough, gomoku, hex, pawn-whopping, dice, concurrent-tic-tac-toe,
+//! english-draughts, chess, amazons).
 //! The last line printed is
 //! `GAME generated=<playouts/s> interpreted=<playouts/s> ratio=<generated/interpreted>`.
 
@@ -38,6 +39,15 @@ struct Dice;
 #[derive(toss::Game)]
 #[toss(file = "games/concurrent-tic-tac-toe.toss")]
 struct ConcurrentTicTacToe;
+#[derive(toss::Game)]
+#[toss(file = "games/english-draughts.toss")]
+struct EnglishDraughts;
+#[derive(toss::Game)]
+#[toss(file = "games/chess.toss")]
+struct Chess;
+#[derive(toss::Game)]
+#[toss(file = "games/amazons.toss")]
+struct Amazons;
 
 const MAX_PLIES: usize = 10_000;
 
@@ -94,6 +104,9 @@ fn main() {
         "pawn-whopping" => run(&game, &PawnWhopping, secs),
         "dice" => run(&game, &Dice, secs),
         "concurrent-tic-tac-toe" => run(&game, &ConcurrentTicTacToe, secs),
+        "english-draughts" => run(&game, &EnglishDraughts, secs),
+        "chess" => run(&game, &Chess, secs),
+        "amazons" => run(&game, &Amazons, secs),
         other => {
             eprintln!("unknown game {other}");
             std::process::exit(2);

@@ -81,6 +81,48 @@ pub mod __private {
         base
     }
 
+    /// `base` with function `names[i]` set to `values[i][e]` on every
+    /// element `e` (element ids of `base`).
+    pub fn with_functions<const N: usize>(
+        mut base: Structure,
+        names: &[&str],
+        values: &[[f64; N]],
+    ) -> Structure {
+        for (name, vals) in names.iter().zip(values) {
+            let Some(f) = base.function(name) else {
+                continue;
+            };
+            for (e, &v) in vals.iter().enumerate() {
+                if base.is_live(e as u32) {
+                    base.set_fun_value(f, e as u32, v);
+                }
+            }
+        }
+        base
+    }
+
+    /// The members of unary relation `name` of `s` as a bitset.
+    pub fn unary_bits<const W: usize>(s: &Structure, name: &str) -> Bits<W> {
+        let mut out = Bits::<W>::EMPTY;
+        if let Some(set) = s.relation(name).and_then(|r| s.unary(r)) {
+            for e in set.iter() {
+                out.insert(e);
+            }
+        }
+        out
+    }
+
+    /// The values of function `name` of `s` on elements `0..N`.
+    pub fn fun_values<const N: usize>(s: &Structure, name: &str) -> [f64; N] {
+        let mut out = [0.0; N];
+        if let Some(f) = s.function(name) {
+            for (e, v) in out.iter_mut().enumerate() {
+                *v = s.fun_value(f, e as u32);
+            }
+        }
+        out
+    }
+
     /// `Rule{a: e1, b: e2}`, as the interpreter writes a one-match move.
     pub fn match_to_string(rule: &str, lhs: &[&str], elems: &[u32], names: &[&str]) -> String {
         let mut out = rule.to_string();

@@ -32,14 +32,14 @@ fn derived_and_interpreted_playouts_agree_for_a_seed() {
     assert_eq!(TicTacToe::SOURCE, source);
 }
 
-/// A game outside the specialized fragment keeps the interpreter path and
-/// still plays like the interpreter.
+/// A function counter in the state (specialized) and a payoff the
+/// interpreter computes: plays like the interpreter.
 #[derive(toss::Game)]
 #[toss(file = "crates/toss-codegen/tests/fixtures/counter.toss")]
 struct Counter;
 
 #[test]
-fn a_game_outside_the_fragment_still_compiles_and_plays() {
+fn a_partly_specialized_game_plays_like_the_interpreter() {
     let source = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/crates/toss-codegen/tests/fixtures/counter.toss"
@@ -57,4 +57,30 @@ fn a_game_outside_the_fragment_still_compiles_and_plays() {
         assert_eq!(a, b, "seed {seed}");
         assert_eq!(a.0, 6);
     }
+}
+
+/// A game outside the fragment (a rule creates elements) keeps the
+/// interpreter path and still plays like the interpreter.
+#[derive(toss::Game)]
+#[toss(file = "crates/toss-codegen/tests/fixtures/grow.toss")]
+struct Grow;
+
+#[test]
+fn a_game_outside_the_fragment_still_compiles_and_plays() {
+    let source = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/crates/toss-codegen/tests/fixtures/grow.toss"
+    ))
+    .expect("game file");
+    let interpreted = toss::interpret(&source, "grow.toss").expect("valid game");
+    let s = Grow.initial_state();
+    // Two P elements, each can grow a Q until there are three: 2^3 plays.
+    assert_eq!(Grow.perft(&s, 3), 8);
+    assert_eq!(Grow.perft(&s, 4), 0);
+    assert_eq!(
+        Grow.perft(&s, 3),
+        interpreted.perft(&interpreted.initial_state(), 3)
+    );
+    let a = Grow.random_playout(&mut toss::rng_from_seed(1), 100);
+    assert_eq!(a, (3, vec![3.0]));
 }

@@ -91,13 +91,43 @@ pub fn source_and_interpreter_with(
 /// reported does not cascade into "trait not implemented" errors. Every
 /// method is unreachable: the crate does not compile.
 pub fn stub_impl(ident: &Ident) -> TokenStream {
-    let body = forwarding_methods(quote! {
-        ::core::unreachable!("the game description of this type did not compile")
-    });
+    let msg = "the game description of this type did not compile";
     quote! {
         #[automatically_derived]
         impl ::toss::Game for #ident {
-            #body
+            type State = ::toss::__private::State;
+            type Move = ::toss::__private::Move;
+
+            fn player_names(&self) -> &[::std::string::String] {
+                ::core::unreachable!(#msg)
+            }
+            fn initial_state(&self) -> Self::State {
+                ::core::unreachable!(#msg)
+            }
+            fn movers(&self, _: &Self::State, _: &mut ::std::vec::Vec<usize>) {
+                ::core::unreachable!(#msg)
+            }
+            fn legal_moves(&self, _: &Self::State, _: usize, _: &mut ::std::vec::Vec<Self::Move>) {
+                ::core::unreachable!(#msg)
+            }
+            fn apply(&self, _: &mut Self::State, _: &[Self::Move], _: &mut ::toss::Rng) {
+                ::core::unreachable!(#msg)
+            }
+            fn is_terminal(&self, _: &Self::State) -> bool {
+                ::core::unreachable!(#msg)
+            }
+            fn payoffs(&self, _: &Self::State, _: &mut [f64]) {
+                ::core::unreachable!(#msg)
+            }
+            fn to_structure(&self, _: &Self::State) -> ::toss::Structure {
+                ::core::unreachable!(#msg)
+            }
+            fn location(&self, _: &Self::State) -> usize {
+                ::core::unreachable!(#msg)
+            }
+            fn move_to_string(&self, _: &Self::State, _: usize, _: &Self::Move) -> ::std::string::String {
+                ::core::unreachable!(#msg)
+            }
         }
     }
 }

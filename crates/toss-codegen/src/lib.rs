@@ -78,8 +78,8 @@ fn expand(input: &DeriveInput, base: Option<&std::path::Path>) -> Result<TokenSt
     };
     let path =
         source::resolve(&base, &file.value()).map_err(|e| syn::Error::new(file.span(), e))?;
-    let text = source::read(&path).map_err(|e| syn::Error::new(file.span(), e))?;
     let shown = file.value();
+    let text = source::read(&path, &shown).map_err(|e| syn::Error::new(file.span(), e))?;
     let game = toss_lang::parse_game(&text, &shown).map_err(|diags| {
         syn::Error::new(
             file.span(),

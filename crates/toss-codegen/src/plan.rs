@@ -24,11 +24,24 @@
 //!   neighbour tables linking each element to earlier ones (join order:
 //!   declaration order, which gives the interpreter's canonical move order
 //!   for free), and a shift for two-element rules linked by a grid step;
-//! - the effect of each rule on the fluent bitsets.
+//! - the effect of each rule on the fluent bitsets and on fluent functions
+//!   (functions some rule updates: per-element values in the state);
+//! - conditions on elements bound by the matcher or by a loop: a
+//!   precondition over several left elements is a set computed once the
+//!   earlier ones are bound, or a test per candidate; what set algebra
+//!   cannot say at once becomes a loop `ex x in S (...)`; `tc` from a bound
+//!   element is a fixed point, a look-up in a table of rays when it steps
+//!   in one grid direction; postconditions are tested after the effect.
 //!
-//! Anything outside this fragment makes [`Plan::build`] fail with the
-//! reason; the game then keeps the interpreter path. [`Plan::dump`] prints
-//! the plan as text (snapshot-tested).
+//! Per rule and per payoff, what is outside this fragment runs on the
+//! interpreter: a rule's matches ([`RulePlan::interpreted`]), the check of
+//! each specialized match ([`RulePlan::check_fallback`]), its effect
+//! ([`RulePlan::effect_fallback`]), a payoff. Only a game whose state is
+//! not a fixed set of elements with unary fluents (rules that create or
+//! delete elements, fluent relations of other arities, time, parameters,
+//! multiplicities) makes [`Plan::build`] fail; it then keeps the
+//! interpreter path. [`Plan::dump`] prints the plan as text
+//! (snapshot-tested), fallbacks included.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -47,9 +60,20 @@ pub type Unsupported = String;
 const MAX_SHIFTS: usize = 8;
 /// At most this many tuples are tabulated for a pattern.
 const MAX_PATTERN_TUPLES: usize = 200_000;
+/// At most this many rows (elements squared) for a table of pairs.
+const MAX_PAIR_ROWS: usize = 16_384;
 
-/// A set of elements, computed from the state.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// An element bound while a matcher or a condition runs: a left element
+/// of the rule being matched, or the variable of a loop
+/// ([`Cond::Exists`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    Left(usize),
+    Loop(usize),
+}
+
+/// A set of elements, computed from the state (and bound elements).
+#[derive(Clone, Debug, PartialEq)]
 pub enum SetExpr {
     Empty,
     Universe,
@@ -75,10 +99,55 @@ pub enum SetExpr {
         var: usize,
         body: Box<SetExpr>,
     },
+    /// The singleton of a bound element.
+    Elem(Bound),
+    /// `table[of]`: the neighbours of a bound element in a stable relation.
+    Row {
+        table: usize,
+        of: Bound,
+    },
+    /// `table[a * n + b]`: the `x` with `(a, b, x)` in a stable relation.
+    Row2 {
+        table: usize,
+        a: Bound,
+        b: Bound,
+    },
+    /// The universe if the condition holds, else the empty set.
+    If(Box<Cond>),
+    /// `from` and the cells of the ray `table[from]` before its first cell
+    /// outside `through` (the nearest: the least id when `up`, the
+    /// greatest otherwise).
+    Ray {
+        table: usize,
+        from: Bound,
+        through: Box<SetExpr>,
+        up: bool,
+    },
+}
+
+/// Whether a set expression uses the fixed-point variable `var`.
+fn mentions_fix(s: &SetExpr, var: usize) -> bool {
+    match s {
+        SetExpr::FixVar(v) => *v == var,
+        SetExpr::And(v) | SetExpr::Or(v) => v.iter().any(|x| mentions_fix(x, var)),
+        SetExpr::Not(x) | SetExpr::AllIf(x) => mentions_fix(x, var),
+        SetExpr::Image { of, .. } => mentions_fix(of, var),
+        SetExpr::Fix { body, .. } => mentions_fix(body, var),
+        SetExpr::Ray { through, .. } => mentions_fix(through, var),
+        // Conditions inside `If` cannot use a set variable of this plan.
+        SetExpr::If(_)
+        | SetExpr::Empty
+        | SetExpr::Universe
+        | SetExpr::Mask(_)
+        | SetExpr::Fluent(_)
+        | SetExpr::Elem(_)
+        | SetExpr::Row { .. }
+        | SetExpr::Row2 { .. } => false,
+    }
 }
 
 /// A stable binary relation `(y, x)`, as used by an image.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Rel2 {
     /// `x = y + d` for `y` in the mask, one entry per offset `d`.
     Shifts(Vec<(i32, usize)>),
@@ -86,8 +155,8 @@ pub enum Rel2 {
     Table(usize),
 }
 
-/// A condition on the state (a sentence).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// A condition on the state (and bound elements).
+#[derive(Clone, Debug, PartialEq)]
 pub enum Cond {
     Const(bool),
     NonEmpty(SetExpr),
@@ -100,6 +169,24 @@ pub enum Cond {
     Not(Box<Cond>),
     And(Vec<Cond>),
     Or(Vec<Cond>),
+    /// A bound element is in a set.
+    In(Bound, SetExpr),
+    Eq(Bound, Bound),
+    Cmp(Num, ir::CmpOp, Num),
+    /// Some element of `over`, bound as `Bound::Loop(var)`, satisfies `body`.
+    Exists {
+        var: usize,
+        over: SetExpr,
+        body: Box<Cond>,
+    },
+}
+
+/// A function: a stable one (a constant table) or a fluent one (in the
+/// state), by index into [`Plan::stable_funs`] or [`Plan::funs`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FunRef {
+    Stable(usize),
+    Fluent(usize),
 }
 
 /// A real-valued term (payoffs).
@@ -114,6 +201,17 @@ pub enum Num {
     Add(Box<Num>, Box<Num>),
     Sub(Box<Num>, Box<Num>),
     Mul(Box<Num>, Box<Num>),
+    /// A function's value on a bound element.
+    Fun(FunRef, Bound),
+}
+
+/// A function as values per element (a fluent one: initial values).
+#[derive(Clone, Debug)]
+pub struct FunPlan {
+    pub name: String,
+    pub values: Vec<f64>,
+    /// Whether some compiled term reads it.
+    pub used: bool,
 }
 
 /// A fluent unary relation: one bitset in the state.
@@ -131,7 +229,8 @@ pub struct Mask {
     pub members: BTreeSet<u32>,
 }
 
-/// Per element `y`, the set of `x` with `(y, x)` in a stable relation.
+/// Per element `y`, the set of `x` with `(y, x)` in a stable relation (or,
+/// for a table of pairs, per `a * n + b` the `x` with `(a, b, x)`).
 #[derive(Clone, Debug)]
 pub struct Table {
     pub what: String,
@@ -167,6 +266,10 @@ pub struct Step {
     /// Earlier elements it must differ from (injectivity), where not
     /// implied by the candidate sets.
     pub distinct_from: Vec<usize>,
+    /// Sets that depend on earlier elements (computed once they are bound).
+    pub inner: Vec<SetExpr>,
+    /// Conditions on the element and earlier ones, tested per candidate.
+    pub checks: Vec<Cond>,
 }
 
 /// A rule's matcher and effect.
@@ -183,6 +286,36 @@ pub struct RulePlan {
     /// `(fluent, left element)` removed, then added.
     pub removes: Vec<(usize, usize)>,
     pub adds: Vec<(usize, usize)>,
+    /// `(fluent function, left element, value)`: update equations, the
+    /// values computed before the rule is applied.
+    pub updates: Vec<(usize, usize, Num)>,
+    /// The postcondition, tested on the state after the effect (left
+    /// elements standing for their right counterparts).
+    pub post: Option<Cond>,
+    /// Why the matches come from the interpreter (the matcher is not
+    /// specialized); `None` when it is.
+    pub interpreted: Option<Unsupported>,
+    /// Why each specialized match is also checked by the interpreter (a
+    /// pre- or postcondition part the specializer cannot compile).
+    pub check_fallback: Option<Unsupported>,
+    /// Why the interpreter applies the rule (an effect the specializer
+    /// cannot compile).
+    pub effect_fallback: Option<Unsupported>,
+}
+
+impl RulePlan {
+    /// Whether the matches are exactly the candidates of the steps (no
+    /// per-candidate checks, postcondition or fallback), so that a rule of
+    /// one element, or two linked by a grid step, has a set of matches.
+    pub fn plain(&self) -> bool {
+        self.interpreted.is_none()
+            && self.check_fallback.is_none()
+            && self.post.is_none()
+            && self
+                .steps
+                .iter()
+                .all(|s| s.inner.is_empty() && s.checks.is_empty())
+    }
 }
 
 /// A label of a player in a location.
@@ -195,7 +328,8 @@ pub struct LabelPlan {
 
 #[derive(Clone, Debug)]
 pub struct PlayerPlan {
-    pub payoff: Num,
+    /// The compiled payoff, or why the interpreter computes it.
+    pub payoff: Result<Num, Unsupported>,
     pub labels: Vec<LabelPlan>,
 }
 
@@ -214,6 +348,10 @@ pub struct Plan {
     pub words: usize,
     pub stable: Vec<String>,
     pub fluents: Vec<Fluent>,
+    /// Functions some rule updates: per element values in the state.
+    pub funs: Vec<FunPlan>,
+    /// Functions no rule updates: constant tables.
+    pub stable_funs: Vec<FunPlan>,
     pub masks: Vec<Mask>,
     pub tables: Vec<Table>,
     pub patterns: Vec<Pattern>,
@@ -221,6 +359,19 @@ pub struct Plan {
     pub rules: Vec<RulePlan>,
     pub locations: Vec<LocPlan>,
     pub initial_location: usize,
+}
+
+impl Plan {
+    /// Whether some part runs on the interpreter (the generated code then
+    /// converts states to structures where it needs to).
+    pub fn has_fallback(&self) -> bool {
+        self.rules.iter().any(|r| {
+            r.interpreted.is_some() || r.check_fallback.is_some() || r.effect_fallback.is_some()
+        }) || self
+            .locations
+            .iter()
+            .any(|l| l.players.iter().any(|p| p.payoff.is_err()))
+    }
 }
 
 struct Builder<'g> {
@@ -240,6 +391,11 @@ struct Builder<'g> {
     fix_scope: Vec<(String, usize)>,
     next_fix: usize,
     fresh: usize,
+    /// Bound element variables in scope, innermost last.
+    scope: Vec<(String, Bound)>,
+    next_loop: usize,
+    funs: Vec<FunPlan>,
+    stable_funs: Vec<FunPlan>,
 }
 
 impl Plan {
@@ -279,6 +435,66 @@ impl Plan {
         }
         stable.sort();
 
+        // The state keeps the elements: no rule may create, delete or copy
+        // one (the interpreter path handles such games).
+        for r in &game.rules {
+            if !r.dynamics.is_empty() {
+                return Err(format!(
+                    "rule {}: continuous dynamics are not specialized",
+                    r.name
+                ));
+            }
+            let mut images = BTreeSet::new();
+            for b in &r.rhs.elements {
+                let l = r
+                    .map
+                    .iter()
+                    .find(|(rr, _)| rr == b)
+                    .map(|(_, l)| l.clone())
+                    .ok_or_else(|| format!("rule {}: right element {b} is new", r.name))?;
+                if !images.insert(l) {
+                    return Err(format!(
+                        "rule {}: right element {b} copies a left element",
+                        r.name
+                    ));
+                }
+            }
+            if images.len() != r.lhs.elements.len() {
+                return Err(format!("rule {}: the rule deletes elements", r.name));
+            }
+        }
+        // Functions some rule updates are fluent (values in the state); the
+        // others are constant tables.
+        let updated: BTreeSet<&str> = game
+            .rules
+            .iter()
+            .flat_map(|r| {
+                r.update
+                    .iter()
+                    .map(|u| u.function.as_str())
+                    .chain(r.rhs.functions.iter().map(|(f, _, _)| f.as_str()))
+            })
+            .collect();
+        let (mut funs, mut stable_funs) = (Vec::new(), Vec::new());
+        for f in 0..sig.num_functions() {
+            let name = sig.function_name(f).to_string();
+            let values = (0..n as u32).map(|e| sig.fun_value(f, e)).collect();
+            if updated.contains(name.as_str()) {
+                fluent_names.insert(format!(":{name}"));
+                funs.push(FunPlan {
+                    name,
+                    values,
+                    used: true,
+                });
+            } else {
+                stable_funs.push(FunPlan {
+                    name,
+                    values,
+                    used: false,
+                });
+            }
+        }
+
         let mut b = Builder {
             game,
             sig,
@@ -293,19 +509,21 @@ impl Plan {
             fix_scope: Vec::new(),
             next_fix: 0,
             fresh: 0,
+            scope: Vec::new(),
+            next_loop: 0,
+            funs,
+            stable_funs,
         };
         let mut rules = Vec::new();
         for r in &game.rules {
-            rules.push(b.rule(r).map_err(|e| format!("rule {}: {e}", r.name))?);
+            rules.push(b.rule(r));
         }
         let mut locations = Vec::new();
         for loc in &game.locations {
             let mut players = Vec::new();
             let mut movers = Vec::new();
             for (p, pl) in loc.players.iter().enumerate() {
-                let payoff = b
-                    .num(&pl.payoff)
-                    .map_err(|e| format!("payoff in location {}: {e}", loc.id))?;
+                let payoff = b.num(&pl.payoff);
                 let mut labels = Vec::new();
                 for l in &pl.moves {
                     labels.push(b.label(l).map_err(|e| format!("label {}: {e}", l.rule))?);
@@ -326,6 +544,8 @@ impl Plan {
             words: n.div_ceil(64).max(1),
             stable,
             fluents: b.fluents,
+            funs: b.funs,
+            stable_funs: b.stable_funs,
             masks: b.masks,
             tables: b.tables,
             patterns: b.patterns,
@@ -405,10 +625,12 @@ fn real_rel_names(t: &RealExpr, out: &mut BTreeSet<String>) {
             rel_names(guard, out);
             real_rel_names(body, out);
         }
-        RealExpr::Const(_)
-        | RealExpr::Var(_)
-        | RealExpr::Fun { .. }
-        | RealExpr::Derivative { .. } => {}
+        // Functions, prefixed with `:`, so that fluent ones make a formula
+        // fluent.
+        RealExpr::Fun { name, .. } | RealExpr::Derivative { name, .. } => {
+            out.insert(format!(":{name}"));
+        }
+        RealExpr::Const(_) | RealExpr::Var(_) => {}
     }
 }
 
@@ -736,16 +958,46 @@ impl Builder<'_> {
     // -----------------------------------------------------------------------
     // Formulas to bitset algebra.
 
-    /// `{x | f}` where `x` is the only free variable of `f`.
+    /// The binding of a variable in scope.
+    fn bound(&self, v: &str) -> Option<Bound> {
+        self.scope
+            .iter()
+            .rev()
+            .find(|(n, _)| n == v)
+            .map(|&(_, b)| b)
+    }
+
+    /// `{x | f}` where the free variables of `f` other than `x` are bound.
     fn set(&mut self, f: &Formula, x: &str) -> Result<SetExpr, Unsupported> {
         let fv = free_vars(f);
-        if fv.iter().any(|v| v != x) {
+        let params: Vec<String> = fv.iter().filter(|v| *v != x).cloned().collect();
+        if let Some(v) = params.iter().find(|v| self.bound(v).is_none()) {
             return Err(format!(
-                "`{}` has free variables besides {x}",
+                "`{}` has the free variable {v} besides {x}",
                 print_formula(f)
             ));
         }
-        if !self.is_fluent(f) {
+        if let Formula::Eq(a, b) = f {
+            let other = if a == x { b } else { a };
+            if other == x {
+                return Ok(SetExpr::Universe);
+            }
+            if let Some(o) = self.bound(other) {
+                return Ok(SetExpr::Elem(o));
+            }
+        }
+        if !params.is_empty() {
+            if !fv.contains(x) {
+                return Ok(match self.cond(f)? {
+                    Cond::Const(true) => SetExpr::Universe,
+                    Cond::Const(false) => SetExpr::Empty,
+                    c => SetExpr::If(Box::new(c)),
+                });
+            }
+            if !self.is_fluent(f) {
+                return self.stable_set_with(f, x, &params);
+            }
+        } else if !self.is_fluent(f) {
             let what = format!("{{{x} | {}}}", print_formula(f));
             if fv.is_empty() {
                 return Ok(if self.holds(f)? {
@@ -839,13 +1091,178 @@ impl Builder<'_> {
                 self.fix_scope.push((relation.clone(), v));
                 let body = self.set(body, x);
                 self.fix_scope.pop();
-                Ok(SetExpr::Fix {
-                    var: v,
-                    body: Box::new(body?),
-                })
+                Ok(self.ray_or_fix(v, body?))
             }
+            Formula::Tc { .. } => self.tc_set(f, x),
             _ => Err(format!("cannot compile `{}` to a set", print_formula(f))),
         }
+    }
+
+    /// The fixed point `lfp T. {p} | (S & shift(d)[T])` (a ray from the
+    /// bound element `p` through the set `S` in one grid direction) as a
+    /// look-up in a table of full rays and a cut at the first cell outside
+    /// `S`; any other fixed point is iterated.
+    fn ray_or_fix(&mut self, var: usize, body: SetExpr) -> SetExpr {
+        let fix = |body| SetExpr::Fix {
+            var,
+            body: Box::new(body),
+        };
+        let SetExpr::Or(alts) = &body else {
+            return fix(body);
+        };
+        let (from, step) = match alts.as_slice() {
+            [SetExpr::Elem(p), s] | [s, SetExpr::Elem(p)] => (*p, s),
+            _ => return fix(body),
+        };
+        let parts: Vec<SetExpr> = match step {
+            SetExpr::And(v) => v.clone(),
+            s => vec![s.clone()],
+        };
+        let mut shift = None;
+        let mut through = Vec::new();
+        for p in parts {
+            match p {
+                SetExpr::Image {
+                    rel: Rel2::Shifts(ref v),
+                    ref of,
+                } if v.len() == 1 && **of == SetExpr::FixVar(var) && shift.is_none() => {
+                    shift = Some(v[0]);
+                }
+                p if !mentions_fix(&p, var) => through.push(p),
+                _ => return fix(body),
+            }
+        }
+        let Some((d, m)) = shift else {
+            return fix(body);
+        };
+        if d == 0 {
+            return fix(body);
+        }
+        let sources = self.masks[m].members.clone();
+        let mut pairs = Vec::new();
+        for e in 0..self.n {
+            let mut cur = e;
+            while sources.contains(&cur) {
+                cur = (cur as i64 + d as i64) as u32;
+                pairs.push((e, cur));
+            }
+        }
+        let what = format!("the ray in direction {d:+} (sources m{m})");
+        let table = self.table(what, &pairs);
+        SetExpr::Ray {
+            table,
+            from,
+            through: Box::new(and_of(through)),
+            up: d > 0,
+        }
+    }
+
+    /// `{x | f}` for a stable `f` whose other free variables (one or two)
+    /// are bound: a table row per value of the bound ones.
+    fn stable_set_with(
+        &mut self,
+        f: &Formula,
+        x: &str,
+        params: &[String],
+    ) -> Result<SetExpr, Unsupported> {
+        let n = self.n as usize;
+        let mut vars = params.to_vec();
+        vars.push(x.to_string());
+        let what = clean(&format!(
+            "{{{x} | {}}} by {}",
+            print_formula(f),
+            params.join(", ")
+        ));
+        match params {
+            [p] => {
+                let pairs: Vec<(u32, u32)> = self
+                    .query(f, &vars)?
+                    .into_iter()
+                    .map(|t| (t[0], t[1]))
+                    .collect();
+                let table = self.table(what, &pairs);
+                let of = self.bound(p).ok_or("unbound")?;
+                Ok(SetExpr::Row { table, of })
+            }
+            [p, q] if n * n <= MAX_PAIR_ROWS => {
+                let pairs: Vec<(u32, u32)> = self
+                    .query(f, &vars)?
+                    .into_iter()
+                    .map(|t| (t[0] * self.n + t[1], t[2]))
+                    .collect();
+                let mut rows = vec![BTreeSet::new(); n * n];
+                for &(y, x) in &pairs {
+                    rows[y as usize].insert(x);
+                }
+                let table = match self.tables.iter().position(|t| t.rows == rows) {
+                    Some(i) => i,
+                    None => {
+                        self.tables.push(Table { what, rows });
+                        self.tables.len() - 1
+                    }
+                };
+                let a = self.bound(p).ok_or("unbound")?;
+                let b = self.bound(q).ok_or("unbound")?;
+                Ok(SetExpr::Row2 { table, a, b })
+            }
+            _ => Err(format!(
+                "`{}` relates {x} to {} bound elements",
+                print_formula(f),
+                params.len()
+            )),
+        }
+    }
+
+    /// `{x | tc u, v phi}` with the other end-point bound: the least fixed
+    /// point of `{p} | step(T)` (a ray, for a grid step), forwards when `x`
+    /// is the target, backwards when it is the source.
+    fn tc_set(&mut self, f: &Formula, x: &str) -> Result<SetExpr, Unsupported> {
+        let Formula::Tc {
+            steps: None,
+            from,
+            to,
+            body,
+        } = f
+        else {
+            return Err(format!("cannot compile `{}` to a set", print_formula(f)));
+        };
+        let ([u], [v]) = (from.as_slice(), to.as_slice()) else {
+            return Err(format!("tc over tuples in `{}`", print_formula(f)));
+        };
+        let t = self.fresh("T");
+        let w = self.fresh("w");
+        let forward = v == x && u != x && self.bound(u).is_some();
+        let backward = u == x && v != x && self.bound(v).is_some();
+        let (start, map) = if forward {
+            (u, [(u.clone(), w.clone()), (v.clone(), x.to_string())])
+        } else if backward {
+            (v, [(u.clone(), x.to_string()), (v.clone(), w.clone())])
+        } else {
+            return Err(format!(
+                "`{}` is not a closure from a bound element",
+                print_formula(f)
+            ));
+        };
+        let step = self.rename(body, &map.into_iter().collect());
+        let fix = Formula::Fixpoint {
+            kind: ir::FixpointKind::Least,
+            relation: t.clone(),
+            params: vec![x.to_string()],
+            body: Box::new(Formula::Or(vec![
+                Formula::Eq(x.to_string(), start.clone()),
+                Formula::Exists {
+                    vars: vec![Var::Element(w.clone())],
+                    body: Box::new(Formula::And(vec![
+                        Formula::Rel {
+                            name: t,
+                            args: vec![w],
+                        },
+                        step,
+                    ])),
+                },
+            ])),
+        };
+        self.set(&fix, x)
     }
 
     /// `{x | ex y body}`.
@@ -900,17 +1317,40 @@ impl Builder<'_> {
     /// A sentence as a condition on the state.
     fn cond(&mut self, f: &Formula) -> Result<Cond, Unsupported> {
         let fv = free_vars(f);
-        if !fv.is_empty() {
-            return Err(format!("`{}` has free variables {fv:?}", print_formula(f)));
+        if let Some(v) = fv.iter().find(|v| self.bound(v).is_none()) {
+            return Err(format!("`{}` has the free variable {v}", print_formula(f)));
+        }
+        if let Formula::Eq(a, b) = f {
+            let (a, b) = (
+                self.bound(a).ok_or("unbound")?,
+                self.bound(b).ok_or("unbound")?,
+            );
+            return Ok(if a == b {
+                Cond::Const(true)
+            } else {
+                Cond::Eq(a, b)
+            });
         }
         if !self.is_fluent(f) {
-            return Ok(Cond::Const(self.holds(f)?));
+            let Some(last) = fv.iter().next_back() else {
+                return Ok(Cond::Const(self.holds(f)?));
+            };
+            let b = self.bound(last).ok_or("unbound")?;
+            return Ok(Cond::In(b, self.set(f, last)?));
         }
         match f {
             Formula::Rel { name, args } => {
+                if let Some(i) = self.fluents.iter().position(|fl| fl.name == *name) {
+                    let [a] = args.as_slice() else {
+                        return Err(format!("{name} with {} arguments", args.len()));
+                    };
+                    let b = self.bound(a).ok_or("unbound")?;
+                    return Ok(Cond::In(b, SetExpr::Fluent(i)));
+                }
                 let body = self.inline(name, args)?;
                 self.cond(&body)
             }
+            Formula::Cmp { lhs, op, rhs } => Ok(Cond::Cmp(self.num(lhs)?, *op, self.num(rhs)?)),
             Formula::Not(g) => Ok(Cond::Not(Box::new(self.cond(g)?))),
             Formula::And(gs) => Ok(Cond::And(
                 gs.iter().map(|g| self.cond(g)).collect::<Result<_, _>>()?,
@@ -944,13 +1384,55 @@ impl Builder<'_> {
                         _ => Err(format!("set or real quantifier in `{}`", print_formula(f))),
                     })
                     .collect::<Result<_, _>>()?;
-                if let [y] = names.as_slice() {
-                    return Ok(Cond::NonEmpty(self.set(body, y)?));
+                let direct = if let [y] = names.as_slice() {
+                    self.set(body, y).map(Cond::NonEmpty)
+                } else {
+                    self.pattern(f, &names, body)
+                };
+                match direct {
+                    Ok(c) => Ok(c),
+                    Err(_) => self.exists_loop(&names, body),
                 }
-                self.pattern(f, &names, body)
             }
             _ => Err(format!("cannot compile `{}`", print_formula(f))),
         }
+    }
+
+    /// `ex y, v2..vk body` as a loop: `y` runs over the set of the
+    /// conjuncts about `y` alone and is bound in the rest (for what set
+    /// algebra cannot say at once, like a fluent link between variables).
+    fn exists_loop(&mut self, vars: &[String], body: &Formula) -> Result<Cond, Unsupported> {
+        let (y, rest_vars) = vars.split_first().ok_or("no variables")?;
+        let mut conj = Vec::new();
+        flatten_and(body, &mut conj);
+        let mut over = Vec::new();
+        let mut rest = Vec::new();
+        for c in conj {
+            let fv = free_vars(&c);
+            let alone = !rest_vars.iter().any(|v| fv.contains(v)) && fv.contains(y);
+            match alone.then(|| self.set(&c, y)) {
+                Some(Ok(s)) => over.push(s),
+                _ => rest.push(c),
+            }
+        }
+        let var = self.next_loop;
+        self.next_loop += 1;
+        self.scope.push((y.clone(), Bound::Loop(var)));
+        let rest_f = Formula::And(rest);
+        let body = if rest_vars.is_empty() {
+            self.cond(&rest_f)
+        } else {
+            self.cond(&Formula::Exists {
+                vars: rest_vars.iter().map(|v| Var::Element(v.clone())).collect(),
+                body: Box::new(rest_f),
+            })
+        };
+        self.scope.pop();
+        Ok(Cond::Exists {
+            var,
+            over: and_of(over),
+            body: Box::new(body?),
+        })
     }
 
     /// `ex v1..vk body` with body a conjunction of one-variable parts and a
@@ -1057,8 +1539,28 @@ impl Builder<'_> {
             RealExpr::Sub(a, b) => Num::Sub(bx(self.num(a)?), bx(self.num(b)?)),
             RealExpr::Mul(a, b) => Num::Mul(bx(self.num(a)?), bx(self.num(b)?)),
             RealExpr::Char(f) => {
+                if !free_vars(f).is_empty() {
+                    return Err(format!(
+                        "characteristic term with free variables `{}`",
+                        print_real(t)
+                    ));
+                }
                 let c = self.cond(f)?;
                 Num::Cond(self.cond_id(print_formula(f), c))
+            }
+            RealExpr::Fun { name, element } => {
+                let of = self
+                    .bound(element)
+                    .ok_or_else(|| format!("unbound element in `{}`", print_real(t)))?;
+                let fun = if let Some(i) = self.funs.iter().position(|f| f.name == *name) {
+                    FunRef::Fluent(i)
+                } else if let Some(i) = self.stable_funs.iter().position(|f| f.name == *name) {
+                    self.stable_funs[i].used = true;
+                    FunRef::Stable(i)
+                } else {
+                    return Err(format!("unknown function {name}"));
+                };
+                Num::Fun(fun, of)
             }
             RealExpr::Sum { vars, guard, body } if vars.len() == 1 => {
                 let RealExpr::Const(k) = **body else {
@@ -1073,46 +1575,141 @@ impl Builder<'_> {
     // -----------------------------------------------------------------------
     // Rules and labels.
 
-    fn rule(&mut self, r: &ir::Rule) -> Result<RulePlan, Unsupported> {
-        if !r.update.is_empty() || !r.dynamics.is_empty() || !r.rhs.functions.is_empty() {
-            return Err("function updates are not specialized".into());
+    fn rule(&mut self, r: &ir::Rule) -> RulePlan {
+        let mut plan = RulePlan {
+            name: r.name.clone(),
+            lhs: r.lhs.elements.clone(),
+            steps: Vec::new(),
+            shift: None,
+            sentence: None,
+            removes: Vec::new(),
+            adds: Vec::new(),
+            updates: Vec::new(),
+            post: None,
+            interpreted: None,
+            check_fallback: None,
+            effect_fallback: None,
+        };
+        // Left elements in scope, for the conditions and update terms.
+        let lhs_scope: Vec<(String, Bound)> = r
+            .lhs
+            .elements
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (l.clone(), Bound::Left(i)))
+            .collect();
+        self.scope = lhs_scope;
+        match self.effect(r) {
+            Ok((removes, adds, updates)) => {
+                plan.removes = removes;
+                plan.adds = adds;
+                plan.updates = updates;
+            }
+            Err(e) => plan.effect_fallback = Some(e),
         }
+        if let Err(e) = self.matcher(r, &mut plan) {
+            plan.steps.clear();
+            plan.shift = None;
+            plan.sentence = None;
+            plan.post = None;
+            plan.check_fallback = None;
+            plan.interpreted = Some(e);
+        }
+        if plan.check_fallback.is_some() {
+            // The interpreter checks the whole pre- and postcondition.
+            plan.post = None;
+        }
+        self.scope.clear();
+        plan
+    }
+
+    /// The effect on the state: fluent bits removed and added, function
+    /// updates.
+    #[allow(clippy::type_complexity)]
+    fn effect(
+        &mut self,
+        r: &ir::Rule,
+    ) -> Result<
+        (
+            Vec<(usize, usize)>,
+            Vec<(usize, usize)>,
+            Vec<(usize, usize, Num)>,
+        ),
+        Unsupported,
+    > {
+        if !r.rhs.functions.is_empty() {
+            return Err("function values on the right side are not specialized".into());
+        }
+        let lhs = &r.lhs.elements;
+        let left_of = |b: &str| {
+            r.map
+                .iter()
+                .find(|(rr, _)| rr == b)
+                .and_then(|(_, l)| lhs.iter().position(|x| x == l))
+                .ok_or_else(|| format!("right element {b} is new"))
+        };
+        let fluent_of = |n: &str, fl: &[Fluent]| fl.iter().position(|f| f.name == n);
+        let mut removes = Vec::new();
+        for e in &r.emb {
+            let Some(rel) = self.sig.relation(e) else {
+                continue;
+            };
+            if self.sig.arity(rel) != 1 {
+                return Err(format!("emb relation {e} is not unary"));
+            }
+            if let Some(fi) = fluent_of(e, &self.fluents) {
+                removes.extend((0..lhs.len()).map(|i| (fi, i)));
+            }
+        }
+        let mut adds = Vec::new();
+        for t in &r.rhs.tuples {
+            if t.optional {
+                return Err("optional right tuples are not specialized".into());
+            }
+            if let Some(fi) = fluent_of(&t.relation, &self.fluents) {
+                adds.push((fi, left_of(&t.args[0])?));
+            }
+        }
+        let mut updates = Vec::new();
+        for u in &r.update {
+            let f = self
+                .funs
+                .iter()
+                .position(|f| f.name == u.function)
+                .ok_or_else(|| format!("unknown function {}", u.function))?;
+            let e = lhs
+                .iter()
+                .position(|l| *l == u.element)
+                .ok_or_else(|| format!("update of {} on a right element", u.function))?;
+            updates.push((f, e, self.num(&u.value)?));
+        }
+        Ok((removes, adds, updates))
+    }
+
+    /// The matcher of a rule: candidate sets, links, per-candidate checks,
+    /// the postcondition; what it cannot compile of the conditions becomes
+    /// `check_fallback`. An error: the matches come from the interpreter.
+    fn matcher(&mut self, r: &ir::Rule, plan: &mut RulePlan) -> Result<(), Unsupported> {
         if !r.nondistinct.is_empty() {
             return Err("non-distinct left elements are not specialized".into());
-        }
-        if r.post != Formula::True {
-            return Err("postconditions are not specialized".into());
         }
         let lhs = &r.lhs.elements;
         let k = lhs.len();
         let idx = |n: &str| lhs.iter().position(|l| l == n);
-        // The map s: a bijection from right elements to left elements.
-        let mut rimg = Vec::new();
-        for b in &r.rhs.elements {
-            let l = r
-                .map
-                .iter()
-                .find(|(rr, _)| rr == b)
-                .and_then(|(_, l)| idx(l))
-                .ok_or_else(|| format!("right element {b} is new"))?;
-            if rimg.contains(&l) {
-                return Err(format!("right element {b} copies a left element"));
-            }
-            rimg.push(l);
-        }
-        if rimg.len() != k {
-            return Err("the rule deletes elements".into());
-        }
         let fluent_of = |n: &str, fl: &[Fluent]| fl.iter().position(|f| f.name == n);
 
         let mut cands: Vec<Vec<SetExpr>> = vec![Vec::new(); k];
+        let mut inner: Vec<Vec<SetExpr>> = vec![Vec::new(); k];
+        let mut checks: Vec<Vec<Cond>> = vec![Vec::new(); k];
         let mut pre_conj = Vec::new();
         flatten_and(&r.pre, &mut pre_conj);
         let mut links: Vec<Vec<Link>> = vec![Vec::new(); k];
         let mut link_irreflexive: Vec<Vec<usize>> = vec![Vec::new(); k];
         for t in &r.lhs.tuples {
+            // An optional tuple does not restrict matching; the effect
+            // removes the emb relations of matched elements either way.
             if t.optional {
-                return Err("optional tuples are not specialized".into());
+                continue;
             }
             let args: Vec<usize> = t
                 .args
@@ -1175,11 +1772,15 @@ impl Builder<'_> {
                         table,
                     });
                 }
-                _ => return Err(format!("left tuple {}{:?}", t.relation, t.args)),
+                // A stable tuple over more elements: a constraint, compiled
+                // like a precondition conjunct.
+                _ => pre_conj.push(Formula::Rel {
+                    name: t.relation.clone(),
+                    args: t.args.clone(),
+                }),
             }
         }
         // Exactness of emb relations.
-        let mut removes = Vec::new();
         for e in &r.emb {
             let Some(rel) = self.sig.relation(e) else {
                 continue;
@@ -1204,54 +1805,65 @@ impl Builder<'_> {
                 let s = self.set(&g, &x)?;
                 cands[i].push(s);
             }
-            if let Some(fi) = fluent_of(e, &self.fluents) {
-                removes.extend((0..k).map(|i| (fi, i)));
-            }
         }
-        let mut adds = Vec::new();
-        for t in &r.rhs.tuples {
-            if t.optional {
-                return Err("optional tuples are not specialized".into());
-            }
-            if let Some(fi) = fluent_of(&t.relation, &self.fluents) {
-                let b = r
-                    .rhs
-                    .elements
-                    .iter()
-                    .position(|x| *x == t.args[0])
-                    .ok_or_else(|| format!("unknown element {}", t.args[0]))?;
-                adds.push((fi, rimg[b]));
-            }
-        }
-        // Preconditions: per element, or match-independent.
+        // Preconditions: per element (a candidate set, a set depending on
+        // earlier elements, or a check), or match-independent.
         let mut sentence = Vec::new();
+        let mut fallback: Option<Unsupported> = None;
         for c in &pre_conj {
             let fv = free_vars(c);
             let mine: Vec<usize> = (0..k).filter(|&i| fv.contains(&lhs[i])).collect();
-            match mine.as_slice() {
-                [] => sentence.push(c.clone()),
-                [i] => {
-                    let s = self.set(c, &lhs[*i])?;
-                    cands[*i].push(s);
-                }
-                _ => {
-                    return Err(format!(
-                        "precondition `{}` ties several left elements",
-                        print_formula(c)
-                    ));
+            let Some(&i) = mine.last() else {
+                sentence.push(c.clone());
+                continue;
+            };
+            match self.set(c, &lhs[i]) {
+                Ok(s) if mine.len() == 1 => cands[i].push(s),
+                Ok(s) => inner[i].push(s),
+                Err(_) => match self.cond(c) {
+                    Ok(cd) => checks[i].push(cd),
+                    Err(e) => {
+                        fallback.get_or_insert(format!("precondition: {e}"));
+                    }
+                },
+            }
+        }
+        if !sentence.is_empty() {
+            let f = Formula::And(sentence);
+            match self.cond(&f) {
+                Ok(Cond::Const(true)) => {}
+                Ok(c) => plan.sentence = Some(self.cond_id(print_formula(&f), c)),
+                Err(e) => {
+                    fallback.get_or_insert(format!("precondition: {e}"));
                 }
             }
         }
-        let sentence = if sentence.is_empty() {
-            None
-        } else {
-            let f = Formula::And(sentence);
-            let c = self.cond(&f)?;
-            match c {
-                Cond::Const(true) => None,
-                c => Some(self.cond_id(print_formula(&f), c)),
+        // The postcondition, on the state after the effect: right elements
+        // stand for their left counterparts.
+        if r.post != Formula::True {
+            if let Some(e) = &plan.effect_fallback {
+                fallback.get_or_insert(format!("postcondition after an interpreted effect: {e}"));
+            } else {
+                let saved = std::mem::take(&mut self.scope);
+                for b in &r.rhs.elements {
+                    let l = r
+                        .map
+                        .iter()
+                        .find(|(rr, _)| rr == b)
+                        .and_then(|(_, l)| idx(l))
+                        .ok_or_else(|| format!("right element {b} is new"))?;
+                    self.scope.push((b.clone(), Bound::Left(l)));
+                }
+                match self.cond(&r.post) {
+                    Ok(c) => plan.post = Some(c),
+                    Err(e) => {
+                        fallback.get_or_insert(format!("postcondition: {e}"));
+                    }
+                }
+                self.scope = saved;
             }
-        };
+        }
+        plan.check_fallback = fallback;
         let cands: Vec<SetExpr> = cands.into_iter().map(and_of).collect();
         let mut steps = Vec::new();
         for i in 0..k {
@@ -1263,12 +1875,18 @@ impl Builder<'_> {
                 cand: cands[i].clone(),
                 links: std::mem::take(&mut links[i]),
                 distinct_from,
+                inner: std::mem::take(&mut inner[i]),
+                checks: std::mem::take(&mut checks[i]),
             });
         }
+        plan.steps = steps;
         // Two elements linked by one grid step: a shift.
-        let mut shift = None;
-        if k == 2 && steps[1].links.len() == 1 && steps[1].distinct_from.is_empty() {
-            let t = &self.tables[steps[1].links[0].table];
+        if k == 2
+            && plan.steps[1].links.len() == 1
+            && plan.steps[1].distinct_from.is_empty()
+            && plan.plain()
+        {
+            let t = &self.tables[plan.steps[1].links[0].table];
             let mut offs = BTreeSet::new();
             let mut srcs = BTreeSet::new();
             let mut single = true;
@@ -1285,18 +1903,10 @@ impl Builder<'_> {
                 let d = *offs.iter().next().unwrap_or(&0);
                 let what = format!("sources of {}", t.what);
                 let m = self.mask_index(what, srcs);
-                shift = Some((d, m));
+                plan.shift = Some((d, m));
             }
         }
-        Ok(RulePlan {
-            name: r.name.clone(),
-            lhs: lhs.clone(),
-            steps,
-            shift,
-            sentence,
-            removes,
-            adds,
-        })
+        Ok(())
     }
 
     fn label(&mut self, l: &ir::Label) -> Result<LabelPlan, Unsupported> {
@@ -1346,6 +1956,24 @@ fn disjoint(a: &SetExpr, b: &SetExpr) -> bool {
 // ---------------------------------------------------------------------------
 // The text dump.
 
+fn bound_text(b: Bound) -> String {
+    match b {
+        Bound::Left(i) => format!("e{i}"),
+        Bound::Loop(i) => format!("q{i}"),
+    }
+}
+
+fn cmp_text(op: ir::CmpOp) -> &'static str {
+    match op {
+        ir::CmpOp::Lt => "<",
+        ir::CmpOp::Le => "<=",
+        ir::CmpOp::Eq => "=",
+        ir::CmpOp::Ne => "!=",
+        ir::CmpOp::Ge => ">=",
+        ir::CmpOp::Gt => ">",
+    }
+}
+
 impl Plan {
     fn names(&self, members: &BTreeSet<u32>) -> String {
         let v: Vec<&str> = members
@@ -1374,6 +2002,23 @@ impl Plan {
             SetExpr::Image { rel, of } => format!("{}[{}]", self.rel_text(rel), self.set_text(of)),
             SetExpr::AllIf(s) => format!("all_if({})", self.set_text(s)),
             SetExpr::Fix { var, body } => format!("lfp T{var}. {}", self.set_text(body)),
+            SetExpr::Elem(b) => format!("{{{}}}", bound_text(*b)),
+            SetExpr::Row { table, of } => format!("t{table}[{}]", bound_text(*of)),
+            SetExpr::Row2 { table, a, b } => {
+                format!("t{table}[{}, {}]", bound_text(*a), bound_text(*b))
+            }
+            SetExpr::If(c) => format!("all_if({})", self.cond_text(c)),
+            SetExpr::Ray {
+                table,
+                from,
+                through,
+                up,
+            } => format!(
+                "ray t{table}[{}] through {} (cut at the {} blocker)",
+                bound_text(*from),
+                self.set_text(through),
+                if *up { "least" } else { "greatest" }
+            ),
         }
     }
 
@@ -1404,6 +2049,19 @@ impl Plan {
                 let p: Vec<String> = v.iter().map(|c| self.cond_text(c)).collect();
                 format!("({})", p.join(" or "))
             }
+            Cond::In(b, s) => format!("{} in {}", bound_text(*b), self.set_text(s)),
+            Cond::Eq(a, b) => format!("{} = {}", bound_text(*a), bound_text(*b)),
+            Cond::Cmp(a, op, b) => format!(
+                "{} {} {}",
+                self.num_text(a),
+                cmp_text(*op),
+                self.num_text(b)
+            ),
+            Cond::Exists { var, over, body } => format!(
+                "ex q{var} in {} ({})",
+                self.set_text(over),
+                self.cond_text(body)
+            ),
         }
     }
 
@@ -1416,6 +2074,13 @@ impl Plan {
             Num::Add(a, b) => format!("({} + {})", self.num_text(a), self.num_text(b)),
             Num::Sub(a, b) => format!("({} - {})", self.num_text(a), self.num_text(b)),
             Num::Mul(a, b) => format!("({} * {})", self.num_text(a), self.num_text(b)),
+            Num::Fun(f, b) => {
+                let name = match f {
+                    FunRef::Stable(i) => &self.stable_funs[*i].name,
+                    FunRef::Fluent(i) => &self.funs[*i].name,
+                };
+                format!(":{name}({})", bound_text(*b))
+            }
         }
     }
 
@@ -1430,7 +2095,22 @@ impl Plan {
             for &j in &st.distinct_from {
                 line.push_str(&format!(", != {}", r.lhs[j]));
             }
+            for s in &st.inner {
+                line.push_str(&format!(" & {}", self.set_text(s)));
+            }
+            for c in &st.checks {
+                line.push_str(&format!(", if {}", self.cond_text(c)));
+            }
             out.push(line);
+        }
+        if let Some(c) = &r.post {
+            out.push(format!("after the effect: {}", self.cond_text(c)));
+        }
+        if let Some(why) = &r.interpreted {
+            out.push(format!("matches from the interpreter ({why})"));
+        }
+        if let Some(why) = &r.check_fallback {
+            out.push(format!("each match checked by the interpreter ({why})"));
         }
         if let Some((d, m)) = r.shift {
             out.push(format!(
@@ -1461,6 +2141,9 @@ impl Plan {
                 f.name,
                 self.names(&m)
             );
+        }
+        for (i, f) in self.funs.iter().enumerate() {
+            let _ = writeln!(o, "function {i}: :{} (values in the state)", f.name);
         }
         for (i, m) in self.masks.iter().enumerate() {
             let _ = writeln!(
@@ -1505,7 +2188,23 @@ impl Plan {
                     .collect();
                 p.join(" ")
             };
-            let _ = writeln!(o, "    removes {}; adds {}", fx(&r.removes), fx(&r.adds));
+            match &r.effect_fallback {
+                None => {
+                    let _ = writeln!(o, "    removes {}; adds {}", fx(&r.removes), fx(&r.adds));
+                    for (f, e, v) in &r.updates {
+                        let _ = writeln!(
+                            o,
+                            "    sets :{}({}) = {}",
+                            self.funs[*f].name,
+                            r.lhs[*e],
+                            self.num_text(v)
+                        );
+                    }
+                }
+                Some(why) => {
+                    let _ = writeln!(o, "    applied by the interpreter ({why})");
+                }
+            }
         }
         for (li, l) in self.locations.iter().enumerate() {
             let _ = writeln!(o, "location {li}:");
@@ -1528,11 +2227,14 @@ impl Plan {
                         format!("{} -> {}", self.rules[lb.rule].name, t.join("; "))
                     })
                     .collect();
+                let payoff = match &pl.payoff {
+                    Ok(n) => self.num_text(n),
+                    Err(why) => format!("by the interpreter ({why})"),
+                };
                 let _ = writeln!(
                     o,
-                    "    {}: payoff {}; moves [{}]",
+                    "    {}: payoff {payoff}; moves [{}]",
                     self.players[p],
-                    self.num_text(&pl.payoff),
                     labels.join(", ")
                 );
             }

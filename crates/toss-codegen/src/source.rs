@@ -15,7 +15,12 @@ pub const MANIFEST_DIR_OVERRIDE: &str = "TOSS_MANIFEST_DIR";
 pub enum SourceError {
     Absolute(String),
     NoManifestDir,
-    Unreadable { path: PathBuf, reason: String },
+    /// `shown` is the path as written in the attribute (the absolute path
+    /// would leak the build machine's directories into error messages).
+    Unreadable {
+        shown: String,
+        reason: String,
+    },
 }
 
 impl std::fmt::Display for SourceError {
@@ -28,9 +33,10 @@ impl std::fmt::Display for SourceError {
             SourceError::NoManifestDir => {
                 write!(f, "CARGO_MANIFEST_DIR is not set; build with cargo")
             }
-            SourceError::Unreadable { path, reason } => {
-                write!(f, "cannot read game file `{}`: {reason}", path.display())
-            }
+            SourceError::Unreadable { shown, reason } => write!(
+                f,
+                "cannot read game file `{shown}` (relative to the crate's Cargo.toml directory): {reason}"
+            ),
         }
     }
 }
@@ -52,14 +58,14 @@ pub fn resolve(base: &Path, relative: &str) -> Result<PathBuf, SourceError> {
     Ok(base.join(p))
 }
 
-/// Reads a game file as text.
-pub fn read(path: &Path) -> Result<String, SourceError> {
+/// Reads a game file as text; `shown` is how errors name it.
+pub fn read(path: &Path, shown: &str) -> Result<String, SourceError> {
     let bytes = std::fs::read(path).map_err(|e| SourceError::Unreadable {
-        path: path.to_path_buf(),
+        shown: shown.to_string(),
         reason: e.to_string(),
     })?;
     String::from_utf8(bytes).map_err(|e| SourceError::Unreadable {
-        path: path.to_path_buf(),
+        shown: shown.to_string(),
         reason: format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to()),
     })
 }
@@ -83,9 +89,14 @@ mod tests {
 
     #[test]
     fn missing_file_names_the_path() {
-        let err = read(Path::new("no/such/game.toss"))
+        let err = read(Path::new("/base/no/such/game.toss"), "no/such/game.toss")
             .err()
             .map(|e| e.to_string());
-        assert!(err.is_some_and(|e| e.starts_with("cannot read game file `no/such/game.toss`")));
+        assert!(
+            err.as_deref().is_some_and(|e| e
+                .starts_with("cannot read game file `no/such/game.toss` (")
+                && !e.contains("/base")),
+            "{err:?}"
+        );
     }
 }

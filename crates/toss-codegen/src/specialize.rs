@@ -12,8 +12,9 @@ use std::path::Path;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use syn::Ident;
+use toss_runtime::ir;
 
-use crate::plan::{Cond, Num, Plan, Rel2, SetExpr};
+use crate::plan::{Bound, Cond, FunRef, Num, Plan, Rel2, SetExpr};
 
 /// `TicTacToe` -> `__toss_tic_tac_toe`.
 fn module_name(ident: &Ident) -> Ident {
@@ -69,8 +70,65 @@ fn shift(s: TokenStream, d: i32) -> TokenStream {
     }
 }
 
-fn set_expr(e: &SetExpr) -> TokenStream {
+/// The variable holding a bound element.
+fn bound(b: Bound) -> Ident {
+    match b {
+        Bound::Left(i) => format_ident!("e{}", i),
+        Bound::Loop(i) => format_ident!("q{}", i),
+    }
+}
+
+fn set_expr(plan: &Plan, e: &SetExpr) -> TokenStream {
     match e {
+        SetExpr::Elem(b) => {
+            let b = bound(*b);
+            quote! { ({ let mut t = Set::EMPTY; t.insert(#b); t }) }
+        }
+        SetExpr::Row { table, of } => {
+            let t = format_ident!("T{}", table);
+            let of = bound(*of);
+            quote! { #t[#of as usize] }
+        }
+        SetExpr::Row2 { table, a, b } => {
+            let t = format_ident!("T{}", table);
+            let (a, b) = (bound(*a), bound(*b));
+            quote! { #t[#a as usize * ELEMENTS.len() + #b as usize] }
+        }
+        SetExpr::Ray {
+            table,
+            from,
+            through,
+            up,
+        } => {
+            let t = format_ident!("T{}", table);
+            let from = bound(*from);
+            let through = set_expr(plan, through);
+            let first = if *up {
+                quote! { b.first() }
+            } else {
+                quote! { b.last() }
+            };
+            quote! {
+                ({
+                    let r = #t[#from as usize];
+                    let b = r & !#through;
+                    let mut out = if b.is_empty() {
+                        r
+                    } else {
+                        let f = #first;
+                        let mut out = r & !#t[f as usize];
+                        out.remove(f);
+                        out
+                    };
+                    out.insert(#from);
+                    out
+                })
+            }
+        }
+        SetExpr::If(c) => {
+            let c = cond_expr(plan, c);
+            quote! { (if #c { UNIVERSE } else { Set::EMPTY }) }
+        }
         SetExpr::Empty => quote! { Set::EMPTY },
         SetExpr::Universe => quote! { UNIVERSE },
         SetExpr::Mask(i) => {
@@ -86,23 +144,23 @@ fn set_expr(e: &SetExpr) -> TokenStream {
             quote! { #v }
         }
         SetExpr::And(v) => {
-            let parts = v.iter().map(set_expr);
+            let parts = v.iter().map(|x| set_expr(plan, x));
             quote! { (#(#parts)&*) }
         }
         SetExpr::Or(v) => {
-            let parts = v.iter().map(set_expr);
+            let parts = v.iter().map(|x| set_expr(plan, x));
             quote! { (#(#parts)|*) }
         }
         SetExpr::Not(x) => {
-            let x = set_expr(x);
+            let x = set_expr(plan, x);
             quote! { (UNIVERSE & !#x) }
         }
         SetExpr::AllIf(x) => {
-            let x = set_expr(x);
+            let x = set_expr(plan, x);
             quote! { (if #x.is_empty() { Set::EMPTY } else { UNIVERSE }) }
         }
         SetExpr::Image { rel, of } => {
-            let of = set_expr(of);
+            let of = set_expr(plan, of);
             match rel {
                 Rel2::Shifts(v) => {
                     let parts = v.iter().map(|(d, m)| {
@@ -127,7 +185,7 @@ fn set_expr(e: &SetExpr) -> TokenStream {
         }
         SetExpr::Fix { var, body } => {
             let v = format_ident!("fix{}", var);
-            let body = set_expr(body);
+            let body = set_expr(plan, body);
             quote! {
                 ({
                     let mut #v = Set::EMPTY;
@@ -149,7 +207,7 @@ fn cond_expr(plan: &Plan, c: &Cond) -> TokenStream {
         Cond::Const(true) => quote! { true },
         Cond::Const(false) => quote! { false },
         Cond::NonEmpty(s) => {
-            let s = set_expr(s);
+            let s = set_expr(plan, s);
             quote! { !#s.is_empty() }
         }
         Cond::Not(c) => {
@@ -168,7 +226,7 @@ fn cond_expr(plan: &Plan, c: &Cond) -> TokenStream {
             let p = &plan.patterns[*pattern];
             let names: Vec<Ident> = (0..sets.len()).map(|i| format_ident!("v{}", i)).collect();
             let defs = sets.iter().zip(&names).map(|(s, n)| {
-                let s = set_expr(s);
+                let s = set_expr(plan, s);
                 quote! { let #n = #s; }
             });
             let groups = p.groups.iter().map(|(offs, m)| {
@@ -185,6 +243,30 @@ fn cond_expr(plan: &Plan, c: &Cond) -> TokenStream {
             // One test on the union of the groups: no branch per group.
             quote! { ({ #(#defs)* !(#(#groups)|*).is_empty() }) }
         }
+        Cond::In(b, set) => {
+            let (b, set) = (bound(*b), set_expr(plan, set));
+            quote! { #set.contains(#b) }
+        }
+        Cond::Eq(a, b) => {
+            let (a, b) = (bound(*a), bound(*b));
+            quote! { (#a == #b) }
+        }
+        Cond::Cmp(a, op, b) => {
+            let (a, b) = (num_expr(plan, a, false), num_expr(plan, b, false));
+            match op {
+                ir::CmpOp::Lt => quote! { (#a < #b) },
+                ir::CmpOp::Le => quote! { (#a <= #b) },
+                ir::CmpOp::Eq => quote! { (#a == #b) },
+                ir::CmpOp::Ne => quote! { (#a != #b) },
+                ir::CmpOp::Ge => quote! { (#a >= #b) },
+                ir::CmpOp::Gt => quote! { (#a > #b) },
+            }
+        }
+        Cond::Exists { var, over, body } => {
+            let q = bound(Bound::Loop(*var));
+            let (over, body) = (set_expr(plan, over), cond_expr(plan, body));
+            quote! { #over.iter().any(|#q| #body) }
+        }
     }
 }
 
@@ -197,39 +279,53 @@ fn num_conds(n: &Num, out: &mut Vec<usize>) {
             num_conds(a, out);
             num_conds(b, out);
         }
-        Num::Const(_) | Num::Count(..) => {}
+        Num::Const(_) | Num::Count(..) | Num::Fun(..) => {}
     }
 }
 
-fn num_expr(n: &Num) -> TokenStream {
+/// A real term; `pre` says whether the conditions it uses were evaluated
+/// beforehand (into `cv{i}`, see [`num_conds`]).
+fn num_expr(plan: &Plan, n: &Num, pre: bool) -> TokenStream {
     match n {
         Num::Const(c) => {
             let c = Literal::f64_suffixed(*c);
             quote! { #c }
         }
-        Num::Cond(i) => {
+        Num::Cond(i) if pre => {
             let v = format_ident!("cv{}", i);
             quote! { (if #v { 1.0 } else { 0.0 }) }
         }
+        Num::Cond(i) => {
+            let f = format_ident!("c{}", i);
+            quote! { (if #f(s) { 1.0 } else { 0.0 }) }
+        }
+        Num::Fun(FunRef::Stable(f), b) => {
+            let (t, b) = (format_ident!("F{}", f), bound(*b));
+            quote! { #t[#b as usize] }
+        }
+        Num::Fun(FunRef::Fluent(f), b) => {
+            let (f, b) = (usize_lit(*f), bound(*b));
+            quote! { s.funs[#f][#b as usize] }
+        }
         Num::Count(set, k) => {
-            let set = set_expr(set);
+            let set = set_expr(plan, set);
             let k = Literal::f64_suffixed(*k);
             quote! { (#set.count() as f64 * #k) }
         }
         Num::Neg(a) => {
-            let a = num_expr(a);
+            let a = num_expr(plan, a, pre);
             quote! { (-#a) }
         }
         Num::Add(a, b) => {
-            let (a, b) = (num_expr(a), num_expr(b));
+            let (a, b) = (num_expr(plan, a, pre), num_expr(plan, b, pre));
             quote! { (#a + #b) }
         }
         Num::Sub(a, b) => {
-            let (a, b) = (num_expr(a), num_expr(b));
+            let (a, b) = (num_expr(plan, a, pre), num_expr(plan, b, pre));
             quote! { (#a - #b) }
         }
         Num::Mul(a, b) => {
-            let (a, b) = (num_expr(a), num_expr(b));
+            let (a, b) = (num_expr(plan, a, pre), num_expr(plan, b, pre));
             quote! { (#a * #b) }
         }
     }
@@ -237,7 +333,7 @@ fn num_expr(n: &Num) -> TokenStream {
 
 /// The matcher of rule `ri`: calls `f` on every match in canonical order
 /// until it returns false; returns whether it ran to the end.
-fn matcher(plan: &Plan, ri: usize) -> TokenStream {
+fn matcher(plan: &Plan, ident: &Ident, ri: usize) -> TokenStream {
     let r = &plan.rules[ri];
     let k = plan.max_lhs();
     let name = format_ident!("match_{}", ri);
@@ -251,9 +347,30 @@ fn matcher(plan: &Plan, ri: usize) -> TokenStream {
     for line in plan.matcher_text(r) {
         doc.push_str(&format!("\n - {line}"));
     }
+    if r.interpreted.is_some() {
+        let ident = ident.clone();
+        let rl = usize_lit(ri);
+        let k = usize_lit(k);
+        return quote! {
+            #[doc = #doc]
+            pub fn #name(s: &State, f: &mut impl FnMut([u32; #k]) -> bool) -> bool {
+                let view = to_structure(s);
+                let mut ms = ::std::vec::Vec::new();
+                super::#ident::interpreter().rule_matches(#rl, &view, &mut ms);
+                for m in &ms {
+                    let mut e = [0u32; #k];
+                    e[..m.elems.len()].copy_from_slice(&m.elems);
+                    if !f(e) {
+                        return false;
+                    }
+                }
+                true
+            }
+        };
+    }
     let cands = r.steps.iter().map(|st| {
         let c = format_ident!("c{}", st.elem);
-        let e = set_expr(&st.cand);
+        let e = set_expr(plan, &st.cand);
         quote! { let #c = #e; }
     });
     let body = if let Some((d, m)) = r.shift {
@@ -279,9 +396,45 @@ fn matcher(plan: &Plan, ri: usize) -> TokenStream {
     } else {
         let elems: Vec<Ident> = (0..r.lhs.len()).map(|i| format_ident!("e{}", i)).collect();
         let pad = (r.lhs.len()..k).map(|_| quote! { 0 });
-        let mut inner = quote! {
-            if !f([#(#elems),* #(, #pad)*]) {
-                return false;
+        let arr = quote! { [#(#elems),* #(, #pad)*] };
+        let post = r.post.as_ref().map(|c| {
+            let c = cond_expr(plan, c);
+            let rl = Literal::u16_unsuffixed(ri as u16);
+            quote! {
+                let after = {
+                    let mut t = *s;
+                    apply_rule(&mut t, #rl, &#arr);
+                    t
+                };
+                if !{ let s = &after; #c } {
+                    break 'm;
+                }
+            }
+        });
+        let check = r.check_fallback.as_ref().map(|_| {
+            let rl = usize_lit(ri);
+            quote! {
+                let v = view.get_or_insert_with(|| to_structure(s));
+                if !super::#ident::interpreter().rule_match_passes(#rl, v, &[#(#elems),*]) {
+                    break 'm;
+                }
+            }
+        });
+        let mut inner = if post.is_none() && check.is_none() {
+            quote! {
+                if !f(#arr) {
+                    return false;
+                }
+            }
+        } else {
+            quote! {
+                'm: {
+                    #post
+                    #check
+                    if !f(#arr) {
+                        return false;
+                    }
+                }
             }
         };
         for st in r.steps.iter().rev() {
@@ -296,16 +449,34 @@ fn matcher(plan: &Plan, ri: usize) -> TokenStream {
                 let o = &elems[j];
                 quote! { n.remove(#o); }
             });
+            let sets = st.inner.iter().map(|x| {
+                let x = set_expr(plan, x);
+                quote! { n &= #x; }
+            });
+            let checks = st.checks.iter().map(|x| {
+                let x = cond_expr(plan, x);
+                quote! {
+                    if !#x {
+                        continue;
+                    }
+                }
+            });
             inner = quote! {
                 let mut n = #c;
                 #(#links)*
                 #(#distinct)*
+                #(#sets)*
                 for #e in n.iter() {
+                    #(#checks)*
                     #inner
                 }
             };
         }
+        let view = r.check_fallback.as_ref().map(|_| {
+            quote! { let mut view: ::core::option::Option<::toss::Structure> = None; }
+        });
         quote! {
+            #view
             #inner
             true
         }
@@ -337,10 +508,12 @@ fn counters(plan: &Plan, ri: usize) -> TokenStream {
     let m = format_ident!("match_{}", ri);
     let cands = r.steps.iter().map(|st| {
         let c = format_ident!("c{}", st.elem);
-        let e = set_expr(&st.cand);
+        let e = set_expr(plan, &st.cand);
         quote! { let #c = #e; }
     });
-    let simple = if r.lhs.len() == 1 {
+    let simple = if !r.plain() {
+        None
+    } else if r.lhs.len() == 1 {
         Some((quote! { c0 }, quote! { [e #(, #pad)*] }))
     } else if let Some((d, mask)) = r.shift {
         let mask = format_ident!("M{}", mask);
@@ -414,7 +587,17 @@ fn counters(plan: &Plan, ri: usize) -> TokenStream {
 /// Whether rule `ri` has a set of matches (see [`counters`]).
 fn has_set(plan: &Plan, ri: usize) -> bool {
     let r = &plan.rules[ri];
-    r.lhs.len() == 1 || r.shift.is_some()
+    r.plain() && (r.lhs.len() == 1 || r.shift.is_some())
+}
+
+/// Whether some mover's label in location `li` has no set of matches (its
+/// matches are listed in the playout loop).
+fn uses_found(plan: &Plan, li: usize) -> bool {
+    let loc = &plan.locations[li];
+    loc.movers
+        .iter()
+        .flat_map(|&p| &loc.players[p].labels)
+        .any(|l| !has_set(plan, l.rule))
 }
 
 /// One location's part of the playout loop: count every mover's moves
@@ -472,15 +655,28 @@ fn playout_arm(plan: &Plan, li: usize) -> TokenStream {
                     k -= #n;
                 });
             } else {
-                let f = format_ident!("count_{}", l.rule);
-                let get = match &ok {
-                    Some(ok) => quote! { if #ok { #f(s) } else { 0 } },
-                    None => quote! { #f(s) },
+                // The matches are listed once (into `found`, shared by the
+                // labels of the location), then the drawn one is taken.
+                let m = format_ident!("match_{}", l.rule);
+                let start = format_ident!("b{}_{}", mi, lb);
+                let list = quote! {
+                    #m(s, &mut |e| {
+                        found.push(e);
+                        true
+                    });
                 };
-                counts.push(quote! { let #n = #get; });
+                let list = match &ok {
+                    Some(ok) => quote! { if #ok { #list } },
+                    None => list,
+                };
+                counts.push(quote! {
+                    let #start = found.len();
+                    #list
+                    let #n = (found.len() - #start) as u32;
+                });
                 picks.push(quote! {
                     if k < #n {
-                        break 'pick Move { label: #lbl, rule: #rl, elems: #nth(s, k) };
+                        break 'pick Move { label: #lbl, rule: #rl, elems: found[#start + k as usize] };
                     }
                     k -= #n;
                 });
@@ -505,13 +701,53 @@ fn playout_arm(plan: &Plan, li: usize) -> TokenStream {
         });
     }
     let nm = usize_lit(loc.movers.len());
+    let clear = uses_found(plan, li).then(|| quote! { found.clear(); });
     quote! {
         #lit => {
+            #clear
             #(#pre)*
             #(#counts)*
             #(#draws)*
             #nm
         }
+    }
+}
+
+/// What runs on the interpreter, for the impl's doc comment (empty when
+/// nothing does).
+fn fallback_summary(plan: &Plan) -> String {
+    let mut parts = Vec::new();
+    for r in &plan.rules {
+        if let Some(why) = &r.interpreted {
+            parts.push(format!("the matches of rule `{}` ({why})", r.name));
+        }
+        if let Some(why) = &r.check_fallback {
+            parts.push(format!(
+                "the check of each match of rule `{}` ({why})",
+                r.name
+            ));
+        }
+        if let Some(why) = &r.effect_fallback {
+            parts.push(format!("the effect of rule `{}` ({why})", r.name));
+        }
+    }
+    for (li, l) in plan.locations.iter().enumerate() {
+        for (p, pl) in l.players.iter().enumerate() {
+            if let Err(why) = &pl.payoff {
+                parts.push(format!(
+                    "the payoff of {} in location {li} ({why})",
+                    plan.players[p]
+                ));
+            }
+        }
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " On the interpreter, over the state's structure: {}.",
+            parts.join("; ")
+        )
     }
 }
 
@@ -583,9 +819,17 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
             }
         }
     });
-    let matchers = (0..plan.rules.len()).map(|ri| matcher(plan, ri));
+    let matchers = (0..plan.rules.len()).map(|ri| matcher(plan, ident, ri));
     let counters = (0..plan.rules.len()).map(|ri| counters(plan, ri));
     let playout_arms = (0..plan.locations.len()).map(|li| playout_arm(plan, li));
+    let found_decl = (0..plan.locations.len())
+        .any(|li| uses_found(plan, li))
+        .then(|| {
+            quote! {
+                // Matches of rules without a set of matches, listed per ply.
+                let mut found: ::std::vec::Vec<[u32; #k]> = ::std::vec::Vec::new();
+            }
+        });
     let max_movers = usize_lit(
         plan.locations
             .iter()
@@ -597,7 +841,38 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
 
     // Effects of rules.
     let effect_arms = plan.rules.iter().enumerate().map(|(ri, r)| {
-        let ri = usize_lit(ri);
+        let rl = usize_lit(ri);
+        if r.effect_fallback.is_some() {
+            let len = usize_lit(r.lhs.len());
+            return quote! {
+                #rl => {
+                    let mut v = to_structure(s);
+                    super::#ident::interpreter().apply_rule_match(#rl, &mut v, &e[..#len]);
+                    let location = s.location;
+                    *s = from_structure(&v);
+                    s.location = location;
+                }
+            };
+        }
+        let ri = rl;
+        let names: Vec<Ident> = (0..r.lhs.len()).map(|i| format_ident!("e{}", i)).collect();
+        let idx = (0..r.lhs.len()).map(usize_lit);
+        let binds = if r.updates.is_empty() {
+            quote! {}
+        } else {
+            quote! { #(let #names = e[#idx];)* }
+        };
+        let vals: Vec<Ident> = (0..r.updates.len())
+            .map(|i| format_ident!("u{}", i))
+            .collect();
+        let computes = r.updates.iter().zip(&vals).map(|((_, _, v), u)| {
+            let v = num_expr(plan, v, false);
+            quote! { let #u = #v; }
+        });
+        let sets = r.updates.iter().zip(&vals).map(|((f, el, _), u)| {
+            let (f, el) = (usize_lit(*f), usize_lit(*el));
+            quote! { s.funs[#f][e[#el] as usize] = #u; }
+        });
         let rem = r.removes.iter().map(|&(f, e)| {
             let (f, e) = (usize_lit(f), usize_lit(e));
             quote! { s.rels[#f].remove(e[#e]); }
@@ -606,7 +881,7 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
             let (f, e) = (usize_lit(f), usize_lit(e));
             quote! { s.rels[#f].insert(e[#e]); }
         });
-        quote! { #ri => { #(#rem)* #(#add)* } }
+        quote! { #ri => { #binds #(#computes)* #(#rem)* #(#add)* #(#sets)* } }
     });
 
     // Move generation, per location and player.
@@ -712,7 +987,9 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
         }
         let mut used = Vec::new();
         for pl in &loc.players {
-            num_conds(&pl.payoff, &mut used);
+            if let Ok(n) = &pl.payoff {
+                num_conds(n, &mut used);
+            }
         }
         used.sort_unstable();
         used.dedup();
@@ -722,12 +999,116 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
         });
         let pays = loc.players.iter().enumerate().map(|(p, pl)| {
             let p = usize_lit(p);
-            let v = num_expr(&pl.payoff);
-            quote! { out[#p] = #v; }
+            match &pl.payoff {
+                Ok(n) => {
+                    let v = num_expr(plan, n, true);
+                    quote! { out[#p] = #v; }
+                }
+                Err(_) => quote! {
+                    out[#p] = super::#ident::interpreter().payoff_value(#lit, #p, &to_structure(s));
+                },
+            }
         });
         payoff_arms.push(quote! { #lit => { #(#evals)* #(#pays)* } });
     }
 
+    let n_lit = usize_lit(n);
+    let nfun = usize_lit(plan.funs.len());
+    let state_def = if plan.funs.is_empty() {
+        quote! {
+            /// A state: every fluent unary relation as a bitset, and the
+            /// location.
+            #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+            pub struct State {
+                pub rels: [Set; #nf],
+                pub location: usize,
+            }
+        }
+    } else {
+        quote! {
+            /// A state: every fluent unary relation as a bitset, the
+            /// values of every fluent function per element, and the
+            /// location.
+            #[derive(Clone, Copy, Debug, PartialEq)]
+            pub struct State {
+                pub rels: [Set; #nf],
+                pub funs: [[f64; #n_lit]; #nfun],
+                pub location: usize,
+            }
+        }
+    };
+    let initial_funs = if plan.funs.is_empty() {
+        quote! {}
+    } else {
+        let rows = plan.funs.iter().map(|f| {
+            let v = f.values.iter().map(|&x| Literal::f64_suffixed(x));
+            quote! { [#(#v),*] }
+        });
+        quote! { funs: [#(#rows),*], }
+    };
+    let stable_fun_tables = plan
+        .stable_funs
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.used)
+        .map(|(i, f)| {
+            let id = format_ident!("F{}", i);
+            let doc = format!(" The function `{}` (stable), per element.", f.name);
+            let v = f.values.iter().map(|&x| Literal::f64_suffixed(x));
+            quote! {
+                #[doc = #doc]
+                pub static #id: [f64; #n_lit] = [#(#v),*];
+            }
+        });
+    let fun_names = plan.funs.iter().map(|f| &f.name);
+    let with_funs = if plan.funs.is_empty() {
+        quote! {}
+    } else {
+        quote! { let st = ::toss::__private::with_functions(st, &FUNS, &s.funs); }
+    };
+    let read_funs = plan.funs.iter().enumerate().map(|(i, f)| {
+        let (i, name) = (usize_lit(i), &f.name);
+        quote! { s.funs[#i] = ::toss::__private::fun_values(st, #name); }
+    });
+    let read_rels = plan.fluents.iter().enumerate().map(|(i, f)| {
+        let (i, name) = (usize_lit(i), &f.name);
+        quote! { s.rels[#i] = ::toss::__private::unary_bits(st, #name); }
+    });
+    let conversions = if plan.funs.is_empty() && !plan.has_fallback() {
+        quote! {}
+    } else {
+        quote! {
+            /// Fluent functions, in the order of `State::funs`.
+            pub const FUNS: [&str; #nfun] = [#(#fun_names),*];
+
+            /// The structure of a state: the interpreter's starting
+            /// structure with the fluent relations and functions of `s`
+            /// (what the parts that fall back to the interpreter run on).
+            pub fn to_structure(s: &State) -> ::toss::Structure {
+                let base = ::toss::Game::initial_state(super::#ident::interpreter()).structure;
+                let st = ::toss::__private::with_unary_sets(base, &FLUENTS, &s.rels);
+                #with_funs
+                st
+            }
+
+            /// The state of a structure with the elements of the starting
+            /// structure (the location is left as in `INITIAL`).
+            pub fn from_structure(st: &::toss::Structure) -> State {
+                let mut s = INITIAL;
+                #(#read_rels)*
+                #(#read_funs)*
+                s
+            }
+        }
+    };
+    let to_structure_body = if plan.funs.is_empty() && !plan.has_fallback() {
+        quote! {
+            let base = ::toss::Game::initial_state(Self::interpreter());
+            ::toss::__private::with_unary_sets(base.structure, &#module::FLUENTS, &s.rels)
+        }
+    } else {
+        quote! { #module::to_structure(s) }
+    };
     let fluent_count = plan.fluents.len();
     let summary = format!(
         " The game `{file_name}`, specialized at build time: {} elements in \
@@ -735,7 +1116,7 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
          {} rule matcher(s), {} compiled condition(s), {} constant mask(s), \
          {} neighbour table(s). Moves, effects, terminal tests and payoffs run \
          as set algebra on bitsets and table look-ups; `to_structure` rebuilds \
-         the structure on the interpreter's starting structure.",
+         the structure on the interpreter's starting structure.{}",
         n,
         plan.words,
         fluent_count,
@@ -747,7 +1128,8 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
         plan.rules.len(),
         plan.conds.len(),
         plan.masks.len(),
-        plan.tables.len()
+        plan.tables.len(),
+        fallback_summary(plan)
     );
     let module_doc = format!(
         " Specialized code of `{file_name}`. The plan:\n\n ```text\n{}```",
@@ -756,7 +1138,6 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
             .map(|l| format!(" {l}\n"))
             .collect::<String>()
     );
-    let n_lit = usize_lit(n);
 
     let source = crate::emit::source_and_interpreter(
         ident,
@@ -794,13 +1175,7 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
             #(#masks)*
             #(#tables)*
 
-            /// A state: every fluent unary relation as a bitset, and the
-            /// location.
-            #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-            pub struct State {
-                pub rels: [Set; #nf],
-                pub location: usize,
-            }
+            #state_def
 
             /// A move: the label among the player's labels in the
             /// location, its rule, and the images of the rule's left
@@ -815,8 +1190,12 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
             /// The starting state.
             pub const INITIAL: State = State {
                 rels: [#(#initial_rels),*],
+                #initial_funs
                 location: #initial_location,
             };
+
+            #(#stable_fun_tables)*
+            #conversions
 
             #(#conds)*
             #(#matchers)*
@@ -834,6 +1213,7 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
             ) -> (usize, ::std::vec::Vec<f64>) {
                 let mut plies = 0;
                 let mut joint = [Move { label: 0, rule: 0, elems: [0; #k] }; #max_movers];
+                #found_decl
                 'play: while plies < max_plies {
                     let nm: usize = match s.location {
                         #(#playout_arms)*
@@ -942,8 +1322,7 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
                 #module::payoffs(s, out)
             }
             fn to_structure(&self, s: &Self::State) -> ::toss::Structure {
-                let base = ::toss::Game::initial_state(Self::interpreter());
-                ::toss::__private::with_unary_sets(base.structure, &#module::FLUENTS, &s.rels)
+                #to_structure_body
             }
             fn location(&self, s: &Self::State) -> usize {
                 s.location

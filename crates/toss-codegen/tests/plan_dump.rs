@@ -18,7 +18,7 @@ fn game(name: &str) -> toss_runtime::ir::Game {
     toss_lang::parse_game(&text, name).expect("valid game")
 }
 
-const GAMES: [&str; 8] = [
+const GAMES: [&str; 11] = [
     "tic-tac-toe",
     "breakthrough",
     "connect4",
@@ -27,6 +27,9 @@ const GAMES: [&str; 8] = [
     "hex",
     "dice",
     "concurrent-tic-tac-toe",
+    "english-draughts",
+    "chess",
+    "amazons",
 ];
 
 #[test]
@@ -95,31 +98,76 @@ fn expansion_is_deterministic() {
 fn games_outside_the_fragment_forward_to_the_interpreter() {
     let base = Path::new(env!("CARGO_MANIFEST_DIR"));
     let input = quote! {
-        #[toss(file = "tests/fixtures/counter.toss")]
-        struct Counter;
+        #[toss(file = "tests/fixtures/grow.toss")]
+        struct Grow;
     };
     let tokens = toss_codegen::derive_game_in(input, base);
     let parsed: syn::File = syn::parse2(tokens).expect("the expansion parses as a file");
     let text = prettyplease::unparse(&parsed);
-    assert!(
-        text.contains("function updates are not specialized"),
-        "{text}"
-    );
-    assert!(text.contains("::toss::Game::legal_moves(Counter::interpreter()"));
+    assert!(text.contains("right element y is new"), "{text}");
+    assert!(text.contains("::toss::Game::legal_moves(Grow::interpreter()"));
 }
 
-/// Games outside the fragment, and why (they keep the interpreter path).
+/// Amazons is specialized whole: its queen rays (`tc` from a bound element)
+/// are fixed points on bitsets.
 #[test]
-fn games_outside_the_fragment() {
-    for (g, why) in [
-        ("english-draughts", "function updates are not specialized"),
-        ("chess", "function updates are not specialized"),
-        ("amazons", "ties several left elements"),
+fn amazons_plan() {
+    insta::assert_snapshot!(dump("amazons"));
+}
+
+/// Draughts, chess and amazons need nothing from the interpreter: every
+/// matcher, condition, effect and payoff is compiled.
+#[test]
+fn large_games_have_no_fallback() {
+    for g in ["english-draughts", "chess", "amazons"] {
+        let plan = Plan::build(&game(g)).unwrap_or_else(|e| panic!("{g}: {e}"));
+        assert!(!plan.has_fallback(), "{g}:\n{}", plan.dump());
+    }
+}
+
+fn fixture(name: &str) -> toss_runtime::ir::Game {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/{name}.toss"));
+    let text = std::fs::read_to_string(&path).expect("fixture file");
+    toss_lang::parse_game(&text, name).expect("valid game")
+}
+
+/// A game with a part of each kind outside the fragment: the plan keeps
+/// the rest specialized and says what runs on the interpreter.
+#[test]
+fn partial_plan() {
+    let plan = Plan::build(&fixture("partial")).map(|p| p.dump());
+    insta::assert_snapshot!(plan.unwrap_or_else(|e| e));
+}
+
+/// The impl's doc comment names what runs on the interpreter, and the code
+/// calls it for exactly those parts.
+#[test]
+fn partial_expansion_names_its_fallbacks() {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let input = quote! {
+        #[toss(file = "tests/fixtures/partial.toss")]
+        struct Partial;
+    };
+    let tokens = toss_codegen::derive_game_in(input, base);
+    let parsed: syn::File = syn::parse2(tokens).expect("the expansion parses as a file");
+    let text = prettyplease::unparse(&parsed);
+    for part in [
+        "the matches of rule `Hop`",
+        "the check of each match of rule `Mark`",
+        "the effect of rule `Flip`",
+        "the effect of rule `Hop`",
+        "the payoff of a in location 0",
     ] {
-        match Plan::build(&game(g)) {
-            Ok(_) => panic!("{g} is now specialized: move it to GAMES"),
-            Err(e) => assert!(e.contains(why), "{g}: {e}"),
-        }
+        assert!(text.contains(part), "{part}");
+    }
+    assert!(!text.contains("the effect of rule `Mark`"));
+    for call in [
+        ".rule_matches(2,",
+        ".rule_match_passes(0,",
+        ".apply_rule_match(1,",
+        ".payoff_value(0, 0,",
+    ] {
+        assert!(text.contains(call), "{call}");
     }
 }
 

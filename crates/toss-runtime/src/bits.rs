@@ -132,6 +132,28 @@ impl<const W: usize> Bits<W> {
         u32::MAX
     }
 
+    /// The least member (`u32::MAX` if empty).
+    #[inline]
+    pub fn first(&self) -> u32 {
+        for (i, &w) in self.0.iter().enumerate() {
+            if w != 0 {
+                return i as u32 * 64 + w.trailing_zeros();
+            }
+        }
+        u32::MAX
+    }
+
+    /// The greatest member (`u32::MAX` if empty).
+    #[inline]
+    pub fn last(&self) -> u32 {
+        for (i, &w) in self.0.iter().enumerate().rev() {
+            if w != 0 {
+                return i as u32 * 64 + 63 - w.leading_zeros();
+            }
+        }
+        u32::MAX
+    }
+
     /// The members in increasing order.
     #[inline]
     pub fn iter(self) -> BitsIter<W> {

@@ -734,6 +734,20 @@ impl CompiledRule {
         }
     }
 
+    /// The optional-tuple mask of a match given by its element images (bit
+    /// `j` set iff the `j`-th optional left tuple is present), as
+    /// enumeration computes it.
+    pub fn optional_mask(&self, s: &Structure, elems: &[Elem]) -> u64 {
+        let mut buf = Vec::with_capacity(4);
+        let mut mask = 0u64;
+        for (j, t) in self.optional.iter().enumerate() {
+            if self.holds(s, t, elems, &mut buf) {
+                mask |= 1 << j;
+            }
+        }
+        mask
+    }
+
     /// Whether there is at least one match.
     pub fn has_match(&self, s: &Structure) -> bool {
         !self.for_each_match(s, |_, _| false)

@@ -874,6 +874,57 @@ impl Interpreter {
         &self.rules[rule].params
     }
 
+    /// Whether the match `elems` of rule `rule` (index in `ir::Game::rules`)
+    /// passes the whole precondition (its per-state and per-match parts) and
+    /// the postcondition, as move generation decides. For generated code
+    /// that specializes the matching of a rule but not all its conditions.
+    pub fn rule_match_passes(&self, rule: usize, s: &Structure, elems: &[Elem]) -> bool {
+        let ri = &self.rules[rule];
+        if let Some(pre) = ri.pre_state
+            && !self.solver.holds(s, pre, &[], &[])
+        {
+            return false;
+        }
+        let opt = ri.rule.optional_mask(s, elems);
+        self.match_ok(ri, s, elems, opt, &[])
+    }
+
+    /// The matches of rule `rule` that pass its pre- and postcondition, in
+    /// canonical order (rules without parameters).
+    pub fn rule_matches(&self, rule: usize, s: &Structure, out: &mut Vec<Match>) {
+        let ri = &self.rules[rule];
+        out.clear();
+        if let Some(pre) = ri.pre_state
+            && !self.solver.holds(s, pre, &[], &[])
+        {
+            return;
+        }
+        ri.rule.matches(s, out);
+        out.retain(|m| self.match_ok(ri, s, &m.elems, m.optional, &[]));
+    }
+
+    /// Applies rule `rule` on the match `elems`, update terms included, as
+    /// [`Game::apply`] does for one move.
+    pub fn apply_rule_match(&self, rule: usize, s: &mut Structure, elems: &[Elem]) {
+        let ri = &self.rules[rule];
+        let m = Match {
+            elems: elems.into(),
+            optional: ri.rule.optional_mask(s, elems),
+        };
+        let vals: Vec<f64> = ri
+            .updates
+            .iter()
+            .map(|&u| self.solver.value(s, u, elems, &[]))
+            .collect();
+        ri.rule.apply(s, &m, &vals);
+    }
+
+    /// The payoff of `player` in location `location` on the structure `s`.
+    pub fn payoff_value(&self, location: usize, player: usize, s: &Structure) -> f64 {
+        self.solver
+            .value(s, self.locations[location].payoffs[player], &[], &[])
+    }
+
     /// Whether match `m` of rule `ri` passes the match-dependent part of
     /// `pre` and `post`.
     fn match_ok(

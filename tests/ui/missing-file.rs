@@ -1,0 +1,5 @@
+#[derive(toss::Game)]
+#[toss(file = "tests/ui/games/no-such-game.toss")]
+struct Missing;
+
+fn main() {}

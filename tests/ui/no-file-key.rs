@@ -1,0 +1,4 @@
+#[derive(toss::Game)]
+struct NoFile;
+
+fn main() {}

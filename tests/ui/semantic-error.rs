@@ -1,0 +1,5 @@
+#[derive(toss::Game)]
+#[toss(file = "tests/ui/games/semantic-error.toss")]
+struct SemanticError;
+
+fn main() {}

@@ -1,0 +1,5 @@
+#[derive(toss::Game)]
+#[toss(path = "games/tic-tac-toe.toss")]
+struct UnknownKey;
+
+fn main() {}
