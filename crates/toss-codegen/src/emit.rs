@@ -120,6 +120,9 @@ fn forwarding_methods(target: TokenStream) -> TokenStream {
         fn location(&self, s: &Self::State) -> usize {
             ::toss::Game::location(#target, s)
         }
+        fn has_compound_turns(&self) -> bool {
+            ::toss::Game::has_compound_turns(#target)
+        }
         fn move_to_string(&self, s: &Self::State, player: usize, m: &Self::Move) -> ::std::string::String {
             ::toss::Game::move_to_string(#target, s, player, m)
         }

@@ -167,6 +167,8 @@ pub struct Interpreter {
     locations: Vec<LocInfo>,
     initial: State,
     stable: Vec<RelId>,
+    /// Whether some ply continues a turn ([`crate::analysis::has_compound_turns`]).
+    compound_turns: bool,
 }
 
 /// The conjuncts of `f` (nested `and`s flattened), appended to `out`.
@@ -604,6 +606,7 @@ impl Interpreter {
                 time: 0.0,
             },
             stable,
+            compound_turns: crate::analysis::has_compound_turns(game),
         })
     }
 
@@ -925,6 +928,10 @@ impl Game for Interpreter {
 
     fn location(&self, s: &State) -> usize {
         s.location
+    }
+
+    fn has_compound_turns(&self) -> bool {
+        self.compound_turns
     }
 
     fn move_to_string(&self, s: &State, player: usize, m: &Move) -> String {
