@@ -31,48 +31,39 @@ HEADER = """// Reversi (Othello), 8x8.
 // the same change for all of them). The placement's precondition makes sure
 // that at least one disc is enclosed, so the flip location always has a
 // match. Pass rules have empty sides and only a precondition: the mover
-// cannot place, the opponent can. The directions are R (right), C (up),
-// DiagA (up-right), DiagB (down-right) of the board and their inverses; a
-// line of opponent discs on an 8x8 board is at most 6 long, so the line
-// conditions are nested to that depth (no closure: a short walk per
-// direction).
+// cannot place, the opponent can. The lines of the board (from its R, C,
+// DiagA, DiagB and their inverses) are stable relations; a line of
+// opponent discs on an 8x8 board is at most 6 long, so the conditions that
+// walk along one are nested to that depth.
 """
 
-# (name, step from x to y as a formula over the board relations)
+# The step from x to y in each of the eight directions.
 DIRS = [
-    ("Rt", "R({x}, {y})"),
-    ("Lt", "R({y}, {x})"),
-    ("Up", "C({x}, {y})"),
-    ("Dn", "C({y}, {x})"),
-    ("UR", "DiagA({x}, {y})"),
-    ("DL", "DiagA({y}, {x})"),
-    ("DR", "DiagB({x}, {y})"),
-    ("UL", "DiagB({y}, {x})"),
+    "R({x}, {y})", "R({y}, {x})", "C({x}, {y})", "C({y}, {x})",
+    "DiagA({x}, {y})", "DiagA({y}, {x})", "DiagB({x}, {y})", "DiagB({y}, {x})",
 ]
 RUN = 6  # the longest line of opponent discs on an 8x8 board
 COLOURS = [("B", "W"), ("W", "B")]
+NAME = {"B": "black", "W": "white"}
 
 
-def closes(step, own, opp, x, depth, k=1):
-    """From opponent disc x, along the direction: more opponent discs (at
-    most depth - 1), then an own disc."""
+def closes(own, opp, p, x, depth, k=1):
+    """From x, in the direction from p to x: more opponent discs (at most
+    depth - 1), then an own disc."""
     y = f"y{k}"
-    s = step.format(x=x, y=y)
     if depth == 1:
-        return f"ex {y} ({s} and {own}({y}))"
-    inner = closes(step, own, opp, y, depth - 1, k + 1)
-    return f"ex {y} ({s} and ({own}({y}) or ({opp}({y}) and {inner})))"
+        return f"ex {y} (Line3({p}, {x}, {y}) and {own}({y}))"
+    inner = closes(own, opp, x, y, depth - 1, k + 1)
+    return f"ex {y} (Line3({p}, {x}, {y}) and ({own}({y}) or ({opp}({y}) and {inner})))"
 
 
-def back(step, opp, x, depth, k=1):
-    """From opponent disc x, against the direction: more opponent discs (at
-    most depth - 1), then the new disc n."""
+def back(opp, z, depth, k=2):
+    """z is n, or z is an opponent disc and so on towards n."""
+    if depth == 1:
+        return f"{z} = n"
     y = f"z{k}"
-    s = step.format(x=y, y=x)
-    if depth == 1:
-        return f"ex {y} ({s} and {y} = n)"
-    inner = back(step, opp, y, depth - 1, k + 1)
-    return f"ex {y} ({s} and ({y} = n or ({opp}({y}) and {inner})))"
+    inner = back(opp, y, depth - 1, k + 1)
+    return f"{z} = n or ({opp}({z}) and ex {y} (Toward({z}, n, {y}) and ({inner})))"
 
 
 def wrap(text, indent="  ", width=76):
@@ -88,23 +79,30 @@ def wrap(text, indent="  ", width=76):
 
 
 parts = [HEADER, "PLAYERS black, white\n"]
+parts.append("""// The board's lines, stable, so tabulated once: Line3(x, y, z) when x, y, z
+// are consecutive squares of a row, column or diagonal; Ray0 ... Ray7(u, v)
+// when v is u or beyond u in one direction; Toward(x, n, y) when n lies on
+// a line from x and y is the neighbour of x towards n.""")
+parts.append("REL Line3(x, y, z) =\n  " + " or\n  ".join(
+    f"({d.format(x='x', y='y')} and {d.format(x='y', y='z')})" for d in DIRS))
+for i, d in enumerate(DIRS):
+    parts.append(f"REL Ray{i}(u, v) = tc u, v {d.format(x='u', y='v')}")
+parts.append("REL Toward(x, n, y) =\n  " + " or\n  ".join(
+    f"({d.format(x='x', y='y')} and Ray{i}(y, n))" for i, d in enumerate(DIRS)))
+parts.append("REL Adj(x, y) = " + " or ".join(d.format(x="x", y="y") for d in DIRS[:4]) + " or\n  "
+             + " or ".join(d.format(x="x", y="y") for d in DIRS[4:]))
 parts.append("REL Empty(x) = not B(x) and not W(x)")
 for own, opp in COLOURS:
     parts.append("")
-    parts.append(f"// Closes{own}Dir(x): from the {'white' if own == 'B' else 'black'} "
-                 f"disc x along Dir, more such discs, then a {'black' if own == 'B' else 'white'} one.")
-    for d, step in DIRS:
-        parts.append(wrap(f"REL Closes{own}{d}(x) = " + closes(step, own, opp, "x", RUN)))
-    parts.append(f"// Behind{own}Dir(x, n): from x against Dir, more discs like x, then n.")
-    for d, step in DIRS:
-        parts.append(wrap(f"REL Behind{own}{d}(x, n) = " + back(step, opp, "x", RUN)))
-    legal = " or\n  ".join(
-        f"(ex x ({step.format(x='a', y='x')} and {opp}(x) and Closes{own}{d}(x)))" for d, step in DIRS)
-    parts.append(f"// {own} may place a disc on the empty square a.")
-    parts.append(f"REL Legal{own}(a) =\n  {legal}")
-    flip = " or\n  ".join(f"(Behind{own}{d}(x, n) and Closes{own}{d}(x))" for d, step in DIRS)
-    parts.append(f"// The {opp} disc x is enclosed by the new disc n and a {own} disc.")
-    parts.append(f"REL Flips{own}(n, x) =\n  {flip}")
+    parts.append(f"// Closes{own}(p, x): from x, in the direction from p to x, more {NAME[opp]}")
+    parts.append(f"// discs, then a {NAME[own]} one.")
+    parts.append(wrap(f"REL Closes{own}(p, x) = " + closes(own, opp, "p", "x", RUN)))
+    parts.append(f"// Back{own}(z, n): z is n, or {NAME[opp]} discs lead from z to n.")
+    parts.append(wrap(f"REL Back{own}(z, n) = " + back(opp, "z", RUN + 1)))
+    parts.append(f"// {NAME[own].capitalize()} may place a disc on the empty square a.")
+    parts.append(f"REL Legal{own}(a) = ex x (Adj(a, x) and {opp}(x) and Closes{own}(a, x))")
+    parts.append(f"// The {NAME[opp]} disc x is enclosed by the new disc n and a {NAME[own]} disc.")
+    parts.append(f"REL Flips{own}(n, x) = ex z (Toward(x, n, z) and Back{own}(z, n) and Closes{own}(z, x))")
     parts.append(f"REL Can{own}() = ex a (Empty(a) and Legal{own}(a))")
 parts.append("REL MoreB() = Sum (x | B(x) : 1) > Sum (x | W(x) : 1)")
 parts.append("REL MoreW() = Sum (x | W(x) : 1) > Sum (x | B(x) : 1)")
