@@ -160,3 +160,44 @@ fn chess_perft_test_positions() {
 fn amazons_first_moves() {
     perft("amazons", &[2176]);
 }
+
+/// Othello perft from the standard start, passes counted as moves.
+#[test]
+fn reversi_perft() {
+    perft("reversi", &[4, 12, 56, 244, 1396, 8200, 55092]);
+}
+
+/// About a minute in release.
+#[test]
+#[ignore]
+fn reversi_perft_depths_8_and_9() {
+    let g = load("reversi");
+    let s = g.initial_state();
+    assert_eq!(g.perft(&s, 8), 390_216);
+    assert_eq!(g.perft(&s, 9), 3_005_288);
+}
+
+/// A move, the placement and its flips, is one turn: 60.4 turns per
+/// random playout, passes included.
+#[test]
+fn reversi_plays_like_the_peers() {
+    peer_statistics("reversi", 1_000, 60.4, 47.8);
+}
+
+/// The GDL reversi of the corpus (standard Othello, with explicit `noop`
+/// passes and a joint move per turn) run by the GDL reasoner, a second
+/// engine: the same perft counts.
+#[test]
+fn reversi_agrees_with_the_gdl_reversi() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/gdl/reversi.kif");
+    let Ok(source) = std::fs::read_to_string(&path) else {
+        eprintln!("SKIPPED: ../shared/corpus/gdl is not beside the repository");
+        return;
+    };
+    let gdl = toss::lang::gdl::load_game(&source, "reversi.kif").unwrap_or_else(|e| panic!("{e:?}"));
+    let toss = load("reversi");
+    let (a, b) = (gdl.initial_state(), toss.initial_state());
+    for d in 1..=6 {
+        assert_eq!(gdl.perft(&a, d), toss.perft(&b, d), "depth {d}");
+    }
+}
