@@ -6,8 +6,8 @@
 //! ```
 //!
 //! Groups `generated/<game>` and `interpreted/<game>`. English draughts,
-//! chess and amazons are outside the specialized fragment: their derived
-//! type runs the interpreter path.
+//! chess, amazons and reversi are outside the specialized fragment: their
+//! derived type runs the interpreter path.
 
 use std::time::Duration;
 
@@ -33,6 +33,7 @@ games! {
     EnglishDraughts "games/english-draughts.toss";
     Chess "games/chess.toss";
     Amazons "games/amazons.toss";
+    Reversi "games/reversi.toss";
 }
 
 const MAX_PLIES: usize = 10_000;
@@ -41,7 +42,7 @@ const MAX_PLIES: usize = 10_000;
 fn settings(name: &str) -> (usize, Duration) {
     match name {
         "chess" | "amazons" => (10, Duration::from_secs(5)),
-        "english-draughts" => (10, Duration::from_secs(3)),
+        "english-draughts" | "reversi" => (10, Duration::from_secs(3)),
         _ => (50, Duration::from_secs(3)),
     }
 }
@@ -74,6 +75,7 @@ fn playouts(c: &mut Criterion) {
     bench_game(c, "english-draughts", &EnglishDraughts);
     bench_game(c, "chess", &Chess);
     bench_game(c, "amazons", &Amazons);
+    bench_game(c, "reversi", &Reversi);
 }
 
 criterion_group!(benches, playouts);

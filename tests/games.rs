@@ -201,3 +201,69 @@ fn reversi_agrees_with_the_gdl_reversi() {
         assert_eq!(gdl.perft(&a, d), toss.perft(&b, d), "depth {d}");
     }
 }
+
+/// One Reversi move worked by hand: black on d4 encloses e4 and f4 (right,
+/// closed by g4), d5 and d6 (up, closed by d7) and c5 (up-left, closed by
+/// b6), but not c4 (left, open at b4) nor e3 (down-right, open at f2). The
+/// flip rule has multiplicity inf: one move of the flip location turns all
+/// five at once, and the turn is the placement and the flips.
+#[test]
+fn reversi_flips_every_enclosed_line_at_once() {
+    let path = format!("{}/games/reversi.toss", env!("CARGO_MANIFEST_DIR"));
+    let mut source = std::fs::read_to_string(&path).expect("reversi.toss");
+    source.push_str(
+        r#"MODEL [ | B:1 {}; W:1 {}; New:1 {} | ] "
+  . . . . . . . .
+  . . . B . . . .
+  . B . W . . . .
+  . . W W . . . .
+  . . W . W W B .
+  . . . B W . . .
+  . . . . . . . .
+  . . . . . . . .
+""#,
+    );
+    let g = toss::interpret(&source, "reversi.toss").unwrap_or_else(|e| panic!("{e}"));
+    let mut s = g.initial_state();
+    let mut rng = toss::rng_from_seed(0);
+    let mut moves = Vec::new();
+    g.legal_moves(&s, 0, &mut moves);
+    let place = moves
+        .iter()
+        .find(|m| g.move_to_string(&s, 0, m) == "PlaceB{a: d4}")
+        .expect("d4 is legal")
+        .clone();
+    g.apply(&mut s, &[place], &mut rng);
+    let (mut before, mut after) = (Vec::new(), Vec::new());
+    g.movers(&s, &mut before);
+    assert_eq!((g.location(&s), before.clone()), (1, vec![0]));
+    g.legal_moves(&s, 0, &mut moves);
+    assert_eq!(moves.len(), 1, "one move: all matches");
+    let shown = g.move_to_string(&s, 0, &moves[0]);
+    for x in ["c5", "d5", "d6", "e4", "f4"] {
+        assert!(shown.contains(&format!("x: {x}}}")), "{shown}");
+    }
+    assert_eq!(shown.matches("{n: d4, x: ").count(), 5, "{shown}");
+    g.apply(&mut s, &moves[..1], &mut rng);
+    let st = g.to_structure(&s);
+    let members = |r: &str| {
+        let r = st.relation(r).expect("relation");
+        let mut v: Vec<&str> = st
+            .elements()
+            .filter(|&e| st.contains(r, &[e]))
+            .map(|e| st.element_name(e))
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    assert_eq!(
+        members("B"),
+        ["b6", "c5", "d3", "d4", "d5", "d6", "d7", "e4", "f4", "g4"]
+    );
+    assert_eq!(members("W"), ["c4", "e3"]);
+    assert!(members("New").is_empty());
+    // White moves next: the flips ended black's turn.
+    g.movers(&s, &mut after);
+    assert_eq!((g.location(&s), after.clone()), (2, vec![1]));
+    assert!(!g.continues_turn(&before, &after));
+}
