@@ -597,7 +597,43 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
     });
     let matchers = (0..plan.rules.len()).map(|ri| matcher(plan, ri));
     let counters = (0..plan.rules.len()).map(|ri| counters(plan, ri));
-    let playout_arms = (0..plan.locations.len()).map(|li| playout_arm(plan, li));
+    let playout_arms: Vec<TokenStream> = (0..plan.locations.len())
+        .map(|li| playout_arm(plan, li))
+        .collect();
+    // Every ply is a turn, unless some ply can continue one: then a ply by
+    // the previous ply's single mover does not count.
+    let playout_loop = if compound_turns {
+        quote! {
+            let mut before: &'static [usize] = &[];
+            'play: loop {
+                let movers = label_players(s.location);
+                let continued = movers.len() == 1 && before == movers;
+                if !continued && turns >= max_turns {
+                    break 'play;
+                }
+                let nm: usize = match s.location {
+                    #(#playout_arms)*
+                    _ => break 'play,
+                };
+                apply(s, &joint[..nm], rng);
+                if !continued {
+                    turns += 1;
+                }
+                before = movers;
+            }
+        }
+    } else {
+        quote! {
+            'play: while turns < max_turns {
+                let nm: usize = match s.location {
+                    #(#playout_arms)*
+                    _ => break 'play,
+                };
+                apply(s, &joint[..nm], rng);
+                turns += 1;
+            }
+        }
+    };
     let max_movers = usize_lit(
         plan.locations
             .iter()
@@ -846,25 +882,7 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
             ) -> (usize, ::std::vec::Vec<f64>) {
                 let mut turns = 0;
                 let mut joint = [Move { label: 0, rule: 0, elems: [0; #k] }; #max_movers];
-                // The movers of the previous ply: a ply by the same single
-                // mover continues its turn (`Game::continues_turn`).
-                let mut before: &'static [usize] = &[];
-                'play: loop {
-                    let movers = label_players(s.location);
-                    let continued = PLAYERS.len() > 1 && movers.len() == 1 && before == movers;
-                    if !continued && turns >= max_turns {
-                        break 'play;
-                    }
-                    let nm: usize = match s.location {
-                        #(#playout_arms)*
-                        _ => break 'play,
-                    };
-                    apply(s, &joint[..nm], rng);
-                    if !continued {
-                        turns += 1;
-                    }
-                    before = movers;
-                }
+                #playout_loop
                 let mut pay = ::std::vec![0.0; PLAYERS.len()];
                 payoffs(s, &mut pay);
                 (turns, pay)
