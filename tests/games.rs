@@ -167,7 +167,7 @@ fn reversi_perft() {
     perft("reversi", &[4, 12, 56, 244, 1396, 8200, 55092]);
 }
 
-/// About a minute in release.
+/// About two and a half minutes in release on a shared machine.
 #[test]
 #[ignore]
 fn reversi_perft_depths_8_and_9() {
