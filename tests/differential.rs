@@ -188,7 +188,14 @@ differential!(
 differential!(chess, Chess, "games/chess.toss", "chess.toss", 2, 3);
 differential!(amazons, Amazons, "games/amazons.toss", "amazons.toss", 1, 3);
 // Multiplicity inf (the flips) is outside the fragment too.
-differential!(reversi, Reversi, "games/reversi.toss", "reversi.toss", 4, 1000);
+differential!(
+    reversi,
+    Reversi,
+    "games/reversi.toss",
+    "reversi.toss",
+    4,
+    1000
+);
 
 #[test]
 fn known_perft_counts() {

@@ -189,12 +189,14 @@ fn reversi_plays_like_the_peers() {
 /// engine: the same perft counts.
 #[test]
 fn reversi_agrees_with_the_gdl_reversi() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/gdl/reversi.kif");
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/gdl/reversi.kif");
     let Ok(source) = std::fs::read_to_string(&path) else {
         eprintln!("SKIPPED: ../shared/corpus/gdl is not beside the repository");
         return;
     };
-    let gdl = toss::lang::gdl::load_game(&source, "reversi.kif").unwrap_or_else(|e| panic!("{e:?}"));
+    let gdl =
+        toss::lang::gdl::load_game(&source, "reversi.kif").unwrap_or_else(|e| panic!("{e:?}"));
     let toss = load("reversi");
     let (a, b) = (gdl.initial_state(), toss.initial_state());
     for d in 1..=6 {

@@ -535,7 +535,9 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
             loc.movers.len() == 1
                 && loc.players[loc.movers[0]].labels.iter().any(|l| {
                     (l.targets.iter()).any(|&(t, _)| {
-                        plan.locations.get(t).is_some_and(|to| to.movers == loc.movers)
+                        plan.locations
+                            .get(t)
+                            .is_some_and(|to| to.movers == loc.movers)
                     })
                 })
         });
