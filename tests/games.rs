@@ -269,3 +269,24 @@ fn reversi_flips_every_enclosed_line_at_once() {
     assert_eq!((g.location(&s), after.clone()), (2, vec![1]));
     assert!(!g.continues_turn(&before, &after));
 }
+
+/// Only Reversi (a placement, then the flips) and dice (a roll, then the
+/// move) have turns of several plies; in every other game the mover
+/// changes every ply, so a turn is a ply and their perft and playout
+/// figures are counted as before.
+#[test]
+fn compound_turns_only_where_one_player_moves_twice() {
+    let dir = format!("{}/games", env!("CARGO_MANIFEST_DIR"));
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("games directory")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter_map(|n| n.strip_suffix(".toss").map(str::to_string))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 12, "{names:?}");
+    for name in names {
+        let compound = matches!(name.as_str(), "reversi" | "dice");
+        assert_eq!(load(&name).has_compound_turns(), compound, "{name}");
+    }
+}
