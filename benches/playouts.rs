@@ -5,7 +5,9 @@
 //! cargo bench --bench playouts [-- FILTER]
 //! ```
 //!
-//! Groups `generated/<game>` and `interpreted/<game>`.
+//! Groups `generated/<game>` and `interpreted/<game>`. Reversi is outside
+//! the specialized fragment (multiplicity inf): its derived type runs the
+//! interpreter path.
 
 use std::time::Duration;
 
@@ -31,6 +33,7 @@ games! {
     EnglishDraughts "games/english-draughts.toss";
     Chess "games/chess.toss";
     Amazons "games/amazons.toss";
+    Reversi "games/reversi.toss";
 }
 
 const MAX_PLIES: usize = 10_000;
@@ -39,7 +42,7 @@ const MAX_PLIES: usize = 10_000;
 fn settings(name: &str) -> (usize, Duration) {
     match name {
         "chess" | "amazons" => (10, Duration::from_secs(5)),
-        "english-draughts" => (10, Duration::from_secs(3)),
+        "english-draughts" | "reversi" => (10, Duration::from_secs(3)),
         _ => (50, Duration::from_secs(3)),
     }
 }
@@ -72,6 +75,7 @@ fn playouts(c: &mut Criterion) {
     bench_game(c, "english-draughts", &EnglishDraughts);
     bench_game(c, "chess", &Chess);
     bench_game(c, "amazons", &Amazons);
+    bench_game(c, "reversi", &Reversi);
 }
 
 criterion_group!(benches, playouts);

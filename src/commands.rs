@@ -226,7 +226,7 @@ fn playout_game<G: Game>(g: &G, n: u64, seed: u64, max_plies: usize) -> Result<(
         "playouts/s: {:.0}",
         stats.playouts as f64 / stats.seconds.max(1e-9)
     );
-    println!("mean length: {:.2} plies", stats.mean_plies);
+    println!("mean length: {:.2} turns", stats.mean_plies);
     for (name, p) in g.player_names().iter().zip(&stats.mean_payoffs) {
         println!("mean payoff {name}: {p:.4}");
     }
@@ -559,7 +559,7 @@ fn run(args: &[String]) -> Result<(), String> {
             let stats = toss::play::playouts(&g, n, seed, max_plies, || {});
             println!("{} playouts in {:.2} s", stats.playouts, stats.seconds);
             println!("playouts/s: {:.0}", stats.playouts as f64 / stats.seconds.max(1e-9));
-            println!("mean length: {:.2} plies", stats.mean_plies);
+            println!("mean length: {:.2} turns", stats.mean_plies);
             for (name, p) in g.player_names().iter().zip(&stats.mean_payoffs) {
                 println!("mean payoff {name}: {p:.4}");
             }

@@ -44,7 +44,8 @@ enum Command {
         n: u64,
         #[arg(long, default_value_t = 0)]
         seed: u64,
-        /// Stop a playout after this many plies.
+        /// Stop a playout after this many turns (a turn is a ply unless
+        /// one player moves several plies in a row).
         #[arg(long, default_value_t = 100_000)]
         max_plies: usize,
     },

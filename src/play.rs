@@ -48,17 +48,24 @@ pub fn joint_to_string<G: Game>(g: &G, s: &G::State, joint: &[G::Move]) -> Strin
 }
 
 /// Perft with the count below each first joint move, as `(move, count)`.
+/// A joint move that continues the turn (see `Game::continues_turn`) keeps
+/// the depth, like `Game::perft`.
 pub fn perft_divide<G: Game>(g: &G, s: &G::State, depth: usize) -> Vec<(String, u64)> {
     let mut rng = rng_from_seed(0);
+    let (mut before, mut after) = (Vec::new(), Vec::new());
+    g.movers(s, &mut before);
     joint_moves(g, s)
         .into_iter()
         .map(|joint| {
             let mut t = s.clone();
             g.apply(&mut t, &joint, &mut rng);
-            (
-                joint_to_string(g, s, &joint),
-                g.perft(&t, depth.saturating_sub(1)),
-            )
+            g.movers(&t, &mut after);
+            let rest = if g.continues_turn(&before, &after) {
+                depth
+            } else {
+                depth.saturating_sub(1)
+            };
+            (joint_to_string(g, s, &joint), g.perft(&t, rest))
         })
         .collect()
 }

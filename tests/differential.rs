@@ -184,6 +184,9 @@ differential!(
     4,
     300
 );
+// Multiplicity inf (the flips) is outside the fragment: the derived type
+// runs the interpreter path.
+differential!(reversi, Reversi, "games/reversi.toss", 4, 1000);
 
 #[test]
 fn known_perft_counts() {

@@ -160,3 +160,133 @@ fn chess_perft_test_positions() {
 fn amazons_first_moves() {
     perft("amazons", &[2176]);
 }
+
+/// Othello perft from the standard start, passes counted as moves.
+#[test]
+fn reversi_perft() {
+    perft("reversi", &[4, 12, 56, 244, 1396, 8200, 55092]);
+}
+
+/// About two and a half minutes in release on a shared machine.
+#[test]
+#[ignore]
+fn reversi_perft_depths_8_and_9() {
+    let g = load("reversi");
+    let s = g.initial_state();
+    assert_eq!(g.perft(&s, 8), 390_216);
+    assert_eq!(g.perft(&s, 9), 3_005_288);
+}
+
+/// A move, the placement and its flips, is one turn: 60.4 turns per
+/// random playout, passes included.
+#[test]
+fn reversi_plays_like_the_peers() {
+    peer_statistics("reversi", 1_000, 60.4, 47.8);
+}
+
+/// The GDL reversi of the corpus (standard Othello, with explicit `noop`
+/// passes and a joint move per turn) run by the GDL reasoner, a second
+/// engine: the same perft counts.
+#[test]
+fn reversi_agrees_with_the_gdl_reversi() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/gdl/reversi.kif");
+    let Ok(source) = std::fs::read_to_string(&path) else {
+        eprintln!("SKIPPED: ../shared/corpus/gdl is not beside the repository");
+        return;
+    };
+    let gdl =
+        toss::lang::gdl::load_game(&source, "reversi.kif").unwrap_or_else(|e| panic!("{e:?}"));
+    let toss = load("reversi");
+    let (a, b) = (gdl.initial_state(), toss.initial_state());
+    for d in 1..=6 {
+        assert_eq!(gdl.perft(&a, d), toss.perft(&b, d), "depth {d}");
+    }
+}
+
+/// One Reversi move worked by hand: black on d4 encloses e4 and f4 (right,
+/// closed by g4), d5 and d6 (up, closed by d7) and c5 (up-left, closed by
+/// b6), but not c4 (left, open at b4) nor e3 (down-right, open at f2). The
+/// flip rule has multiplicity inf: one move of the flip location turns all
+/// five at once, and the turn is the placement and the flips.
+#[test]
+fn reversi_flips_every_enclosed_line_at_once() {
+    let path = format!("{}/games/reversi.toss", env!("CARGO_MANIFEST_DIR"));
+    let mut source = std::fs::read_to_string(&path).expect("reversi.toss");
+    source.push_str(
+        r#"MODEL [ | B:1 {}; W:1 {}; New:1 {} | ] "
+  . . . . . . . .
+  . . . B . . . .
+  . B . W . . . .
+  . . W W . . . .
+  . . W . W W B .
+  . . . B W . . .
+  . . . . . . . .
+  . . . . . . . .
+""#,
+    );
+    let g = toss::interpret(&source, "reversi.toss").unwrap_or_else(|e| panic!("{e}"));
+    let mut s = g.initial_state();
+    let mut rng = toss::rng_from_seed(0);
+    let mut moves = Vec::new();
+    g.legal_moves(&s, 0, &mut moves);
+    let place = moves
+        .iter()
+        .find(|m| g.move_to_string(&s, 0, m) == "PlaceB{a: d4}")
+        .expect("d4 is legal")
+        .clone();
+    g.apply(&mut s, &[place], &mut rng);
+    let (mut before, mut after) = (Vec::new(), Vec::new());
+    g.movers(&s, &mut before);
+    assert_eq!((g.location(&s), before.clone()), (1, vec![0]));
+    g.legal_moves(&s, 0, &mut moves);
+    assert_eq!(moves.len(), 1, "one move: all matches");
+    let shown = g.move_to_string(&s, 0, &moves[0]);
+    for x in ["c5", "d5", "d6", "e4", "f4"] {
+        assert!(shown.contains(&format!("x: {x}}}")), "{shown}");
+    }
+    assert_eq!(shown.matches("{n: d4, x: ").count(), 5, "{shown}");
+    g.apply(&mut s, &moves[..1], &mut rng);
+    let st = g.to_structure(&s);
+    let members = |r: &str| {
+        let r = st.relation(r).expect("relation");
+        let mut v: Vec<&str> = st
+            .elements()
+            .filter(|&e| st.contains(r, &[e]))
+            .map(|e| st.element_name(e))
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    assert_eq!(
+        members("B"),
+        ["b6", "c5", "d3", "d4", "d5", "d6", "d7", "e4", "f4", "g4"]
+    );
+    assert_eq!(members("W"), ["c4", "e3"]);
+    assert!(members("New").is_empty());
+    // White moves next: the flips ended black's turn.
+    g.movers(&s, &mut after);
+    assert_eq!((g.location(&s), after.clone()), (2, vec![1]));
+    assert!(!g.continues_turn(&before, &after));
+}
+
+/// Only Reversi (a placement, then the flips) and dice (a roll, then the
+/// move) have turns of several plies; in every other game the mover
+/// changes every ply, so a turn is a ply and their perft and playout
+/// figures are counted as before.
+#[test]
+fn compound_turns_only_where_one_player_moves_twice() {
+    let dir = format!("{}/games", env!("CARGO_MANIFEST_DIR"));
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("games directory")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter_map(|n| n.strip_suffix(".toss").map(str::to_string))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 12, "{names:?}");
+    for name in names {
+        let compound = matches!(name.as_str(), "reversi" | "dice");
+        assert_eq!(load(&name).has_compound_turns(), compound, "{name}");
+    }
+}

@@ -166,6 +166,9 @@ pub(crate) fn forwarding_methods(target: TokenStream) -> TokenStream {
         fn location(&self, s: &Self::State) -> usize {
             ::toss::Game::location(#target, s)
         }
+        fn has_compound_turns(&self) -> bool {
+            ::toss::Game::has_compound_turns(#target)
+        }
         fn move_to_string(&self, s: &Self::State, player: usize, m: &Self::Move) -> ::std::string::String {
             ::toss::Game::move_to_string(#target, s, player, m)
         }

@@ -763,6 +763,20 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
     let nf = usize_lit(plan.fluents.len());
     let k = usize_lit(plan.max_lhs());
     let universe = set_lit(plan, 0..n as u32);
+    // Whether a ply can continue a turn (`Game::continues_turn`): a label of
+    // a location's single mover leads where that player is again the only
+    // mover (the runtime's `analysis::has_compound_turns`, on the plan).
+    let compound_turns = plan.players.len() > 1
+        && plan.locations.iter().any(|loc| {
+            loc.movers.len() == 1
+                && loc.players[loc.movers[0]].labels.iter().any(|l| {
+                    (l.targets.iter()).any(|&(t, _)| {
+                        plan.locations
+                            .get(t)
+                            .is_some_and(|to| to.movers == loc.movers)
+                    })
+                })
+        });
 
     let masks = plan.masks.iter().enumerate().map(|(i, m)| {
         let id = format_ident!("M{}", i);
@@ -821,7 +835,44 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
     });
     let matchers = (0..plan.rules.len()).map(|ri| matcher(plan, ident, ri));
     let counters = (0..plan.rules.len()).map(|ri| counters(plan, ri));
-    let playout_arms = (0..plan.locations.len()).map(|li| playout_arm(plan, li));
+    let playout_arms: Vec<TokenStream> = (0..plan.locations.len())
+        .map(|li| playout_arm(plan, li))
+        .collect();
+    // Every ply is a turn, unless some ply can continue one: then a ply by
+    // the previous ply's single mover does not count.
+    let playout_loop = if compound_turns {
+        quote! {
+            let mut before: &'static [usize] = &[];
+            'play: loop {
+                let movers = label_players(s.location);
+                let continued = movers.len() == 1 && before == movers;
+                if !continued && turns >= max_turns {
+                    break 'play;
+                }
+                let nm: usize = match s.location {
+                    #(#playout_arms)*
+                    _ => break 'play,
+                };
+                apply(s, &joint[..nm], rng);
+                if !continued {
+                    turns += 1;
+                }
+                before = movers;
+            }
+        }
+    } else {
+        quote! {
+            'play: while turns < max_turns {
+                let nm: usize = match s.location {
+                    #(#playout_arms)*
+                    _ => break 'play,
+                };
+                apply(s, &joint[..nm], rng);
+                turns += 1;
+            }
+        }
+    };
+
     let found_decl = (0..plan.locations.len())
         .any(|li| uses_found(plan, li))
         .then(|| {
@@ -1209,22 +1260,15 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
             pub fn random_playout(
                 s: &mut State,
                 rng: &mut ::toss::Rng,
-                max_plies: usize,
+                max_turns: usize,
             ) -> (usize, ::std::vec::Vec<f64>) {
-                let mut plies = 0;
+                let mut turns = 0;
                 let mut joint = [Move { label: 0, rule: 0, elems: [0; #k] }; #max_movers];
                 #found_decl
-                'play: while plies < max_plies {
-                    let nm: usize = match s.location {
-                        #(#playout_arms)*
-                        _ => break 'play,
-                    };
-                    apply(s, &joint[..nm], rng);
-                    plies += 1;
-                }
+                #playout_loop
                 let mut pay = ::std::vec![0.0; PLAYERS.len()];
                 payoffs(s, &mut pay);
-                (plies, pay)
+                (turns, pay)
             }
 
             /// The legal moves of `player`, in canonical order.
@@ -1326,6 +1370,9 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
             }
             fn location(&self, s: &Self::State) -> usize {
                 s.location
+            }
+            fn has_compound_turns(&self) -> bool {
+                #compound_turns
             }
             fn random_playout_from(
                 &self,

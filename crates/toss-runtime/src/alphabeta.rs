@@ -7,7 +7,10 @@
 //! maximises its own component, without pruning. Terminal states count
 //! their payoffs times [`AlphaBeta::terminal_weight`], sooner wins (and
 //! later losses) slightly preferred. A state with several movers is
-//! evaluated statically (simultaneous moves are UCT's business).
+//! evaluated statically (simultaneous moves are UCT's business). Depth
+//! counts turns: a ply that continues the mover's turn
+//! ([`Game::continues_turn`], e.g. Reversi's flips after a placement) is
+//! searched at the same depth.
 
 use std::time::Instant;
 
@@ -17,6 +20,17 @@ use crate::player::{Budget, Player};
 /// A static evaluation: one value per player.
 pub trait StaticEval<G: Game> {
     fn eval(&self, game: &G, s: &G::State, out: &mut [f64]);
+}
+
+/// Whether the ply from a state with movers `before` to `t` continues the
+/// turn (only computed in games with compound turns).
+fn continues<G: Game>(game: &G, before: &[usize], t: &G::State) -> bool {
+    if !game.has_compound_turns() {
+        return false;
+    }
+    let mut after = Vec::new();
+    game.movers(t, &mut after);
+    game.continues_turn(before, &after)
 }
 
 /// The payoff terms' current values as the evaluation.
@@ -67,7 +81,7 @@ impl<E> AlphaBeta<E> {
     }
 
     /// The value for the root player `r` (against `o` with two players)
-    /// of `s`, searched `d` plies deep; `out` gets the evaluation vector.
+    /// of `s`, searched `d` turns deep; `out` gets the evaluation vector.
     #[allow(clippy::too_many_arguments)]
     fn value<G: Game>(
         &mut self,
@@ -117,7 +131,8 @@ impl<E> AlphaBeta<E> {
         for mv in &moves {
             let mut t = s.clone();
             game.apply(&mut t, std::slice::from_ref(mv), &mut rng);
-            self.value(game, &t, d - 1, alpha, beta, r, deadline, &mut child)?;
+            let d = d - u32::from(!continues(game, &movers, &t));
+            self.value(game, &t, d, alpha, beta, r, deadline, &mut child)?;
             if first || score(&child, m) > score(&best, m) {
                 best.copy_from_slice(&child);
                 first = false;
@@ -181,8 +196,9 @@ impl<E> AlphaBeta<E> {
                 } else {
                     alpha
                 };
+                let d = depth - u32::from(!continues(game, &movers, &t));
                 if self
-                    .value(game, &t, depth - 1, a, f64::INFINITY, r, deadline, &mut out)
+                    .value(game, &t, d, a, f64::INFINITY, r, deadline, &mut out)
                     .is_err()
                 {
                     aborted = true;

@@ -82,6 +82,38 @@ pub fn fluent_relations(game: &Game) -> BTreeSet<String> {
         .collect()
 }
 
+/// The players with labels in each location (the movers of its
+/// non-terminal states), in player order.
+pub fn label_players(game: &Game) -> Vec<Vec<usize>> {
+    game.locations
+        .iter()
+        .map(|l| {
+            (l.players.iter().enumerate())
+                .filter(|(_, pl)| !pl.moves.is_empty())
+                .map(|(p, _)| p)
+                .collect()
+        })
+        .collect()
+}
+
+/// Whether some ply can continue a turn (`Game::continues_turn`): a label
+/// of the single player with labels in a location leads to a location where
+/// that player is again the only one with labels (Reversi's placement, then
+/// its flips; a die roll, then the move). Only in games of two or more
+/// players.
+pub fn has_compound_turns(game: &Game) -> bool {
+    let players = label_players(game);
+    game.players.len() > 1
+        && game.locations.iter().zip(&players).any(|(loc, ps)| {
+            ps.len() == 1
+                && loc.players[ps[0]].moves.iter().any(|l| {
+                    l.targets
+                        .iter()
+                        .any(|t| players.get(t.location) == Some(ps))
+                })
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,6 +10,13 @@
 //! is exactly one mover. Chance (probabilistic edges, drawn interval
 //! end-points) is resolved inside [`Game::apply`] with the explicit random
 //! number generator, so a play is reproducible from its seed.
+//!
+//! Turns: a *turn* is a maximal run of consecutive plies with the same single
+//! mover (in games of two or more players), so one player's move may take
+//! several plies of the game graph (Reversi: place a disc, then flip every
+//! bracketed disc at once; a die roll, then the move it allows). Perft and
+//! random playouts count turns ([`Game::continues_turn`]); in games where
+//! the mover always changes, a turn is a ply.
 
 use rand_core::{Rng as _, SeedableRng};
 
@@ -112,24 +119,46 @@ pub trait Game {
     ) {
     }
 
+    /// Whether a ply from a state with movers `before` to a state with
+    /// movers `after` stays in one turn: both have the same single mover and
+    /// the game has at least two players (in a one-player game every ply is
+    /// a turn). A ply into a terminal state ends its turn.
+    fn continues_turn(&self, before: &[usize], after: &[usize]) -> bool {
+        before.len() == 1 && before == after && self.num_players() > 1
+    }
+
+    /// Whether some ply of the game can continue a turn (see
+    /// [`Game::continues_turn`]). When `false`, [`Game::perft`] counts the
+    /// moves of its last level without applying them. The default, `true`,
+    /// is always correct; implementations that know better override it.
+    fn has_compound_turns(&self) -> bool {
+        true
+    }
+
     /// Plays uniformly random joint moves from `s` (in place), with their
     /// continuous choices drawn ([`Game::draw_continuous`]), until the play
-    /// is terminal or `max_plies` joint moves were made. Returns the number
-    /// of plies played and the payoffs of the state reached (the payoff
-    /// terms of its location, even when stopped before the end).
+    /// is terminal or `max_turns` turns were played (see
+    /// [`Game::continues_turn`]; a stop comes only between turns). Returns
+    /// the number of turns played and the payoffs of the state reached (the
+    /// payoff terms of its location, even when stopped before the end).
     fn random_playout_from(
         &self,
         s: &mut Self::State,
         rng: &mut Rng,
-        max_plies: usize,
+        max_turns: usize,
     ) -> (usize, Vec<f64>) {
         let mut movers = Vec::new();
+        let mut before: Vec<usize> = Vec::new();
         let mut moves: Vec<Vec<Self::Move>> = Vec::new();
         let mut joint = Vec::new();
-        let mut plies = 0;
-        while plies < max_plies {
+        let mut turns = 0;
+        loop {
             self.movers_and_moves(s, &mut movers, &mut moves);
             if movers.is_empty() {
+                break;
+            }
+            let continued = self.continues_turn(&before, &movers);
+            if !continued && turns >= max_turns {
                 break;
             }
             joint.clear();
@@ -146,11 +175,14 @@ pub trait Game {
                 break;
             }
             self.apply(s, &joint, rng);
-            plies += 1;
+            if !continued {
+                turns += 1;
+            }
+            std::mem::swap(&mut before, &mut movers);
         }
         let mut pay = vec![0.0; self.num_players()];
         self.payoffs(s, &mut pay);
-        (plies, pay)
+        (turns, pay)
     }
 
     /// A random playout from the initial state.
@@ -159,18 +191,27 @@ pub trait Game {
         self.random_playout_from(&mut s, rng, max_plies)
     }
 
-    /// The number of joint-move sequences of length `depth` from `s`
-    /// (terminal positions are not expanded and count 0 below depth 0). A
-    /// joint action of simultaneous movers counts as one ply. Chance is not
-    /// enumerated: each joint action is applied once with a generator seeded
-    /// from 0, so for chance games this counts one sampled branch per move.
+    /// The number of turn sequences of length `depth` from `s` (terminal
+    /// positions are not expanded and count 0 below depth 0). A turn is one
+    /// joint action, or several plies of one mover (see
+    /// [`Game::continues_turn`]): a ply that continues the turn does not
+    /// use up depth. Chance is not enumerated: each joint action is applied
+    /// once with a generator seeded from 0, so for chance games this counts
+    /// one sampled branch per move.
     fn perft(&self, s: &Self::State, depth: usize) -> u64 {
         let mut rng = rng_from_seed(0);
-        perft_rec(self, s, depth, &mut rng)
+        let compound = self.has_compound_turns();
+        perft_rec(self, s, depth, compound, &mut rng)
     }
 }
 
-fn perft_rec<G: Game + ?Sized>(g: &G, s: &G::State, depth: usize, rng: &mut Rng) -> u64 {
+fn perft_rec<G: Game + ?Sized>(
+    g: &G,
+    s: &G::State,
+    depth: usize,
+    compound: bool,
+    rng: &mut Rng,
+) -> u64 {
     if depth == 0 {
         return 1;
     }
@@ -187,7 +228,7 @@ fn perft_rec<G: Game + ?Sized>(g: &G, s: &G::State, depth: usize, rng: &mut Rng)
             v
         })
         .collect();
-    if depth == 1 {
+    if depth == 1 && !compound {
         return per_player.iter().map(|v| v.len() as u64).product();
     }
     let mut total = 0;
@@ -196,12 +237,18 @@ fn perft_rec<G: Game + ?Sized>(g: &G, s: &G::State, depth: usize, rng: &mut Rng)
         return 0;
     }
     let mut joint = Vec::with_capacity(per_player.len());
+    let mut after = Vec::new();
     'outer: loop {
         joint.clear();
         joint.extend(idx.iter().zip(&per_player).map(|(&i, v)| v[i].clone()));
         let mut t = s.clone();
         g.apply(&mut t, &joint, rng);
-        total += perft_rec(g, &t, depth - 1, rng);
+        let continued = compound && {
+            g.movers(&t, &mut after);
+            g.continues_turn(&movers, &after)
+        };
+        let rest = if continued { depth } else { depth - 1 };
+        total += perft_rec(g, &t, rest, compound, rng);
         let mut p = idx.len();
         loop {
             if p == 0 {

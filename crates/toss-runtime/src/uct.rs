@@ -140,7 +140,8 @@ pub trait Evaluator<G: Game>: Sync {
 }
 
 /// The game itself as its evaluation game: a uniformly random playout
-/// (stopped after `max_plies`, then the payoff terms' current values).
+/// (stopped after `max_plies` turns, then the payoff terms' current
+/// values).
 #[derive(Clone, Copy, Debug)]
 pub struct RandomPlayout {
     pub max_plies: usize,
@@ -184,7 +185,7 @@ pub struct UctConfig {
     /// E' (1 <= E' <= E): the visit count a new child starts with.
     pub evals_weight: u32,
     pub playout: PlayoutPolicy,
-    /// Playouts stop after this many plies.
+    /// Playouts stop after this many turns.
     pub max_playout_plies: usize,
     /// The tree is never extended beyond this many nodes (per thread).
     pub max_nodes: usize,

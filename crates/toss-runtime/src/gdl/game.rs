@@ -375,6 +375,11 @@ impl Game for GdlGame {
         self.terminal(s)
     }
 
+    /// Every role moves in every non-terminal state, so a turn is a ply.
+    fn has_compound_turns(&self) -> bool {
+        false
+    }
+
     fn payoffs(&self, s: &GdlState, out: &mut [f64]) {
         let vals = self.goal_values(s);
         for (o, v) in out.iter_mut().zip(vals) {

@@ -202,6 +202,8 @@ pub struct Interpreter {
     /// Per function: the functions holding its derivatives of orders 0 to
     /// k-1 when an ODE defines its k-th derivative (else empty).
     derivatives: Vec<Vec<FunId>>,
+    /// Whether some ply continues a turn ([`crate::analysis::has_compound_turns`]).
+    compound_turns: bool,
 }
 
 /// The conjuncts of `f` (nested `and`s flattened), appended to `out`.
@@ -796,6 +798,7 @@ impl Interpreter {
             continuous,
             method: Method::default(),
             derivatives,
+            compound_turns: crate::analysis::has_compound_turns(game),
         })
     }
 
@@ -1290,6 +1293,10 @@ impl Game for Interpreter {
 
     fn location(&self, s: &State) -> usize {
         s.location
+    }
+
+    fn has_compound_turns(&self) -> bool {
+        self.compound_turns
     }
 
     fn move_to_string(&self, s: &State, player: usize, m: &Move) -> String {

@@ -317,6 +317,7 @@ impl Solver {
         let planner = Planner {
             table_arity: &arity,
             shifts: &shifts,
+            budget: std::cell::Cell::new(plan::MAX_TOTAL_BRANCHES),
         };
         let mut free = Vec::new();
         let body = match source {

@@ -63,8 +63,9 @@ pub(crate) enum Node {
         vars: Vec<Slot>,
         body: Box<Node>,
     },
-    /// A planned existential search (after planning).
-    Search(Box<Search>),
+    /// A planned existential search (after planning); shared, as
+    /// distributing over a disjunction copies the other conjuncts.
+    Search(std::sync::Arc<Search>),
     SetQ(Box<SetQ>),
     RealQ(Box<RealQ>),
     Fix(Box<Fix>),
@@ -191,6 +192,24 @@ pub(crate) struct Search {
     pub vars: Vec<Slot>,
     pub pre: Vec<Node>,
     pub steps: Vec<Step>,
+    /// The free variables (computed once by [`Search::new`]: planning asks
+    /// for them at every enclosing level).
+    pub free: Vars,
+}
+
+impl Search {
+    pub fn new(vars: Vec<Slot>, pre: Vec<Node>, steps: Vec<Step>) -> Search {
+        let mut s = Search {
+            vars,
+            pre,
+            steps,
+            free: Vars::default(),
+        };
+        let mut free = Vars::default();
+        search_vars(&s, &mut free);
+        s.free = free;
+        s
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -262,6 +281,13 @@ pub(crate) fn term_vars(t: &Term) -> Vars {
 }
 
 fn add_search(s: &Search, v: &mut Vars) {
+    v.e.extend(&s.free.e);
+    v.r.extend(&s.free.r);
+    v.s.extend(&s.free.s);
+    v.locals.extend(&s.free.locals);
+}
+
+fn search_vars(s: &Search, v: &mut Vars) {
     let mut inner = Vars::default();
     for f in &s.pre {
         add_node(f, &mut inner);

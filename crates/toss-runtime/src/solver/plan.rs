@@ -18,12 +18,51 @@ use super::node::*;
 /// disjunctions.
 const MAX_BRANCHES: usize = 32;
 
+/// Maximum number of branches that distributing creates in one compiled
+/// formula, nested existentials included. Each branch copies the rest of its
+/// conjunction, nested plans too, so without a total bound nested
+/// disjunctions (a walk along a line through a defined relation that is a
+/// disjunction) grow exponentially with the nesting depth. Past the bound a
+/// disjunction stays a filter.
+pub(crate) const MAX_TOTAL_BRANCHES: usize = 512;
+
+/// The conjunct of `conj` to distribute over, if any: a disjunction (of at
+/// most as many disjuncts as `branches` leaves room for) that mentions a
+/// variable of `vars` that no other conjunct can generate (a relation atom
+/// or an equality). A disjunction whose variables are all generated
+/// elsewhere stays a filter, checked once they are bound: distributing it
+/// would repeat the rest of the search per disjunct, and nested
+/// disjunctions (a walk along a line, `P(y) or (Q(y) and ex z ...)`)
+/// would multiply.
+fn distributable(
+    conj: &[Node],
+    vars: &BTreeSet<Slot>,
+    branches: usize,
+    budget: &std::cell::Cell<usize>,
+) -> Option<usize> {
+    let generated: BTreeSet<Slot> = conj
+        .iter()
+        .filter(|c| matches!(c, Node::Atom { .. } | Node::Eq(..)))
+        .flat_map(|c| node_vars(c).e)
+        .filter(|x| vars.contains(x))
+        .collect();
+    conj.iter().position(|c| {
+        matches!(c, Node::Or(xs) if branches * xs.len() <= MAX_BRANCHES && xs.len() <= budget.get())
+            && node_vars(c)
+                .e
+                .iter()
+                .any(|x| vars.contains(x) && !generated.contains(x))
+    })
+}
+
 pub(crate) struct Planner<'a> {
     /// Arity of every relation reference (needed for generator costs).
     pub table_arity: &'a dyn Fn(RelRef) -> usize,
     /// Stable binary relations as translations of element ids (for
     /// set-at-a-time images), when known.
     pub shifts: super::unary::ShiftsOf<'a>,
+    /// Branches distributing may still create (see [`MAX_TOTAL_BRANCHES`]).
+    pub budget: std::cell::Cell<usize>,
 }
 
 fn not(n: Node) -> Node {
@@ -274,16 +313,14 @@ impl Planner<'_> {
             return Node::False;
         }
         let var_set: BTreeSet<Slot> = vars.iter().copied().collect();
-        let mentions = |c: &Node| node_vars(c).e.iter().any(|x| var_set.contains(x));
-        // Distribute over a disjunction mentioning the variables.
-        if let Some(i) = conj.iter().position(|c| {
-            matches!(c, Node::Or(xs) if *branches * xs.len() <= MAX_BRANCHES) && mentions(c)
-        }) {
+        // Distribute over a disjunction that the variables need.
+        if let Some(i) = distributable(&conj, &var_set, *branches, &self.budget) {
             let mut rest = conj;
             let Node::Or(ds) = rest.remove(i) else {
                 unreachable!()
             };
             *branches *= ds.len();
+            self.budget.set(self.budget.get() - ds.len());
             let alts = ds
                 .into_iter()
                 .map(|d| {
@@ -333,7 +370,7 @@ impl Planner<'_> {
         for (vs, cs) in comps {
             let vs: Vec<Slot> = vars.iter().copied().filter(|v| vs.contains(v)).collect();
             let s = self.enumerate(vs, cs);
-            parts.push(Node::Search(Box::new(s)));
+            parts.push(Node::Search(std::sync::Arc::new(s)));
         }
         and(parts)
     }
@@ -351,15 +388,14 @@ impl Planner<'_> {
         if conj.iter().any(|c| matches!(c, Node::False)) {
             return;
         }
-        let mentions = |c: &Node| node_vars(c).e.iter().any(|x| vars.contains(x));
-        if let Some(i) = conj.iter().position(|c| {
-            matches!(c, Node::Or(xs) if *branches * xs.len() <= MAX_BRANCHES) && mentions(c)
-        }) {
+        let var_set: BTreeSet<Slot> = vars.iter().copied().collect();
+        if let Some(i) = distributable(&conj, &var_set, *branches, &self.budget) {
             let mut rest = conj;
             let Node::Or(ds) = rest.remove(i) else {
                 unreachable!()
             };
             *branches *= ds.len();
+            self.budget.set(self.budget.get() - ds.len());
             for d in ds {
                 let mut c = rest.clone();
                 match d {
@@ -438,7 +474,7 @@ impl Planner<'_> {
             let filters = take_ready(&mut rest, &bound);
             steps.push(Step { generator, filters });
         }
-        Search { vars, pre, steps }
+        Search::new(vars, pre, steps)
     }
 
     /// Cost of using `c` as a generator binding some unbound variables, if

@@ -398,14 +398,14 @@ fn ground_step(
     };
     // Generators never mention sets: enumerate the step's candidates with a
     // one-step search and ground the filters for each.
-    let one = Search {
-        vars: Vec::new(),
-        pre: Vec::new(),
-        steps: vec![Step {
+    let one = Search::new(
+        Vec::new(),
+        Vec::new(),
+        vec![Step {
             generator: st.generator.clone(),
             filters: Vec::new(),
         }],
-    };
+    );
     let mut bindings: Vec<Vec<Elem>> = Vec::new();
     ev.run(&one, env, &mut |_, env| {
         bindings.push(env.e.clone());
