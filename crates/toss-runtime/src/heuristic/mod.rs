@@ -50,7 +50,8 @@ pub struct HeuristicConfig {
     /// The power n of spec 3.5.
     pub power: u32,
     /// Existential descriptions use at most this many literals per
-    /// conjunction (0: no descriptions).
+    /// conjunction (0: no descriptions). The last row of an 8x8 board
+    /// needs a chain of 7 column literals.
     pub max_literals: usize,
 }
 
@@ -60,7 +61,7 @@ impl Default for HeuristicConfig {
             kind: HeuristicKind::Existential,
             alpha: 0.25,
             power: 4,
-            max_literals: 4,
+            max_literals: 8,
         }
     }
 }
