@@ -123,9 +123,9 @@ impl std::str::FromStr for PlayerSpec {
 }
 
 /// A player ready to play a game, with its own budget.
-pub struct Seat {
+pub struct Seat<G: Game> {
     pub spec: PlayerSpec,
-    pub player: Option<Box<dyn Player<Interpreter>>>,
+    pub player: Option<Box<dyn Player<G>>>,
 }
 
 /// Builds a player that works for any game (random or plain UCT); `None`
@@ -161,14 +161,20 @@ where
     })
 }
 
-/// Builds the player a spec describes for an interpreted game; `None` for a
-/// human (the caller reads moves).
-pub fn build(
+/// Builds the player a spec describes; `None` for a human (the caller reads
+/// moves). Heuristics are derived from `game` (the description that `g`
+/// implements, interpreted as `interp` or generated) and evaluated on the
+/// structures of `g`'s states.
+pub fn build<G: Game + Sync + 'static>(
     spec: &PlayerSpec,
     game: &ir::Game,
     interp: &Interpreter,
     seed: u64,
-) -> Result<Seat, String> {
+) -> Result<Seat<G>, String>
+where
+    G::State: Send + Sync,
+    G::Move: Send + Sync,
+{
     let heuristic_eval = || {
         let cfg = HeuristicConfig {
             kind: spec.heuristic,
@@ -184,7 +190,7 @@ pub fn build(
         playout: spec.playout.unwrap_or(default_playout),
         ..UctConfig::default()
     };
-    let player: Option<Box<dyn Player<Interpreter>>> = match spec.kind {
+    let player: Option<Box<dyn Player<G>>> = match spec.kind {
         Kind::Human => None,
         Kind::Random => Some(Box::new(RandomPlayer::new(seed))),
         Kind::Uct => Some(Box::new(Uct::new(
@@ -206,7 +212,7 @@ pub fn build(
 }
 
 /// Plays one game: `seats[p]` plays game player `p`. Returns the payoffs.
-pub fn play_one(g: &Interpreter, seats: &mut [Seat], seed: u64, max_plies: usize) -> Vec<f64> {
+pub fn play_one<G: Game>(g: &G, seats: &mut [Seat<G>], seed: u64, max_plies: usize) -> Vec<f64> {
     let mut rng = rng_from_seed(seed);
     let mut s = g.initial_state();
     let mut movers = Vec::new();
@@ -241,6 +247,106 @@ pub fn play_one(g: &Interpreter, seats: &mut [Seat], seed: u64, max_plies: usize
     let mut pay = vec![0.0; g.num_players()];
     g.payoffs(&s, &mut pay);
     pay
+}
+
+/// A match of `games` games between programs, one spec per game player;
+/// with `swap` the seats rotate every game. Shows a progress bar and
+/// prints the table of wins, draws and losses per spec and seat, then a
+/// `result` line. `g` implements the description `game` (interpreted as
+/// `interp`, or generated).
+pub fn run_match<G: Game + Sync + 'static>(
+    g: &G,
+    game: &ir::Game,
+    interp: &Interpreter,
+    specs: &[PlayerSpec],
+    games: u64,
+    seed: u64,
+    swap: bool,
+) -> Result<(), String>
+where
+    G::State: Send + Sync,
+    G::Move: Send + Sync,
+{
+    let n = g.num_players();
+    if specs.len() != n {
+        return Err(format!(
+            "the game has {n} players: give --player once for each"
+        ));
+    }
+    if specs.iter().any(|s| s.kind == Kind::Human) {
+        return Err("a match is between programs: use `toss play` to play yourself".into());
+    }
+    // records[spec][seat]
+    let mut records = vec![vec![Record::default(); n]; n];
+    let bar = indicatif::ProgressBar::new(games);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} games (eta {eta}) {msg}")
+            .map_err(|e| e.to_string())?,
+    );
+    for i in 0..games {
+        // With --swap the seats rotate every game.
+        let shift = if swap { (i % n as u64) as usize } else { 0 };
+        let seat_of_spec: Vec<usize> = (0..n).map(|k| (k + shift) % n).collect();
+        let game_seed = seed.wrapping_mul(1_000_003).wrapping_add(i);
+        let mut seats = Vec::with_capacity(n);
+        for p in 0..n {
+            let k = seat_of_spec.iter().position(|&q| q == p).unwrap_or(p);
+            seats.push(build(
+                &specs[k],
+                game,
+                interp,
+                game_seed.wrapping_add(97 * k as u64),
+            )?);
+        }
+        let payoffs = play_one(g, &mut seats, game_seed, 100_000);
+        for (k, &p) in seat_of_spec.iter().enumerate() {
+            records[k][p].add(outcome(&payoffs, p));
+        }
+        let total: Record = records[0].iter().fold(Default::default(), |mut a, r| {
+            a.add(*r);
+            a
+        });
+        bar.set_message(format!("{}: {:.3}", specs[0].text, total.score()));
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    println!(
+        "{:<24} {:<10} {:>6} {:>6} {:>6} {:>7} {:>8}",
+        "player", "seat", "wins", "draws", "losses", "score", "95% ci"
+    );
+    let mut result = String::from("result");
+    for (k, spec) in specs.iter().enumerate() {
+        let mut total = Record::default();
+        for (p, r) in records[k].iter().enumerate() {
+            if r.games() == 0 {
+                continue;
+            }
+            total.add(*r);
+            println!(
+                "{:<24} {:<10} {:>6} {:>6} {:>6} {:>7.3} {:>8}",
+                spec.text,
+                g.player_names()[p],
+                r.wins,
+                r.draws,
+                r.losses,
+                r.score(),
+                format!("+-{:.3}", r.ci95())
+            );
+        }
+        println!(
+            "{:<24} {:<10} {:>6} {:>6} {:>6} {:>7.3} {:>8}",
+            spec.text,
+            "all",
+            total.wins,
+            total.draws,
+            total.losses,
+            total.score(),
+            format!("+-{:.3}", total.ci95())
+        );
+        result.push_str(&format!(" {} {:.4}", spec.text, total.score()));
+    }
+    println!("{result}");
+    Ok(())
 }
 
 /// Wins, draws and losses of one spec in one seat.

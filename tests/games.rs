@@ -55,6 +55,89 @@ fn breakthrough_perft() {
     perft("breakthrough", &[22, 484, 11132, 256036]);
 }
 
+/// Breakthrough's payoffs are formulas of the position: 0 for both while
+/// the play goes on; at the end the player to move (who cannot) has lost,
+/// whether the opponent reached its home row or it has no legal move.
+#[test]
+fn breakthrough_payoffs_follow_the_position() {
+    let g = load("breakthrough");
+    let mut rng = toss::rng_from_seed(5);
+    let mut pay = [0.0; 2];
+    let mut movers = Vec::new();
+    for _ in 0..200 {
+        let mut s = g.initial_state();
+        loop {
+            g.movers(&s, &mut movers);
+            g.payoffs(&s, &mut pay);
+            if movers.is_empty() {
+                break;
+            }
+            assert_eq!(pay, [0.0, 0.0]);
+            let mut moves = Vec::new();
+            g.legal_moves(&s, movers[0], &mut moves);
+            let m = moves[rand_index(&mut rng, moves.len())].clone();
+            g.apply(&mut s, &[m], &mut rng);
+        }
+        // Location 0: white to move, so white lost.
+        let expected = if s.location == 0 {
+            [-1.0, 1.0]
+        } else {
+            [1.0, -1.0]
+        };
+        assert_eq!(pay, expected);
+    }
+    // A player left without pawns has no move and loses.
+    let mut s = g.initial_state();
+    let w = s.structure.relation("W").expect("W");
+    let whites: Vec<_> = s.structure.tuples(w).into_iter().map(|t| t[0]).collect();
+    for x in whites {
+        s.structure.remove_tuple(w, &[x]);
+    }
+    g.payoffs(&s, &mut pay);
+    assert_eq!(pay, [-1.0, 1.0]);
+    assert!(g.is_terminal(&s));
+}
+
+fn rand_index(rng: &mut toss::Rng, n: usize) -> usize {
+    (toss::runtime::game::uniform01(rng) * n as f64) as usize % n
+}
+
+/// The heuristic derived from Breakthrough's payoffs (spec 3.4, example 5
+/// on the real board): the last row is described by a chain of seven
+/// column steps, so a white pawn on row r counts sum_{k<r} alpha^(7-k); one
+/// step from row 2 to row 3 adds alpha^5, from row 6 to 7 alpha.
+#[test]
+fn breakthrough_heuristic_measures_the_distance_to_the_last_row() {
+    use toss::runtime::heuristic::{HeuristicConfig, HeuristicEval, derive};
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("games/breakthrough.toss");
+    let (game, _) =
+        toss::load::load_toss(&path, false).unwrap_or_else(|e| panic!("{}", e.rendered));
+    let g = Interpreter::new(&game).expect("loads");
+    let cfg = HeuristicConfig::default();
+    let eval = HeuristicEval::new(&game, &g, &derive(&game, &cfg)).expect("compiles");
+    let mut s = g.initial_state();
+    let mut v = [0.0; 2];
+    eval.values(&s, &mut v);
+    assert_eq!(v, [0.0, 0.0]);
+    let w = s.structure.relation("W").expect("W");
+    let at = |s: &toss::runtime::interpreter::State, n: &str| s.structure.element(n).expect(n);
+    let (a2, a3, a6, a7) = (at(&s, "a2"), at(&s, "a3"), at(&s, "a6"), at(&s, "a7"));
+    let alpha = cfg.alpha;
+    s.structure.remove_tuple(w, &[a2]);
+    s.structure.add_tuple(w, &[a3]);
+    eval.values(&s, &mut v);
+    assert!((v[0] - alpha.powi(5)).abs() < 1e-12, "{v:?}");
+    assert!((v[1] + alpha.powi(5)).abs() < 1e-12, "{v:?}");
+    s.structure.remove_tuple(w, &[a3]);
+    s.structure.add_tuple(w, &[a6]);
+    eval.values(&s, &mut v);
+    let on_six = v[0];
+    s.structure.remove_tuple(w, &[a6]);
+    s.structure.add_tuple(w, &[a7]);
+    eval.values(&s, &mut v);
+    assert!((v[0] - on_six - alpha).abs() < 1e-12, "{v:?} vs {on_six}");
+}
+
 /// Mean and standard error of the mean.
 fn mean_se(xs: &[f64]) -> (f64, f64) {
     let n = xs.len() as f64;

@@ -91,14 +91,19 @@ pub fn existential_description(
 ) -> Option<Formula> {
     let k = x.len();
     let sat0 = satisfying(s, &[], k, k);
-    let mut cs = vec![Conj {
+    let first = Conj {
         lits: Vec::new(),
         nvars: k,
         sat: sat0,
-    }];
+    };
+    // The best extension of each conjunction depends on it alone, so it is
+    // computed once, when the conjunction is made.
+    let best0 = best_extension(s, stable, q, k, &first, max_literals);
+    let mut cs = vec![(first, best0)];
     for _ in 0..64 {
         let good: Vec<&Conj> = cs
             .iter()
+            .map(|(c, _)| c)
             .filter(|c| !c.sat.is_empty() && c.sat.is_subset(q))
             .collect();
         let covered: BTreeSet<Vec<Elem>> =
@@ -106,65 +111,85 @@ pub fn existential_description(
         if &covered == q {
             return Some(to_formula(s, x, &good));
         }
-        // The best extension by rank (first found wins ties).
-        let mut best: Option<(f64, usize, Lit, Conj, Conj)> = None;
-        for (i, c) in cs.iter().enumerate() {
-            if c.sat.is_empty() || c.sat.is_subset(q) || c.lits.len() >= max_literals {
-                continue;
-            }
-            for &r in stable {
-                let a = s.arity(r);
-                if a == 0 || a > 3 {
-                    continue;
-                }
-                let n = c.nvars + 1;
-                let mut args = vec![0usize; a];
-                'args: loop {
-                    let fresh = args.contains(&c.nvars);
-                    let dup = c.lits.iter().any(|l| l.rel == r && l.args == args);
-                    if !dup {
-                        let nvars = if fresh { n } else { c.nvars };
-                        let ext = |positive| {
-                            let mut lits = c.lits.clone();
-                            lits.push(Lit {
-                                rel: r,
-                                args: args.clone(),
-                                positive,
-                            });
-                            let sat = satisfying(s, &lits, k, nvars);
-                            Conj { lits, nvars, sat }
-                        };
-                        let (p, m) = (ext(true), ext(false));
-                        let rank = hit_rank(&p.sat, q).max(hit_rank(&m.sat, q));
-                        if rank > hit_rank(&c.sat, q) && best.as_ref().is_none_or(|b| rank > b.0) {
-                            let lit = p.lits[p.lits.len() - 1].clone();
-                            best = Some((rank, i, lit, p, m));
-                        }
-                    }
-                    let mut j = a;
-                    loop {
-                        if j == 0 {
-                            break 'args;
-                        }
-                        j -= 1;
-                        args[j] += 1;
-                        if args[j] < n {
-                            break;
-                        }
-                        args[j] = 0;
-                    }
-                }
+        // The best extension by rank (the first conjunction wins ties).
+        let mut best: Option<(f64, usize)> = None;
+        for (i, (_, ext)) in cs.iter().enumerate() {
+            if let Some((rank, _, _)) = ext
+                && best.is_none_or(|b| *rank > b.0)
+            {
+                best = Some((*rank, i));
             }
         }
-        let (_, i, _, p, m) = best?;
-        cs.remove(i);
+        let (_, i) = best?;
+        let (_, ext) = cs.remove(i);
+        let (_, p, m) = ext?;
         for c in [p, m] {
             if !c.sat.is_empty() {
-                cs.push(c);
+                let b = best_extension(s, stable, q, k, &c, max_literals);
+                cs.push((c, b));
             }
         }
     }
     None
+}
+
+/// The extension of `c` by one stable literal (positive and negative) of
+/// maximal rank, if it raises the hit-rank (the first found wins ties).
+fn best_extension(
+    s: &Structure,
+    stable: &[RelId],
+    q: &BTreeSet<Vec<Elem>>,
+    k: usize,
+    c: &Conj,
+    max_literals: usize,
+) -> Option<(f64, Conj, Conj)> {
+    if c.sat.is_empty() || c.sat.is_subset(q) || c.lits.len() >= max_literals {
+        return None;
+    }
+    let mut best: Option<(f64, Conj, Conj)> = None;
+    for &r in stable {
+        let a = s.arity(r);
+        if a == 0 || a > 3 {
+            continue;
+        }
+        let n = c.nvars + 1;
+        let mut args = vec![0usize; a];
+        'args: loop {
+            let fresh = args.contains(&c.nvars);
+            let dup = c.lits.iter().any(|l| l.rel == r && l.args == args);
+            if !dup {
+                let nvars = if fresh { n } else { c.nvars };
+                let ext = |positive| {
+                    let mut lits = c.lits.clone();
+                    lits.push(Lit {
+                        rel: r,
+                        args: args.clone(),
+                        positive,
+                    });
+                    let sat = satisfying(s, &lits, k, nvars);
+                    Conj { lits, nvars, sat }
+                };
+                let (p, m) = (ext(true), ext(false));
+                let rank = hit_rank(&p.sat, q).max(hit_rank(&m.sat, q));
+                if rank > hit_rank(&c.sat, q) && best.as_ref().is_none_or(|b| rank > b.0) {
+                    best = Some((rank, p, m));
+                }
+            }
+            let mut j = a;
+            loop {
+                if j == 0 {
+                    break 'args;
+                }
+                j -= 1;
+                args[j] += 1;
+                if args[j] < n {
+                    break;
+                }
+                args[j] = 0;
+            }
+        }
+    }
+    best
 }
 
 fn to_formula(s: &Structure, x: &[String], cs: &[&Conj]) -> Formula {

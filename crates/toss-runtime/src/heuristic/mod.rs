@@ -25,10 +25,11 @@ use std::collections::BTreeSet;
 
 use crate::alphabeta::StaticEval;
 use crate::analysis::fluent_relations;
-use crate::game::Rng;
+use crate::game::{Game as GameImpl, Rng};
 use crate::interpreter::{Interpreter, State};
 use crate::ir::{Formula, Game, RealExpr};
 use crate::solver::{RealId, Solver, SolverError};
+use crate::structure::Structure;
 use crate::uct::Evaluator;
 
 use tnf::{Fresh, and, free_vars, inline_defs, mentions_fluent, nnf, or, relations_of};
@@ -50,7 +51,8 @@ pub struct HeuristicConfig {
     /// The power n of spec 3.5.
     pub power: u32,
     /// Existential descriptions use at most this many literals per
-    /// conjunction (0: no descriptions).
+    /// conjunction (0: no descriptions). The last row of an 8x8 board
+    /// needs a chain of 7 column literals.
     pub max_literals: usize,
 }
 
@@ -60,7 +62,7 @@ impl Default for HeuristicConfig {
             kind: HeuristicKind::Existential,
             alpha: 0.25,
             power: 4,
-            max_literals: 4,
+            max_literals: 8,
         }
     }
 }
@@ -354,15 +356,23 @@ impl HeuristicEval {
 
     /// The raw heuristic values of the players in `s`.
     pub fn values(&self, s: &State, out: &mut [f64]) {
-        for (o, &t) in out.iter_mut().zip(&self.ids[s.location]) {
-            *o = self.solver.value(&s.structure, t, &[], &[]);
+        self.values_in(&s.structure, s.location, out);
+    }
+
+    /// The raw heuristic values of the players in a position given as its
+    /// structure and location.
+    pub fn values_in(&self, structure: &Structure, location: usize, out: &mut [f64]) {
+        for (o, &t) in out.iter_mut().zip(&self.ids[location]) {
+            *o = self.solver.value(structure, t, &[], &[]);
         }
     }
 }
 
-impl Evaluator<Interpreter> for HeuristicEval {
-    fn evaluate(&self, _game: &Interpreter, s: &State, _rng: &mut Rng, out: &mut [f64]) {
-        self.values(s, out);
+/// The heuristic of any implementation of the game (interpreted or
+/// generated): its state is read back as a structure.
+impl<G: GameImpl> Evaluator<G> for HeuristicEval {
+    fn evaluate(&self, game: &G, s: &G::State, _rng: &mut Rng, out: &mut [f64]) {
+        self.values_in(&game.to_structure(s), game.location(s), out);
         let m = self.map;
         for o in out.iter_mut() {
             *o = (m.lo + m.hi) / 2.0 + (m.hi - m.lo) / 2.0 * (*o / m.scale).tanh();
@@ -370,9 +380,9 @@ impl Evaluator<Interpreter> for HeuristicEval {
     }
 }
 
-impl StaticEval<Interpreter> for HeuristicEval {
-    fn eval(&self, _game: &Interpreter, s: &State, out: &mut [f64]) {
-        self.values(s, out);
+impl<G: GameImpl> StaticEval<G> for HeuristicEval {
+    fn eval(&self, game: &G, s: &G::State, out: &mut [f64]) {
+        self.values_in(&game.to_structure(s), game.location(s), out);
     }
 }
 

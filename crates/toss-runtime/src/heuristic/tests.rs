@@ -5,7 +5,6 @@ use std::collections::BTreeSet;
 use super::rule_cond::rule_condition_heuristic;
 use super::tnf::{and, or, tnf};
 use super::*;
-use crate::game::Game as _;
 use crate::interpreter::tests::tic_tac_toe;
 use crate::ir::Var;
 
@@ -323,4 +322,19 @@ fn heuristic_players_beat_random() {
             assert!(r.payoffs[side] >= 0.0, "{kind:?} uct lost: {r:?}");
         }
     }
+}
+
+/// Inlining `Q(a)` with `Q(x) = tc x, z (R(x, z) and E(z))` substitutes `a`
+/// for `x` in the closure's variables and in its body alike.
+#[test]
+fn renaming_substitutes_inside_transitive_closure() {
+    let tc = |x: &str| Formula::Tc {
+        steps: None,
+        from: vec![x.to_string()],
+        to: vec!["z".to_string()],
+        body: Box::new(and(vec![rel("R", &[x, "z"]), rel("E", &["z"])])),
+    };
+    let map = std::collections::BTreeMap::from([("x".to_string(), "a".to_string())]);
+    let renamed = super::tnf::rename(&tc("x"), &map, &mut Fresh::default());
+    assert_eq!(renamed, tc("a"));
 }

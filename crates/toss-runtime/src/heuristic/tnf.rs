@@ -199,25 +199,9 @@ pub fn rename(f: &Formula, map: &BTreeMap<String, String>, fresh: &mut Fresh) ->
                 Formula::Forall { vars, body }
             }
         }
-        // Other constructs keep their own binders; only rename when no
-        // variable of the map is bound inside (otherwise leave as is).
-        _ => {
-            let fvs = free_vars(f);
-            if fvs.iter().any(|v| map.contains_key(v)) {
-                rename_opaque(f, map)
-            } else {
-                f.clone()
-            }
-        }
-    }
-}
-
-/// Renames free variables in a construct we do not analyse, by renaming
-/// argument lists textually (sound for the shapes the heuristics use:
-/// their binders are not in `map` after freshening outer variables).
-fn rename_opaque(f: &Formula, map: &BTreeMap<String, String>) -> Formula {
-    let r = |a: &String| map.get(a).cloned().unwrap_or_else(|| a.clone());
-    match f {
+        // In `tc x, y phi` and `lfp R(x) = phi` the variables x, y are both
+        // the free variables of the construct and free in `phi`, so a
+        // substitution applies to them and to the body alike.
         Formula::Tc {
             steps,
             from,
@@ -227,7 +211,7 @@ fn rename_opaque(f: &Formula, map: &BTreeMap<String, String>) -> Formula {
             steps: *steps,
             from: from.iter().map(r).collect(),
             to: to.iter().map(r).collect(),
-            body: body.clone(),
+            body: Box::new(rename(body, map, fresh)),
         },
         Formula::Fixpoint {
             kind,
@@ -238,7 +222,7 @@ fn rename_opaque(f: &Formula, map: &BTreeMap<String, String>) -> Formula {
             kind: *kind,
             relation: relation.clone(),
             params: params.iter().map(r).collect(),
-            body: body.clone(),
+            body: Box::new(rename(body, map, fresh)),
         },
         _ => f.clone(),
     }

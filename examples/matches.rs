@@ -1,0 +1,87 @@
+//! `toss match` on the generated (`#[derive(Game)]`) implementations of the
+//! benchmark games: the same players, seats, seeds and table, with the
+//! moves, playouts and payoffs of the compiled game (the derived heuristics
+//! are evaluated by the solver on the structure of each state):
+//!
+//! ```text
+//! cargo run --release --example matches -- GAME --player SPEC --player SPEC \
+//!     [-n GAMES] [--seed S] [--swap]
+//! ```
+//!
+//! GAME is breakthrough, connect4, gomoku or tic-tac-toe; SPEC as in
+//! `toss match` (`uct:iters=1000`, `uct+heur:time=0.1`, ...).
+
+use toss::Game;
+use toss::matches::{PlayerSpec, run_match};
+
+#[derive(toss::Game)]
+#[toss(file = "games/tic-tac-toe.toss")]
+struct TicTacToe;
+#[derive(toss::Game)]
+#[toss(file = "games/connect4.toss")]
+struct Connect4;
+#[derive(toss::Game)]
+#[toss(file = "games/breakthrough.toss")]
+struct Breakthrough;
+#[derive(toss::Game)]
+#[toss(file = "games/gomoku.toss")]
+struct Gomoku;
+
+struct Args {
+    specs: Vec<PlayerSpec>,
+    games: u64,
+    seed: u64,
+    swap: bool,
+}
+
+fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
+    let mut a = Args {
+        specs: Vec::new(),
+        games: 10,
+        seed: 0,
+        swap: false,
+    };
+    while let Some(flag) = args.next() {
+        let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--player" => a.specs.push(value()?.parse()?),
+            "-n" => a.games = value()?.parse().map_err(|e| format!("-n: {e}"))?,
+            "--seed" => a.seed = value()?.parse().map_err(|e| format!("--seed: {e}"))?,
+            "--swap" => a.swap = true,
+            other => return Err(format!("unknown argument {other}")),
+        }
+    }
+    Ok(a)
+}
+
+fn run<G: Game + Sync + 'static>(g: &G, name: &str, a: &Args) -> Result<(), String>
+where
+    G::State: Send + Sync,
+    G::Move: Send + Sync,
+{
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("games/{name}.toss"));
+    let (game, _) = toss::load::load_toss(&path, false).map_err(|e| e.rendered)?;
+    let interp = toss::Interpreter::new(&game).map_err(|e| e.to_string())?;
+    run_match(g, &game, &interp, &a.specs, a.games, a.seed, a.swap)
+}
+
+fn main() -> std::process::ExitCode {
+    let mut args = std::env::args().skip(1);
+    let name = args.next().unwrap_or_default();
+    let result = parse(args).and_then(|a| match name.as_str() {
+        "tic-tac-toe" => run(&TicTacToe, &name, &a),
+        "connect4" => run(&Connect4, &name, &a),
+        "breakthrough" => run(&Breakthrough, &name, &a),
+        "gomoku" => run(&Gomoku, &name, &a),
+        other => Err(format!(
+            "unknown game `{other}`: breakthrough, connect4, gomoku or tic-tac-toe"
+        )),
+    });
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
