@@ -125,10 +125,27 @@ impl fmt::Debug for GdlGame {
     }
 }
 
+/// The program of the demand transformation of the description (see
+/// [`super::demand`]), if it applies, is stratified and leaves the level of
+/// every relation as it was.
+fn with_demand(desc: &Description, prog: &Program) -> Option<Program> {
+    let level = |s, a| prog.level_of(s, a).unwrap_or(0);
+    let (d, from) = super::demand::transform(desc, &level)?;
+    let p = Program::compile(&d, from).ok()?;
+    let same = prog
+        .rels
+        .iter()
+        .all(|r| p.level_of(r.sym, r.arity) == Some(r.level));
+    same.then_some(p)
+}
+
 impl GdlGame {
     /// Compiles the description and evaluates its static relations.
     pub fn new(desc: &Description) -> Result<GdlGame, ProgramError> {
-        let prog = Program::new(desc)?;
+        let mut prog = Program::new(desc)?;
+        if let Some(p) = with_demand(desc, &prog) {
+            prog = p;
+        }
         let e = prog.engine()?;
         let mut role_terms: Vec<TermId> = Vec::new();
         for t in e.tuples(&prog, prog.kw.role) {

@@ -18,8 +18,12 @@
 //! semi-naive iteration inside recursive components, over ground terms
 //! interned as `u32` ids. Bottom-up evaluation of a safe, stratified program
 //! that respects the GDL recursion restriction always terminates, whatever a
-//! query binds.
+//! query binds. Before compiling, the state- and move-level relations go
+//! through a demand (magic-sets) transformation, so that a relation whose
+//! callers always bind some arguments is derived only for the values they
+//! ask for.
 
+mod demand;
 pub mod game;
 pub mod reasoner;
 pub mod terms;

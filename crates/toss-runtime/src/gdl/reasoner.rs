@@ -176,9 +176,22 @@ pub struct Program {
 pub const STATIC_FACT_LIMIT: usize = 50_000_000;
 
 impl Program {
+    /// The level of a relation, if the program has it.
+    pub(crate) fn level_of(&self, sym: Sym, arity: usize) -> Option<u8> {
+        self.rel_by.get(&(sym, arity)).map(|&r| self.rels[r].level)
+    }
+
     /// Compiles a description. Checks stratification and safety (the parser
     /// reports these with positions; this is the runtime's own guard).
     pub fn new(desc: &Description) -> Result<Program, ProgramError> {
+        Program::compile(desc, Sym::MAX)
+    }
+
+    /// Compiles a description in which the relations with a symbol from
+    /// `demand_from` on are demand relations (see [`super::demand`]): a join
+    /// order reads them first, as they bind the arguments their rule was
+    /// asked for.
+    pub(crate) fn compile(desc: &Description, demand_from: Sym) -> Result<Program, ProgramError> {
         let nsym = desc.symbols.len();
         let mut symbols = desc.symbols.clone();
         let sym_of = |name: &str, symbols: &mut Vec<String>| -> Sym {
@@ -333,15 +346,23 @@ impl Program {
             let head: Box<[Pat]> = r.head.args.iter().map(|t| pat(t, &mut terms)).collect();
             let sc = &sccs[rcomp_of[i]];
             let same_scc = |rel: RelId| sc.recursive && sc.rels.contains(&rel);
-            let plain = order_body(r, i, None, nvars, &lookup_rel, &rels, &mut terms)
+            let plain = order_body(r, demand_from, None, nvars, &lookup_rel, &rels, &mut terms)
                 .map_err(|v| ProgramError::Unsafe(i, var_name(r, v)))?;
             let mut variants = Vec::new();
             for (j, l) in r.body.iter().enumerate() {
                 if let Literal::Pos(a) = l
                     && same_scc(lookup_rel(a))
                 {
-                    let ord = order_body(r, i, Some(j), nvars, &lookup_rel, &rels, &mut terms)
-                        .map_err(|v| ProgramError::Unsafe(i, var_name(r, v)))?;
+                    let ord = order_body(
+                        r,
+                        demand_from,
+                        Some(j),
+                        nvars,
+                        &lookup_rel,
+                        &rels,
+                        &mut terms,
+                    )
+                    .map_err(|v| ProgramError::Unsafe(i, var_name(r, v)))?;
                     variants.push((lookup_rel(a), ord));
                 }
             }
@@ -668,7 +689,7 @@ fn pos_key(p: &Pat, bound: &[bool]) -> PosKey {
 /// an unsafe rule.
 fn order_body(
     r: &super::Rule,
-    _rule_index: usize,
+    demand_from: Sym,
     delta: Option<usize>,
     nvars: usize,
     lookup_rel: &dyn Fn(&Atom) -> RelId,
@@ -737,6 +758,9 @@ fn order_body(
             }
             if rels[rel].level == MOVE {
                 score += 50;
+            }
+            if rels[rel].sym >= demand_from {
+                score += 1_000_000;
             }
             if best.is_none_or(|(s, _)| score > s) {
                 best = Some((score, k));
