@@ -219,3 +219,13 @@ fn generated_known_perft_counts() {
     let s = Amazons.initial_state();
     assert_eq!(Amazons.perft(&s, 1), 2176);
 }
+
+/// The full 1000 lockstep playouts for the games whose interpreter, the
+/// reference here, is slow (the default tests above run fewer).
+#[test]
+#[ignore = "slow: 1000 lockstep playouts each of draughts, amazons and chess"]
+fn slow_games_1000_playouts() {
+    lockstep(&EnglishDraughts, "games/english-draughts.toss", 1000);
+    lockstep(&Amazons, "games/amazons.toss", 1000);
+    lockstep(&Chess, "games/chess.toss", 1000);
+}
