@@ -211,6 +211,29 @@ where
     })
 }
 
+/// The joint move the seats' players choose in `s` (one move per mover, in
+/// `movers` order), after which every player observes it; `None` when a
+/// mover's seat has no program or its player gives no move.
+pub fn choose_joint<G: Game>(
+    g: &G,
+    s: &G::State,
+    seats: &mut [Seat<G>],
+    movers: &[usize],
+) -> Option<Vec<G::Move>> {
+    let mut joint = Vec::with_capacity(movers.len());
+    for (k, &p) in movers.iter().enumerate() {
+        let seat = &mut seats[p];
+        let player = seat.player.as_mut()?;
+        joint.push(player.choose(g, s, seat.spec.budget).into_iter().nth(k)?);
+    }
+    for seat in seats.iter_mut() {
+        if let Some(player) = seat.player.as_mut() {
+            player.observe(g, s, &joint);
+        }
+    }
+    Some(joint)
+}
+
 /// Plays one game: `seats[p]` plays game player `p`. Returns the payoffs.
 pub fn play_one<G: Game>(g: &G, seats: &mut [Seat<G>], seed: u64, max_plies: usize) -> Vec<f64> {
     let mut rng = rng_from_seed(seed);
@@ -221,27 +244,12 @@ pub fn play_one<G: Game>(g: &G, seats: &mut [Seat<G>], seed: u64, max_plies: usi
         if movers.is_empty() {
             break;
         }
-        let mut joint = Vec::with_capacity(movers.len());
-        for &p in &movers {
-            let seat = &mut seats[p];
-            let Some(player) = seat.player.as_mut() else {
-                return vec![0.0; g.num_players()];
-            };
-            let answer = player.choose(g, &s, seat.spec.budget);
-            let k = movers.iter().position(|&q| q == p).unwrap_or(0);
-            match answer.into_iter().nth(k) {
-                Some(m) => joint.push(m),
-                None => break,
-            }
+        if movers.iter().any(|&p| seats[p].player.is_none()) {
+            return vec![0.0; g.num_players()];
         }
-        if joint.len() < movers.len() {
+        let Some(joint) = choose_joint(g, &s, seats, &movers) else {
             break;
-        }
-        for seat in seats.iter_mut() {
-            if let Some(player) = seat.player.as_mut() {
-                player.observe(g, &s, &joint);
-            }
-        }
+        };
         g.apply(&mut s, &joint, &mut rng);
     }
     let mut pay = vec![0.0; g.num_players()];

@@ -107,29 +107,9 @@ pub fn simulate(
         if movers.is_empty() {
             break;
         }
-        let mut joint = Vec::with_capacity(movers.len());
-        for (k, &p) in movers.iter().enumerate() {
-            let seat = &mut seats[p];
-            let Some(player) = seat.player.as_mut() else {
-                break;
-            };
-            match player
-                .choose(interp, &s, seat.spec.budget)
-                .into_iter()
-                .nth(k)
-            {
-                Some(m) => joint.push(m),
-                None => break,
-            }
-        }
-        if joint.len() < movers.len() {
+        let Some(joint) = matches::choose_joint(interp, &s, &mut seats, &movers) else {
             break;
-        }
-        for seat in seats.iter_mut() {
-            if let Some(player) = seat.player.as_mut() {
-                player.observe(interp, &s, &joint);
-            }
-        }
+        };
         let mut observe = |t: f64, st: &Structure| record(&mut traj, t, st);
         let ev = interp.apply_observed(
             &mut s,
