@@ -159,6 +159,19 @@ fn or_set(xs: Vec<SetExpr>) -> SetExpr {
     }
 }
 
+/// `R(from, to)` as `(R, true)` and `R(to, from)` as `(R, false)`: the
+/// binary atom linking two variables, by the direction it steps in.
+fn link_atom(n: &Node, from: Slot, to: Slot) -> Option<(RelRef, bool)> {
+    let Node::Atom { rel, args } = n else {
+        return None;
+    };
+    match args[..] {
+        [a, b] if a == from && b == to => Some((*rel, true)),
+        [a, b] if a == to && b == from => Some((*rel, false)),
+        _ => None,
+    }
+}
+
 /// Where translation finds the [`Shifts`] of stable binary relations.
 pub(crate) type ShiftsOf<'a> = &'a dyn Fn(RelRef, bool) -> Option<Arc<Shifts>>;
 
@@ -292,15 +305,7 @@ impl Planner<'_> {
                     if link.is_some() {
                         return None;
                     }
-                    let Node::Atom { rel, args } = c else {
-                        return None;
-                    };
-                    let forward = match args[..] {
-                        [a, b] if a == y && b == x => true,
-                        [a, b] if a == x && b == y => false,
-                        _ => return None,
-                    };
-                    link = Some((*rel, forward));
+                    link = Some(link_atom(c, y, x)?);
                 }
                 (false, true) => of_y.push(c.clone()),
                 _ => out.push(self.set_expr(c, x, scope, own)?),
@@ -348,15 +353,7 @@ impl Planner<'_> {
             }
             match (mentions(&c, *u), mentions(&c, *v)) {
                 (true, true) => {
-                    let Node::Atom { rel, args } = &c else {
-                        return None;
-                    };
-                    let forward = match args[..] {
-                        [a, b] if a == *u && b == *v => true,
-                        [a, b] if a == *v && b == *u => false,
-                        _ => return None,
-                    };
-                    if link.replace((*rel, forward)).is_some() {
+                    if link.replace(link_atom(&c, *u, *v)?).is_some() {
                         return None;
                     }
                 }
