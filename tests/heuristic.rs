@@ -93,7 +93,13 @@ macro_rules! compiled_heuristic {
 }
 
 compiled_heuristic!(tic_tac_toe, TicTacToe, "games/tic-tac-toe.toss", 100, 9);
-compiled_heuristic!(breakthrough, Breakthrough, "games/breakthrough.toss", 20, 200);
+compiled_heuristic!(
+    breakthrough,
+    Breakthrough,
+    "games/breakthrough.toss",
+    20,
+    200
+);
 compiled_heuristic!(connect4, Connect4, "games/connect4.toss", 50, 42);
 compiled_heuristic!(gomoku, Gomoku, "games/gomoku.toss", 10, 100);
 compiled_heuristic!(hex, Hex, "games/hex.toss", 20, 121);

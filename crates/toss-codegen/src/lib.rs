@@ -10,7 +10,9 @@
 //! Stages: [`attr`] reads `#[toss(...)]`; [`source`] finds and reads the
 //! file; `toss-lang` parses and checks it; [`plan`] decides the
 //! specialization; [`specialize`] writes the specialized impl, or [`emit`]
-//! the interpreter-forwarding one for games outside the fragment; [`ode`]
+//! the interpreter-forwarding one for games outside the fragment (with the
+//! `heuristics` key, the plan also compiles the derived heuristics and
+//! the impl answers `Game::heuristic_values`); [`ode`]
 //! compiles the ODE right-hand sides and update terms of games with
 //! continuous dynamics.
 

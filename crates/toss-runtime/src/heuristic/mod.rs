@@ -15,7 +15,10 @@
 //!
 //! [`HeuristicEval`] evaluates the result on interpreter states: as an
 //! evaluation game for UCT (a point distribution of payoffs) and as the
-//! static evaluation of alpha-beta.
+//! static evaluation of alpha-beta. [`CompiledHeuristic`] does the same
+//! with the terms compiled into a generated game (`#[toss(file = "...",
+//! heuristics)]`, [`Game::heuristic_values`](crate::game::Game::heuristic_values)),
+//! without building a structure per state.
 
 pub mod describe;
 pub mod rule_cond;
