@@ -1,7 +1,9 @@
 //! `toss match` on the generated (`#[derive(Game)]`) implementations of the
 //! benchmark games: the same players, seats, seeds and table, with the
-//! moves, playouts and payoffs of the compiled game (the derived heuristics
-//! are evaluated by the solver on the structure of each state):
+//! moves, playouts, payoffs and derived heuristics of the compiled game
+//! (`heuristics` in the attribute compiles the existential heuristic;
+//! `heur=rule` players evaluate theirs with the solver on the structure of
+//! each state):
 //!
 //! ```text
 //! cargo run --release --example matches -- GAME --player SPEC --player SPEC \
@@ -15,16 +17,16 @@ use toss::Game;
 use toss::matches::{PlayerSpec, run_match};
 
 #[derive(toss::Game)]
-#[toss(file = "games/tic-tac-toe.toss")]
+#[toss(file = "games/tic-tac-toe.toss", heuristics)]
 struct TicTacToe;
 #[derive(toss::Game)]
-#[toss(file = "games/connect4.toss")]
+#[toss(file = "games/connect4.toss", heuristics)]
 struct Connect4;
 #[derive(toss::Game)]
-#[toss(file = "games/breakthrough.toss")]
+#[toss(file = "games/breakthrough.toss", heuristics)]
 struct Breakthrough;
 #[derive(toss::Game)]
-#[toss(file = "games/gomoku.toss")]
+#[toss(file = "games/gomoku.toss", heuristics)]
 struct Gomoku;
 
 struct Args {

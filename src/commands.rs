@@ -258,7 +258,13 @@ pub fn play(path: &Path, specs: &[PlayerSpec], seed: u64, colour: bool) -> Resul
         toss::load::Loaded::Toss { game, interpreter } => {
             let mut seats = Vec::new();
             for (p, spec) in full.iter().enumerate() {
-                let seat = matches::build(spec, game, interpreter, seed.wrapping_add(p as u64))?;
+                let seat = matches::build(
+                    spec,
+                    interpreter,
+                    game,
+                    interpreter,
+                    seed.wrapping_add(p as u64),
+                )?;
                 seats.push(match seat.player {
                     None => toss::play::Seat::Human,
                     Some(player) => toss::play::Seat::Program(player, spec.budget),

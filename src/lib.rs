@@ -156,6 +156,38 @@ pub mod __private {
         }
     }
 
+    pub use toss_runtime::heuristic::{HeuristicEval, HeuristicKind};
+
+    /// The solver's evaluation of the parts of a compiled heuristic outside
+    /// the specialized fragment: `terms` are their texts (closed real
+    /// terms, printed at build time), term `i` read back with
+    /// [`HeuristicEval::term_value`]`(structure, 0, i)`.
+    pub fn heuristic_fallback(
+        source: &str,
+        file_name: &str,
+        interpreter: &Interpreter,
+        terms: &[&str],
+    ) -> HeuristicEval {
+        let built = toss_lang::parse_game(source, file_name)
+            .map_err(|d| toss_lang::render_diagnostics(&d, source, file_name, false))
+            .and_then(|game| {
+                let parsed = terms
+                    .iter()
+                    .map(|t| toss_lang::parse_term(t).map_err(|d| format!("`{t}`: {}", d.message)))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let h = toss_runtime::heuristic::Heuristics {
+                    per_location: vec![parsed],
+                };
+                HeuristicEval::new(&game, interpreter, &h).map_err(|e| e.to_string())
+            });
+        match built {
+            Ok(e) => e,
+            // Unreachable: the derive printed these terms from the derived
+            // heuristic of this description and checked that they compile.
+            Err(e) => panic!("heuristic checked at build time failed to compile: {e}"),
+        }
+    }
+
     /// The interpreter of a description that the derive already checked at
     /// build time with the same front end and constructor.
     pub fn checked_interpreter(source: &str, file_name: &str) -> Interpreter {

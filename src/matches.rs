@@ -7,7 +7,9 @@ use std::time::Duration;
 use toss_runtime::Interpreter;
 use toss_runtime::alphabeta::AlphaBeta;
 use toss_runtime::game::{Game, rng_from_seed};
-use toss_runtime::heuristic::{HeuristicConfig, HeuristicEval, HeuristicKind, derive};
+use toss_runtime::heuristic::{
+    CompiledHeuristic, HeuristicConfig, HeuristicEval, HeuristicKind, derive,
+};
 use toss_runtime::ir;
 use toss_runtime::player::{Budget, Player, RandomPlayer};
 use toss_runtime::uct::{PlayoutPolicy, RandomPlayout, Uct, UctConfig};
@@ -162,11 +164,15 @@ where
 }
 
 /// Builds the player a spec describes; `None` for a human (the caller reads
-/// moves). Heuristics are derived from `game` (the description that `g`
-/// implements, interpreted as `interp` or generated) and evaluated on the
-/// structures of `g`'s states.
+/// moves). Heuristic players use the heuristic compiled into `g` when it
+/// has one (`#[toss(file = "...", heuristics)]`,
+/// [`Game::heuristic_values`]); otherwise the heuristic is derived from
+/// `game` (the description that `g` implements, interpreted as `interp` or
+/// generated) and evaluated by the solver on the structures of `g`'s
+/// states. Both give the same values.
 pub fn build<G: Game + Sync + 'static>(
     spec: &PlayerSpec,
+    g: &G,
     game: &ir::Game,
     interp: &Interpreter,
     seed: u64,
@@ -190,6 +196,7 @@ where
         playout: spec.playout.unwrap_or(default_playout),
         ..UctConfig::default()
     };
+    let compiled = CompiledHeuristic::for_game(g, spec.heuristic);
     let player: Option<Box<dyn Player<G>>> = match spec.kind {
         Kind::Human => None,
         Kind::Random => Some(Box::new(RandomPlayer::new(seed))),
@@ -198,12 +205,22 @@ where
             RandomPlayout { max_plies: 100_000 },
             seed,
         ))),
-        Kind::UctHeuristic => Some(Box::new(Uct::new(
-            uct_config(PlayoutPolicy::Evaluate),
-            heuristic_eval()?,
-            seed,
-        ))),
-        Kind::AlphaBeta => Some(Box::new(AlphaBeta::new(heuristic_eval()?, seed))),
+        Kind::UctHeuristic => match compiled {
+            Some(h) => Some(Box::new(Uct::new(
+                uct_config(PlayoutPolicy::Evaluate),
+                h,
+                seed,
+            ))),
+            None => Some(Box::new(Uct::new(
+                uct_config(PlayoutPolicy::Evaluate),
+                heuristic_eval()?,
+                seed,
+            ))),
+        },
+        Kind::AlphaBeta => match compiled {
+            Some(h) => Some(Box::new(AlphaBeta::new(h, seed))),
+            None => Some(Box::new(AlphaBeta::new(heuristic_eval()?, seed))),
+        },
     };
     Ok(Seat {
         spec: spec.clone(),
@@ -301,6 +318,7 @@ where
             let k = seat_of_spec.iter().position(|&q| q == p).unwrap_or(p);
             seats.push(build(
                 &specs[k],
+                g,
                 game,
                 interp,
                 game_seed.wrapping_add(97 * k as u64),

@@ -88,7 +88,13 @@ pub fn simulate(
             Some(s) => s.clone(),
             None => "random".parse()?,
         };
-        let seat = matches::build(&spec, game, interp, opts.seed.wrapping_add(p as u64 + 1))?;
+        let seat = matches::build(
+            &spec,
+            interp,
+            game,
+            interp,
+            opts.seed.wrapping_add(p as u64 + 1),
+        )?;
         if seat.player.is_none() {
             return Err("simulate plays programs only (random, uct, ...), not humans".into());
         }

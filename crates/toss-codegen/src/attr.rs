@@ -8,6 +8,9 @@ pub struct GameAttr {
     pub file: Option<LitStr>,
     /// `gdl = "games/x.kif"`: reserved for the GDL translation.
     pub gdl: Option<LitStr>,
+    /// `heuristics`: derive the heuristics at build time and compile them
+    /// (opt-in: deriving takes seconds to minutes on large boards).
+    pub heuristics: Option<proc_macro2::Span>,
 }
 
 /// Reads every `#[toss(...)]` attribute; unknown keys are errors at their
@@ -16,6 +19,7 @@ pub fn parse(attrs: &[Attribute]) -> Result<GameAttr, syn::Error> {
     let mut out = GameAttr {
         file: None,
         gdl: None,
+        heuristics: None,
     };
     let mut errors: Option<syn::Error> = None;
     let mut push = |e: syn::Error| match &mut errors {
@@ -24,12 +28,28 @@ pub fn parse(attrs: &[Attribute]) -> Result<GameAttr, syn::Error> {
     };
     for attr in attrs.iter().filter(|a| a.path().is_ident("toss")) {
         let res = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("heuristics") {
+                let span = meta
+                    .path
+                    .get_ident()
+                    .map_or_else(proc_macro2::Span::call_site, proc_macro2::Ident::span);
+                if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+                    return Err(meta.error("`heuristics` takes no value: write `heuristics`"));
+                }
+                if out.heuristics.is_some() {
+                    return Err(syn::Error::new(span, "this key is given twice"));
+                }
+                out.heuristics = Some(span);
+                return Ok(());
+            }
             let slot = if meta.path.is_ident("file") {
                 &mut out.file
             } else if meta.path.is_ident("gdl") {
                 &mut out.gdl
             } else {
-                return Err(meta.error("unknown key in #[toss(...)]: expected `file = \"...\"`"));
+                return Err(meta.error(
+                    "unknown key in #[toss(...)]: expected `file = \"...\"` or `heuristics`",
+                ));
             };
             let lit: LitStr = meta.value()?.parse()?;
             if slot.is_some() {

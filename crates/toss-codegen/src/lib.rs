@@ -10,7 +10,9 @@
 //! Stages: [`attr`] reads `#[toss(...)]`; [`source`] finds and reads the
 //! file; `toss-lang` parses and checks it; [`plan`] decides the
 //! specialization; [`specialize`] writes the specialized impl, or [`emit`]
-//! the interpreter-forwarding one for games outside the fragment; [`ode`]
+//! the interpreter-forwarding one for games outside the fragment (with the
+//! `heuristics` key, the plan also compiles the derived heuristics and
+//! the impl answers `Game::heuristic_values`); [`ode`]
 //! compiles the ODE right-hand sides and update terms of games with
 //! continuous dynamics.
 
@@ -91,11 +93,75 @@ fn expand(input: &DeriveInput, base: Option<&std::path::Path>) -> Result<TokenSt
     let interp = toss_runtime::Interpreter::new(&game)
         .map_err(|e| syn::Error::new(file.span(), format!("{shown}: {e}")))?;
     if ode::has_dynamics(&game) {
+        if let Some(span) = attr.heuristics {
+            return Err(syn::Error::new(
+                span,
+                format!(
+                    "{shown}: `heuristics` compiles the derived heuristics into the specialized \
+                     code, and games with continuous dynamics are not specialized"
+                ),
+            ));
+        }
         return ode::continuous_impl(&input.ident, &path, &game, &interp)
             .map_err(|e| syn::Error::new(file.span(), format!("{shown}: {e}")));
     }
-    Ok(match plan::Plan::build(&game) {
-        Ok(plan) => specialize::specialized_impl(&input.ident, &path, &plan),
-        Err(reason) => emit::interpreted_impl(&input.ident, &path, &game, &reason),
+    // Deriving the heuristics is opt-in: it evaluates stable formulas on
+    // the starting structure to find existential descriptions (spec 3.4),
+    // which takes seconds for Breakthrough and minutes for chess (see the
+    // README), too much for every build of every game.
+    let heuristics = attr.heuristics.map(|span| {
+        let cfg = toss_runtime::heuristic::HeuristicConfig::default();
+        (span, toss_runtime::heuristic::derive(&game, &cfg))
+    });
+    let planned = plan::Plan::build_with(&game, heuristics.as_ref().map(|(_, h)| h));
+    Ok(match planned {
+        Ok(plan) => {
+            if let Some((span, _)) = &heuristics {
+                check_fallback(&plan, &game, &interp)
+                    .map_err(|e| syn::Error::new(*span, format!("{shown}: {e}")))?;
+            }
+            specialize::specialized_impl(&input.ident, &path, &plan)
+        }
+        Err(reason) => {
+            if let Some((span, _)) = heuristics {
+                return Err(syn::Error::new(
+                    span,
+                    format!(
+                        "{shown}: `heuristics` compiles the derived heuristics into the \
+                         specialized code, and this game is not specialized: {reason}"
+                    ),
+                ));
+            }
+            emit::interpreted_impl(&input.ident, &path, &game, &reason)
+        }
     })
+}
+
+/// The parts of the heuristic that fall back to the solver are embedded
+/// as text: they must parse back and compile, as they will at run time.
+fn check_fallback(
+    plan: &plan::Plan,
+    game: &toss_runtime::ir::Game,
+    interp: &toss_runtime::Interpreter,
+) -> Result<(), String> {
+    let Some(h) = &plan.heuristic else {
+        return Ok(());
+    };
+    let mut parsed = Vec::new();
+    for (t, _) in &h.fallback {
+        let text = toss_lang::print_real(t);
+        let back = toss_lang::parse_term(&text).map_err(|d| {
+            format!(
+                "the heuristic part `{text}` does not parse back: {}",
+                d.message
+            )
+        })?;
+        parsed.push(back);
+    }
+    let terms = toss_runtime::heuristic::Heuristics {
+        per_location: vec![parsed],
+    };
+    toss_runtime::heuristic::HeuristicEval::new(game, interp, &terms)
+        .map(|_| ())
+        .map_err(|e| format!("the derived heuristic does not compile: {e}"))
 }

@@ -48,6 +48,7 @@ use std::fmt::Write as _;
 
 use toss_lang::print::{print_formula, print_real};
 use toss_runtime::game::Game as _;
+use toss_runtime::heuristic::Heuristics;
 use toss_runtime::ir::{self, Formula, Multiplicity, RealExpr, Var};
 use toss_runtime::solver::Solver;
 use toss_runtime::{Interpreter, Structure};
@@ -203,6 +204,30 @@ pub enum Num {
     Mul(Box<Num>, Box<Num>),
     /// A function's value on a bound element.
     Fun(FunRef, Bound),
+    /// `body` summed over the elements of `over`, each bound as
+    /// `Bound::Loop(var)` (a sum term whose body depends on its variable,
+    /// as in the derived heuristics).
+    Sum {
+        var: usize,
+        over: SetExpr,
+        body: Box<Num>,
+    },
+    /// A closed term outside the fragment, evaluated by the runtime solver
+    /// on the state's structure (index into [`HeuristicPlan::fallback`]).
+    Solver(usize),
+}
+
+/// The derived heuristic (spec 3.3, the existential kind, with the
+/// default `HeuristicConfig`) of every player in every location, compiled
+/// like the payoffs: each maximal closed part the specializer cannot
+/// compile falls back to the solver.
+#[derive(Clone, Debug)]
+pub struct HeuristicPlan {
+    /// `per_location[l][p]`: player `p` in location `l`.
+    pub per_location: Vec<Vec<Num>>,
+    /// The parts evaluated by the solver: the term and why it is not
+    /// compiled.
+    pub fallback: Vec<(RealExpr, Unsupported)>,
 }
 
 /// A function as values per element (a fluent one: initial values).
@@ -359,6 +384,8 @@ pub struct Plan {
     pub rules: Vec<RulePlan>,
     pub locations: Vec<LocPlan>,
     pub initial_location: usize,
+    /// The compiled heuristic, when the derive asked for it.
+    pub heuristic: Option<HeuristicPlan>,
 }
 
 impl Plan {
@@ -371,6 +398,10 @@ impl Plan {
             .locations
             .iter()
             .any(|l| l.players.iter().any(|p| p.payoff.is_err()))
+            || self
+                .heuristic
+                .as_ref()
+                .is_some_and(|h| !h.fallback.is_empty())
     }
 }
 
@@ -402,6 +433,15 @@ impl Plan {
     /// Plans the specialization of `game`, or says why it is outside the
     /// supported fragment.
     pub fn build(game: &ir::Game) -> Result<Plan, Unsupported> {
+        Plan::build_with(game, None)
+    }
+
+    /// [`Plan::build`], also compiling the derived heuristics `heuristics`
+    /// (the terms `toss_runtime::heuristic::derive` gives for `game`).
+    pub fn build_with(
+        game: &ir::Game,
+        heuristics: Option<&Heuristics>,
+    ) -> Result<Plan, Unsupported> {
         let interp = Interpreter::new(game).map_err(|e| e.message)?;
         let init = interp.initial_state();
         let sig = init.structure.clone();
@@ -535,6 +575,7 @@ impl Plan {
             }
             locations.push(LocPlan { players, movers });
         }
+        let heuristic = heuristics.map(|h| b.heuristic(h));
         let elements = (0..n as u32)
             .map(|e| b.sig.element_name(e).to_string())
             .collect();
@@ -553,6 +594,7 @@ impl Plan {
             rules,
             locations,
             initial_location: init.location,
+            heuristic,
         })
     }
 
@@ -1563,13 +1605,74 @@ impl Builder<'_> {
                 Num::Fun(fun, of)
             }
             RealExpr::Sum { vars, guard, body } if vars.len() == 1 => {
-                let RealExpr::Const(k) = **body else {
-                    return Err(format!("sum of a non-constant term `{}`", print_real(t)));
-                };
-                Num::Count(self.set(guard, &vars[0])?, k)
+                let over = self.set(guard, &vars[0])?;
+                if let RealExpr::Const(k) = **body {
+                    return Ok(Num::Count(over, k));
+                }
+                let var = self.next_loop;
+                self.next_loop += 1;
+                self.scope.push((vars[0].clone(), Bound::Loop(var)));
+                let body = self.num(body);
+                self.scope.pop();
+                Num::Sum {
+                    var,
+                    over,
+                    body: bx(body?),
+                }
             }
             _ => return Err(format!("cannot compile the term `{}`", print_real(t))),
         })
+    }
+
+    /// A heuristic term: sums, differences and products are split, each
+    /// maximal part that does not compile goes to the solver.
+    fn heuristic_num(&mut self, t: &RealExpr, fallback: &mut Vec<(RealExpr, Unsupported)>) -> Num {
+        let bx = |n: Num| Box::new(n);
+        match t {
+            RealExpr::Neg(a) => Num::Neg(bx(self.heuristic_num(a, fallback))),
+            RealExpr::Add(a, b) => Num::Add(
+                bx(self.heuristic_num(a, fallback)),
+                bx(self.heuristic_num(b, fallback)),
+            ),
+            RealExpr::Sub(a, b) => Num::Sub(
+                bx(self.heuristic_num(a, fallback)),
+                bx(self.heuristic_num(b, fallback)),
+            ),
+            RealExpr::Mul(a, b) => Num::Mul(
+                bx(self.heuristic_num(a, fallback)),
+                bx(self.heuristic_num(b, fallback)),
+            ),
+            t => match self.num(t) {
+                Ok(n) => n,
+                Err(why) => {
+                    let i = match fallback.iter().position(|(u, _)| u == t) {
+                        Some(i) => i,
+                        None => {
+                            fallback.push((t.clone(), why));
+                            fallback.len() - 1
+                        }
+                    };
+                    Num::Solver(i)
+                }
+            },
+        }
+    }
+
+    fn heuristic(&mut self, h: &Heuristics) -> HeuristicPlan {
+        let mut fallback = Vec::new();
+        let per_location = h
+            .per_location
+            .iter()
+            .map(|ts| {
+                ts.iter()
+                    .map(|t| self.heuristic_num(t, &mut fallback))
+                    .collect()
+            })
+            .collect();
+        HeuristicPlan {
+            per_location,
+            fallback,
+        }
     }
 
     // -----------------------------------------------------------------------
@@ -2081,6 +2184,16 @@ impl Plan {
                 };
                 format!(":{name}({})", bound_text(*b))
             }
+            Num::Sum { var, over, body } => {
+                let b = self.num_text(body);
+                // Sums, differences and products print in parentheses.
+                let b = match **body {
+                    Num::Add(..) | Num::Sub(..) | Num::Mul(..) => b,
+                    _ => format!("({b})"),
+                };
+                format!("sum q{var} in {} {b}", self.set_text(over))
+            }
+            Num::Solver(i) => format!("[h{i} by the solver]"),
         }
     }
 
@@ -2237,6 +2350,26 @@ impl Plan {
                     self.players[p],
                     labels.join(", ")
                 );
+            }
+        }
+        if let Some(h) = &self.heuristic {
+            let _ = writeln!(
+                o,
+                "heuristic (existential, default configuration): {} part(s) by the solver",
+                h.fallback.len()
+            );
+            for (li, l) in h.per_location.iter().enumerate() {
+                for (p, n) in l.iter().enumerate() {
+                    let _ = writeln!(
+                        o,
+                        "    location {li}, {}: {}",
+                        self.players[p],
+                        self.num_text(n)
+                    );
+                }
+            }
+            for (i, (t, why)) in h.fallback.iter().enumerate() {
+                let _ = writeln!(o, "    h{i} = {}\n        ({why})", clean(&print_real(t)));
             }
         }
         o

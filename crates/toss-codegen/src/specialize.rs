@@ -279,7 +279,8 @@ fn num_conds(n: &Num, out: &mut Vec<usize>) {
             num_conds(a, out);
             num_conds(b, out);
         }
-        Num::Const(_) | Num::Count(..) | Num::Fun(..) => {}
+        Num::Sum { body, .. } => num_conds(body, out),
+        Num::Const(_) | Num::Count(..) | Num::Fun(..) | Num::Solver(_) => {}
     }
 }
 
@@ -327,6 +328,106 @@ fn num_expr(plan: &Plan, n: &Num, pre: bool) -> TokenStream {
         Num::Mul(a, b) => {
             let (a, b) = (num_expr(plan, a, pre), num_expr(plan, b, pre));
             quote! { (#a * #b) }
+        }
+        Num::Sum { var, over, body } => {
+            let q = bound(Bound::Loop(*var));
+            let (over, body) = (set_expr(plan, over), num_expr(plan, body, pre));
+            quote! {
+                ({
+                    let mut acc = 0.0;
+                    for #q in #over.iter() {
+                        acc += #body;
+                    }
+                    acc
+                })
+            }
+        }
+        // Only in heuristics, whose function declares `view` (the state's
+        // structure, built on first use).
+        Num::Solver(i) => {
+            let i = usize_lit(*i);
+            quote! {
+                heuristic_fallback().term_value(view.get_or_insert_with(|| to_structure(s)), 0, #i)
+            }
+        }
+    }
+}
+
+/// The compiled heuristic: `heuristic(s, out)` and, when some part falls
+/// back to the solver, `heuristic_fallback()`; empty without a heuristic.
+fn heuristic_fns(plan: &Plan, ident: &Ident, file_name: &str) -> TokenStream {
+    let Some(h) = &plan.heuristic else {
+        return quote! {};
+    };
+    let arms = h.per_location.iter().enumerate().map(|(li, l)| {
+        let lit = usize_lit(li);
+        let vals = l.iter().enumerate().map(|(p, n)| {
+            let p = usize_lit(p);
+            let v = num_expr(plan, n, false);
+            quote! { out[#p] = #v; }
+        });
+        quote! { #lit => { #(#vals)* } }
+    });
+    let mut doc = String::from(
+        " The derived heuristic (spec 3.3, existential, default configuration) \
+         of every player in `s`, into `out`. Compiled per location:",
+    );
+    for (li, l) in h.per_location.iter().enumerate() {
+        for (p, n) in l.iter().enumerate() {
+            doc.push_str(&format!(
+                "\n - location {li}, {}: `{}`",
+                plan.players[p],
+                plan.num_text(n)
+            ));
+        }
+    }
+    if h.fallback.is_empty() {
+        doc.push_str("\n\n Every part is compiled; nothing runs on the solver.");
+    } else {
+        doc.push_str("\n\n Parts `[hI by the solver]` are evaluated by the runtime solver on the state's structure:");
+        for (i, (t, why)) in h.fallback.iter().enumerate() {
+            doc.push_str(&format!(
+                "\n - `h{i}` = `{}`: {why}",
+                toss_lang::print::print_real(t)
+            ));
+        }
+    }
+    let view = (!h.fallback.is_empty()).then(|| {
+        quote! { let mut view: ::core::option::Option<::toss::Structure> = None; }
+    });
+    let fallback = (!h.fallback.is_empty()).then(|| {
+        let terms = h
+            .fallback
+            .iter()
+            .map(|(t, _)| toss_lang::print::print_real(t));
+        quote! {
+            /// The runtime solver on the heuristic's parts outside the
+            /// fragment (`h0`, `h1`, ... of the plan, embedded as text),
+            /// built on first use.
+            pub fn heuristic_fallback() -> &'static ::toss::__private::HeuristicEval {
+                static FALLBACK: ::toss::__private::OnceLock<::toss::__private::HeuristicEval> =
+                    ::toss::__private::OnceLock::new();
+                FALLBACK.get_or_init(|| {
+                    ::toss::__private::heuristic_fallback(
+                        super::#ident::SOURCE,
+                        #file_name,
+                        super::#ident::interpreter(),
+                        &[#(#terms),*],
+                    )
+                })
+            }
+        }
+    });
+    quote! {
+        #fallback
+
+        #[doc = #doc]
+        pub fn heuristic(s: &State, out: &mut [f64]) {
+            #view
+            match s.location {
+                #(#arms)*
+                _ => {}
+            }
         }
     }
 }
@@ -741,6 +842,11 @@ fn fallback_summary(plan: &Plan) -> String {
             }
         }
     }
+    if let Some(h) = &plan.heuristic {
+        for (i, (_, why)) in h.fallback.iter().enumerate() {
+            parts.push(format!("heuristic part h{i} on the solver ({why})"));
+        }
+    }
     if parts.is_empty() {
         String::new()
     } else {
@@ -834,6 +940,25 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
         }
     });
     let matchers = (0..plan.rules.len()).map(|ri| matcher(plan, ident, ri));
+    let heuristic = heuristic_fns(plan, ident, &file_name);
+    let heuristic_method = plan.heuristic.as_ref().map(|_| {
+        quote! {
+            fn heuristic_values(
+                &self,
+                s: &Self::State,
+                kind: ::toss::__private::HeuristicKind,
+                out: &mut [f64],
+            ) -> bool {
+                match kind {
+                    ::toss::__private::HeuristicKind::Existential => {
+                        #module::heuristic(s, out);
+                        true
+                    }
+                    ::toss::__private::HeuristicKind::RuleCondition => false,
+                }
+            }
+        }
+    });
     let counters = (0..plan.rules.len()).map(|ri| counters(plan, ri));
     let playout_arms: Vec<TokenStream> = (0..plan.locations.len())
         .map(|li| playout_arm(plan, li))
@@ -1167,7 +1292,7 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
          {} rule matcher(s), {} compiled condition(s), {} constant mask(s), \
          {} neighbour table(s). Moves, effects, terminal tests and payoffs run \
          as set algebra on bitsets and table look-ups; `to_structure` rebuilds \
-         the structure on the interpreter's starting structure.{}",
+         the structure on the interpreter's starting structure.{}{}",
         n,
         plan.words,
         fluent_count,
@@ -1180,6 +1305,13 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
         plan.conds.len(),
         plan.masks.len(),
         plan.tables.len(),
+        match &plan.heuristic {
+            Some(_) => {
+                " The derived heuristic (existential) is compiled too: \
+                 `heuristic_values` evaluates it without building structures."
+            }
+            None => "",
+        },
         fallback_summary(plan)
     );
     let module_doc = format!(
@@ -1251,6 +1383,7 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
             #(#conds)*
             #(#matchers)*
             #(#counters)*
+            #heuristic
 
             /// A random playout from `s`, drawing exactly as the default
             /// `Game::random_playout_from` does (one number per mover, the
@@ -1374,6 +1507,7 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
             fn has_compound_turns(&self) -> bool {
                 #compound_turns
             }
+            #heuristic_method
             fn random_playout_from(
                 &self,
                 s: &mut Self::State,

@@ -189,3 +189,77 @@ fn continuous_games_keep_the_interpreter() {
         assert!(Plan::build(&game(g)).is_err(), "{g}");
     }
 }
+
+fn heuristic_plan(g: &toss_runtime::ir::Game) -> Plan {
+    use toss_runtime::heuristic::{HeuristicConfig, derive};
+    let h = derive(g, &HeuristicConfig::default());
+    Plan::build_with(g, Some(&h)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The derived heuristic of tic-tac-toe compiles whole: nested sums over
+/// the lines, each step a neighbour-table row.
+#[test]
+fn tic_tac_toe_heuristic_plan() {
+    let plan = heuristic_plan(&game("tic-tac-toe"));
+    let dump = plan.dump();
+    let i = dump.find("heuristic (").expect("a heuristic section");
+    insta::assert_snapshot!(&dump[i..]);
+}
+
+/// The cheap-to-derive games' heuristics compile with nothing on the
+/// solver.
+#[test]
+fn heuristics_compile_whole() {
+    for g in ["connect4", "gomoku", "hex", "dice", "english-draughts"] {
+        let plan = heuristic_plan(&game(g));
+        let h = plan.heuristic.as_ref().expect("a heuristic plan");
+        assert!(h.fallback.is_empty(), "{g}:\n{}", plan.dump());
+    }
+}
+
+/// With `heuristics`, the part of the heuristic outside the fragment goes
+/// to the solver: the plan, the doc comments and the code say so.
+#[test]
+fn heuristic_fallback_is_named() {
+    let plan = heuristic_plan(&fixture("partial"));
+    let dump = plan.dump();
+    assert!(
+        dump.contains("1 part(s) by the solver")
+            && dump.contains("location 0, a: [h0 by the solver]")
+            && dump.contains("h0 = Sum (x | Q(x) : :v(x) / 2.0)"),
+        "{dump}"
+    );
+    let base = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let input = quote! {
+        #[toss(file = "tests/fixtures/partial.toss", heuristics)]
+        struct Partial;
+    };
+    let tokens = toss_codegen::derive_game_in(input, base);
+    let parsed: syn::File = syn::parse2(tokens).expect("the expansion parses as a file");
+    let text = prettyplease::unparse(&parsed);
+    for part in [
+        "heuristic part h0 on the solver (cannot compile the term",
+        "fn heuristic_fallback()",
+        ".term_value(",
+        "fn heuristic_values(",
+    ] {
+        assert!(text.contains(part), "{part}");
+    }
+}
+
+/// The expansion with a compiled heuristic is deterministic too.
+#[test]
+fn heuristic_expansion_is_deterministic() {
+    let expand = || {
+        let input = quote! {
+            #[toss(file = "games/gomoku.toss", heuristics)]
+            pub struct Gomoku;
+        };
+        let tokens = toss_codegen::derive_game_in(input, &root());
+        let parsed: syn::File = syn::parse2(tokens).expect("the expansion parses as a file");
+        prettyplease::unparse(&parsed)
+    };
+    let a = expand();
+    assert!(a.contains("pub fn heuristic(s: &State, out: &mut [f64])"));
+    assert_eq!(a, expand());
+}

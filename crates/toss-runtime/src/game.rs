@@ -20,6 +20,7 @@
 
 use rand_core::{Rng as _, SeedableRng};
 
+use crate::heuristic::HeuristicKind;
 use crate::structure::Structure;
 
 /// The random number generator of all playouts: seeded explicitly.
@@ -100,6 +101,18 @@ pub trait Game {
 
     /// The current location of the game graph.
     fn location(&self, s: &Self::State) -> usize;
+
+    /// The derived heuristic of kind `kind` (spec 3.3-3.5, with the default
+    /// [`HeuristicConfig`](crate::heuristic::HeuristicConfig)) of every
+    /// player in `s`, when the implementation has it compiled in: writes
+    /// the values to `out` (`out.len() == num_players()`) and returns true.
+    /// The default, for implementations without a compiled heuristic,
+    /// returns false and leaves `out` as it is; players then evaluate the
+    /// derived terms with the solver
+    /// ([`HeuristicEval`](crate::heuristic::HeuristicEval)).
+    fn heuristic_values(&self, _s: &Self::State, _kind: HeuristicKind, _out: &mut [f64]) -> bool {
+        false
+    }
 
     /// A readable form of a move, e.g. `Cross{a: b2}`.
     fn move_to_string(&self, s: &Self::State, player: usize, m: &Self::Move) -> String;

@@ -15,7 +15,10 @@
 //!
 //! [`HeuristicEval`] evaluates the result on interpreter states: as an
 //! evaluation game for UCT (a point distribution of payoffs) and as the
-//! static evaluation of alpha-beta.
+//! static evaluation of alpha-beta. [`CompiledHeuristic`] does the same
+//! with the terms compiled into a generated game (`#[toss(file = "...",
+//! heuristics)]`, [`Game::heuristic_values`](crate::game::Game::heuristic_values)),
+//! without building a structure per state.
 
 pub mod describe;
 pub mod rule_cond;
@@ -366,6 +369,20 @@ impl HeuristicEval {
             *o = self.solver.value(structure, t, &[], &[]);
         }
     }
+
+    /// The value of term `index` of `location` on `structure` alone (the
+    /// parts of a compiled heuristic that fall back to the solver).
+    pub fn term_value(&self, structure: &Structure, location: usize, index: usize) -> f64 {
+        self.solver
+            .value(structure, self.ids[location][index], &[], &[])
+    }
+}
+
+/// Maps raw heuristic values to UCT payoffs in place.
+fn to_payoffs(map: PayoffMap, out: &mut [f64]) {
+    for o in out.iter_mut() {
+        *o = (map.lo + map.hi) / 2.0 + (map.hi - map.lo) / 2.0 * (*o / map.scale).tanh();
+    }
 }
 
 /// The heuristic of any implementation of the game (interpreted or
@@ -373,16 +390,48 @@ impl HeuristicEval {
 impl<G: GameImpl> Evaluator<G> for HeuristicEval {
     fn evaluate(&self, game: &G, s: &G::State, _rng: &mut Rng, out: &mut [f64]) {
         self.values_in(&game.to_structure(s), game.location(s), out);
-        let m = self.map;
-        for o in out.iter_mut() {
-            *o = (m.lo + m.hi) / 2.0 + (m.hi - m.lo) / 2.0 * (*o / m.scale).tanh();
-        }
+        to_payoffs(self.map, out);
     }
 }
 
 impl<G: GameImpl> StaticEval<G> for HeuristicEval {
     fn eval(&self, game: &G, s: &G::State, out: &mut [f64]) {
         self.values_in(&game.to_structure(s), game.location(s), out);
+    }
+}
+
+/// The heuristic compiled into a generated game
+/// ([`GameImpl::heuristic_values`]): the same terms as [`HeuristicEval`]
+/// evaluates, without building structures. Only for games that have it
+/// (see [`CompiledHeuristic::for_game`]).
+#[derive(Clone, Copy, Debug)]
+pub struct CompiledHeuristic {
+    pub kind: HeuristicKind,
+    pub map: PayoffMap,
+}
+
+impl CompiledHeuristic {
+    /// The compiled heuristic of kind `kind` of `game`, if it has one.
+    pub fn for_game<G: GameImpl>(game: &G, kind: HeuristicKind) -> Option<CompiledHeuristic> {
+        let mut out = vec![0.0; game.num_players()];
+        game.heuristic_values(&game.initial_state(), kind, &mut out)
+            .then_some(CompiledHeuristic {
+                kind,
+                map: PayoffMap::default(),
+            })
+    }
+}
+
+impl<G: GameImpl> Evaluator<G> for CompiledHeuristic {
+    fn evaluate(&self, game: &G, s: &G::State, _rng: &mut Rng, out: &mut [f64]) {
+        game.heuristic_values(s, self.kind, out);
+        to_payoffs(self.map, out);
+    }
+}
+
+impl<G: GameImpl> StaticEval<G> for CompiledHeuristic {
+    fn eval(&self, game: &G, s: &G::State, out: &mut [f64]) {
+        game.heuristic_values(s, self.kind, out);
     }
 }
 

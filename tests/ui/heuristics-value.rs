@@ -1,0 +1,5 @@
+#[derive(toss::Game)]
+#[toss(file = "games/tic-tac-toe.toss", heuristics = "existential")]
+struct HeuristicsValue;
+
+fn main() {}
