@@ -184,6 +184,15 @@ differential!(
     4,
     300
 );
+// Quantified variables named like a rule's left element, in its pre- and
+// postconditions: they must not stand for the element.
+differential!(
+    variable_capture,
+    Capture,
+    "crates/toss-codegen/tests/fixtures/capture.toss",
+    2,
+    300
+);
 // Multiplicity inf (the flips) is outside the fragment: the derived type
 // runs the interpreter path.
 differential!(reversi, Reversi, "games/reversi.toss", 4, 1000);
@@ -201,6 +210,21 @@ fn known_perft_counts() {
     assert_eq!(
         perft_agrees(&Connect4, "games/connect4.toss", 4),
         [7, 49, 343, 2401]
+    );
+}
+
+/// Hand-counted: player p may mark any of the 5 empty cells; then player
+/// q any empty cell whose next but one is empty (2, 2, 1, 2, 2 after p's
+/// mark on c2 .. c6). A captured variable would leave no move.
+#[test]
+fn variable_capture_perft() {
+    assert_eq!(
+        perft_agrees(
+            &Capture,
+            "crates/toss-codegen/tests/fixtures/capture.toss",
+            2
+        ),
+        [5, 9]
     );
 }
 

@@ -26,7 +26,8 @@ HEADER = """// English draughts (checkers), 8x8.
 //
 // Payoffs: win 1, draw 0, loss -1.
 //
-// Model: pieces are B, W (colour) and K (king) on board squares, all
+// Model: the elements are the 32 dark squares (with their column x and row
+// y) and a clock; pieces are B, W (colour) and K (king) on squares, all
 // matched exactly. One move, a whole jump chain included, is one rule
 // application. A man's chain of n jumps (n <= 3, as a man only moves
 // forward) names its squares and captured pieces as rule elements, linked
@@ -171,15 +172,24 @@ def moves(loc):
     out.append(line)
     return "\n".join(out)
 
-board_rows = []
-for r in range(8, 0, -1):
-    row = []
-    for c in range(1, 9):
-        if (c + r) % 2 == 0 and r <= 3: row.append("B")
-        elif (c + r) % 2 == 0 and r >= 6: row.append("W")
-        else: row.append(".")
-    board_rows.append("  " + " ".join(row))
-
+# The elements: the clock, then the 32 dark squares in board order (row 8
+# first, left to right), the order of the 8x8 board literal, so that the
+# canonical move order is that of a full board.
+squares = [nm(c, r) for r in range(8, 0, -1) for c in range(1, 9) if (c + r) % 2 == 0]
+black0 = [nm(c, r) for r in range(8, 0, -1) for c in range(1, 9) if (c + r) % 2 == 0 and r <= 3]
+white0 = [nm(c, r) for r in range(8, 0, -1) for c in range(1, 9) if (c + r) % 2 == 0 and r >= 6]
+def wrap(items, first, indent="    "):
+    out = []; line = first
+    for i, it in enumerate(items):
+        s = it + (", " if i < len(items) - 1 else "")
+        if len(line) + len(s) > 78: out.append(line.rstrip()); line = indent
+        line += s
+    out.append(line)
+    return "\n".join(out)
+def fun(name, vals):
+    return wrap([f"{e} -> {v}" for e, v in vals], f"  {name} {{ ") + " }"
+def rel1(name, elems):
+    return wrap(elems, f"  {name} {{ ").replace(", ", "; ") + " }"
 header = HEADER
 body = f"""{header}
 PLAYERS black, white
@@ -220,7 +230,11 @@ LOC 1 {{
 // Dg: diagonal neighbours; Up, Dn: diagonal neighbours above, below; J, JU,
 // JD: jumps (from, over, to) in any, the upward, the downward direction; N:
 // the piece p can be the next one jumped after o. Only dark squares.
-START [ clock | Clock (clock); B:1 {{}}; W:1 {{}}; K:1 {{}};
+START [ {wrap(["clock"] + squares, "", "    ").strip()} |
+  Clock (clock);
+{rel1('B', black0)};
+{rel1('W', white0)};
+  K:1 {{}};
 {tup('Dg', Dg)};
 {tup('Up', Up)};
 {tup('Dn', Dn)};
@@ -228,8 +242,8 @@ START [ clock | Clock (clock); B:1 {{}}; W:1 {{}}; K:1 {{}};
 {tup('JU', JU)};
 {tup('JD', JD)};
 {tup('N', N)}
-  | n {{ clock -> 0 }} ] "
-""" + "\n".join(board_rows) + """
-"
+  | n {{ clock -> 0 }};
+{fun('x', [(nm(c, r), c) for r in range(8, 0, -1) for c in range(1, 9) if (c + r) % 2 == 0])};
+{fun('y', [(nm(c, r), r) for r in range(8, 0, -1) for c in range(1, 9) if (c + r) % 2 == 0])} ]
 """
 open(osp.join(osp.dirname(osp.abspath(__file__)), '..', 'english-draughts.toss'), 'w').write(body)

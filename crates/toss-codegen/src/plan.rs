@@ -17,7 +17,10 @@
 //!   `ex x1..xk (S1(x1) and .. and Sk(xk) and Stable(x1..xk))` becomes a
 //!   *pattern*: the tuples of the stable part grouped by their id offsets,
 //!   each group tested with shifts (the lines of tic-tac-toe, Connect Four,
-//!   Gomoku); a monadic least fixed point becomes an iteration on bitsets;
+//!   Gomoku); an existential whose body ties its variables through a
+//!   fluent disjunction is distributed over it into such patterns (a piece
+//!   that can jump: a king in any direction or a man forward); a monadic
+//!   least fixed point becomes an iteration on bitsets;
 //! - for every rule, a matcher: one candidate set per left element (the
 //!   positive unary tuples, the exactness of `emb` relations as negated
 //!   bits, and the precondition conjuncts about that element alone),
@@ -29,7 +32,10 @@
 //! - conditions on elements bound by the matcher or by a loop: a
 //!   precondition over several left elements is a set computed once the
 //!   earlier ones are bound, or a test per candidate; what set algebra
-//!   cannot say at once becomes a loop `ex x in S (...)`; `tc` from a bound
+//!   cannot say at once becomes a loop `ex x in S (...)`; an existential
+//!   precondition over several left elements is also tested, weakened to
+//!   its conjuncts about the elements bound so far, at each earlier step
+//!   (a chain of jumps is cut at its first impossible jump); `tc` from a bound
 //!   element is a fixed point, a look-up in a table of rays when it steps
 //!   in one grid direction; postconditions are tested after the effect.
 //!
@@ -63,6 +69,9 @@ const MAX_SHIFTS: usize = 8;
 const MAX_PATTERN_TUPLES: usize = 200_000;
 /// At most this many rows (elements squared) for a table of pairs.
 const MAX_PAIR_ROWS: usize = 16_384;
+/// At most this many patterns from distributing an existential over the
+/// disjunctions in its body.
+const MAX_DISTRIBUTED: usize = 8;
 
 /// An element bound while a matcher or a condition runs: a left element
 /// of the rule being matched, or the variable of a loop
@@ -1426,18 +1435,60 @@ impl Builder<'_> {
                         _ => Err(format!("set or real quantifier in `{}`", print_formula(f))),
                     })
                     .collect::<Result<_, _>>()?;
-                let direct = if let [y] = names.as_slice() {
-                    self.set(body, y).map(Cond::NonEmpty)
-                } else {
-                    self.pattern(f, &names, body)
-                };
-                match direct {
+                match self.exists_direct(&names, body, MAX_DISTRIBUTED) {
                     Ok(c) => Ok(c),
                     Err(_) => self.exists_loop(&names, body),
                 }
             }
             _ => Err(format!("cannot compile `{}`", print_formula(f))),
         }
+    }
+
+    /// `ex vars body` without a loop: a set (one variable) or a pattern;
+    /// a disjunction among the conjuncts that ties several variables
+    /// through a fluent relation is distributed over, `ex v (A and (B or
+    /// C))` = `ex v (A and B) or ex v (A and C)`, each part a pattern, as
+    /// long as at most `budget` parts result.
+    fn exists_direct(
+        &mut self,
+        names: &[String],
+        body: &Formula,
+        budget: usize,
+    ) -> Result<Cond, Unsupported> {
+        let f = Formula::Exists {
+            vars: names.iter().map(|v| Var::Element(v.clone())).collect(),
+            body: Box::new(body.clone()),
+        };
+        let direct = if let [y] = names {
+            self.set(body, y).map(Cond::NonEmpty)
+        } else {
+            self.pattern(&f, names, body)
+        };
+        let Err(e) = direct else {
+            return direct;
+        };
+        let mut conj = Vec::new();
+        flatten_and(body, &mut conj);
+        let split = conj.iter().position(|c| {
+            let fv = free_vars(c);
+            matches!(c, Formula::Or(alts) if alts.len() <= budget)
+                && names.iter().filter(|v| fv.contains(*v)).count() > 1
+                && self.is_fluent(c)
+        });
+        let Some(i) = split else {
+            return Err(e);
+        };
+        let Formula::Or(alts) = conj.remove(i) else {
+            return Err(e);
+        };
+        let share = budget / alts.len();
+        let mut parts = Vec::new();
+        for alt in alts {
+            let mut b = conj.clone();
+            b.push(alt);
+            parts.push(self.exists_direct(names, &Formula::And(b), share)?);
+        }
+        Ok(Cond::Or(parts))
     }
 
     /// `ex y, v2..vk body` as a loop: `y` runs over the set of the
@@ -1565,7 +1616,14 @@ impl Builder<'_> {
     }
 
     fn cond_id(&mut self, what: String, c: Cond) -> usize {
-        if let Some(i) = self.conds.iter().position(|(_, d)| *d == c) {
+        // Conditions equal up to the numbering of their loop variables (one
+        // defined relation used by several rules) are computed once.
+        let key = canonical_cond(&c);
+        if let Some(i) = self
+            .conds
+            .iter()
+            .position(|(_, d)| canonical_cond(d) == key)
+        {
             return i;
         }
         self.conds.push((clean(&what), c));
@@ -1804,8 +1862,11 @@ impl Builder<'_> {
         let mut cands: Vec<Vec<SetExpr>> = vec![Vec::new(); k];
         let mut inner: Vec<Vec<SetExpr>> = vec![Vec::new(); k];
         let mut checks: Vec<Vec<Cond>> = vec![Vec::new(); k];
+        // Quantified variables renamed apart: one named like a left element
+        // must not stand for it.
+        let pre = self.rename(&r.pre, &BTreeMap::new());
         let mut pre_conj = Vec::new();
-        flatten_and(&r.pre, &mut pre_conj);
+        flatten_and(&pre, &mut pre_conj);
         let mut links: Vec<Vec<Link>> = vec![Vec::new(); k];
         let mut link_irreflexive: Vec<Vec<usize>> = vec![Vec::new(); k];
         for t in &r.lhs.tuples {
@@ -1909,6 +1970,15 @@ impl Builder<'_> {
                 cands[i].push(s);
             }
         }
+        // An existential precondition over several left elements is also
+        // tested, weakened, on the earlier ones: what its conjuncts say
+        // about the elements bound so far prunes the join early (a chain
+        // of jumps is cut at its first impossible jump).
+        let projections: Vec<Formula> = pre_conj
+            .iter()
+            .flat_map(|c| prefix_projections(c, lhs))
+            .collect();
+        pre_conj.extend(projections);
         // Preconditions: per element (a candidate set, a set depending on
         // earlier elements, or a check), or match-independent.
         let mut sentence = Vec::new();
@@ -1924,9 +1994,14 @@ impl Builder<'_> {
                 Ok(s) if mine.len() == 1 => cands[i].push(s),
                 Ok(s) => inner[i].push(s),
                 Err(_) => match self.cond(c) {
-                    Ok(cd) => checks[i].push(cd),
+                    Ok(cd) => {
+                        let key = canonical_cond(&cd);
+                        if !checks[i].iter().any(|d| canonical_cond(d) == key) {
+                            checks[i].push(cd);
+                        }
+                    }
                     Err(e) => {
-                        fallback.get_or_insert(format!("precondition: {e}"));
+                        fallback.get_or_insert(format!("precondition: {}", clean(&e)));
                     }
                 },
             }
@@ -1937,7 +2012,7 @@ impl Builder<'_> {
                 Ok(Cond::Const(true)) => {}
                 Ok(c) => plan.sentence = Some(self.cond_id(print_formula(&f), c)),
                 Err(e) => {
-                    fallback.get_or_insert(format!("precondition: {e}"));
+                    fallback.get_or_insert(format!("precondition: {}", clean(&e)));
                 }
             }
         }
@@ -1957,10 +2032,11 @@ impl Builder<'_> {
                         .ok_or_else(|| format!("right element {b} is new"))?;
                     self.scope.push((b.clone(), Bound::Left(l)));
                 }
-                match self.cond(&r.post) {
+                let post = self.rename(&r.post, &BTreeMap::new());
+                match self.cond(&post) {
                     Ok(c) => plan.post = Some(c),
                     Err(e) => {
-                        fallback.get_or_insert(format!("postcondition: {e}"));
+                        fallback.get_or_insert(format!("postcondition: {}", clean(&e)));
                     }
                 }
                 self.scope = saved;
@@ -2033,6 +2109,181 @@ impl Builder<'_> {
             targets.push((t.location, t.probability.unwrap_or(0.0)));
         }
         Ok(LabelPlan { rule, targets })
+    }
+}
+
+/// Necessary conditions of the precondition conjunct `c` = `ex vars (c1
+/// and .. and cn)` on prefixes of the left elements `lhs`: for each left
+/// element `lhs[t]` some conjunct ends at (but not the last such), the
+/// conjuncts about `lhs[0..=t]` only, grouped into parts connected by the
+/// quantified variables they share; each part that mentions `lhs[t]` is
+/// one condition (`ex` over its variables). Dropping conjuncts under `ex`
+/// only weakens it, so the match set is unchanged.
+fn prefix_projections(c: &Formula, lhs: &[String]) -> Vec<Formula> {
+    let Formula::Exists { vars, body } = c else {
+        return Vec::new();
+    };
+    let Some(names) = vars
+        .iter()
+        .map(|v| match v {
+            Var::Element(n) => Some(n.clone()),
+            _ => None,
+        })
+        .collect::<Option<Vec<String>>>()
+    else {
+        return Vec::new();
+    };
+    let mut conj = Vec::new();
+    flatten_and(body, &mut conj);
+    // Per conjunct: the quantified variables it uses, and the position of
+    // the last left element it mentions (a quantified variable shadows a
+    // left element of the same name).
+    let info: Vec<(BTreeSet<usize>, Option<usize>)> = conj
+        .iter()
+        .map(|g| {
+            let fv = free_vars(g);
+            let qs = (0..names.len())
+                .filter(|&i| fv.contains(&names[i]))
+                .collect();
+            let last = (0..lhs.len())
+                .filter(|&i| fv.contains(&lhs[i]) && !names.contains(&lhs[i]))
+                .max();
+            (qs, last)
+        })
+        .collect();
+    let Some(end) = info.iter().filter_map(|(_, p)| *p).max() else {
+        return Vec::new();
+    };
+    let thresholds: BTreeSet<usize> = info
+        .iter()
+        .filter_map(|(_, p)| *p)
+        .filter(|&p| p < end)
+        .collect();
+    let mut out = Vec::new();
+    for t in thresholds {
+        let kept: Vec<usize> = (0..conj.len())
+            .filter(|&i| info[i].1.is_none_or(|p| p <= t))
+            .collect();
+        // Connected parts: union of conjuncts sharing a quantified variable.
+        let mut part: Vec<usize> = (0..conj.len()).collect();
+        for (a, &i) in kept.iter().enumerate() {
+            for &j in &kept[a + 1..] {
+                if !info[i].0.is_disjoint(&info[j].0) {
+                    let (ri, rj) = (root(&mut part, i), root(&mut part, j));
+                    part[ri] = rj;
+                }
+            }
+        }
+        let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for &i in &kept {
+            let r = root(&mut part, i);
+            groups.entry(r).or_default().push(i);
+        }
+        for members in groups.values() {
+            if !members.iter().any(|&i| info[i].1 == Some(t)) {
+                continue;
+            }
+            let qs: BTreeSet<usize> = members.iter().flat_map(|&i| info[i].0.clone()).collect();
+            let body = Formula::And(members.iter().map(|&i| conj[i].clone()).collect());
+            out.push(if qs.is_empty() {
+                body
+            } else {
+                Formula::Exists {
+                    vars: qs.iter().map(|&q| Var::Element(names[q].clone())).collect(),
+                    body: Box::new(body),
+                }
+            });
+        }
+    }
+    out
+}
+
+/// The representative of `i`'s part in a union-find forest.
+fn root(part: &mut [usize], mut i: usize) -> usize {
+    while part[i] != i {
+        part[i] = part[part[i]];
+        i = part[i];
+    }
+    i
+}
+
+/// `c` with its loop variables numbered in order of appearance, so that
+/// two conditions differing only in that numbering compare equal.
+fn canonical_cond(c: &Cond) -> Cond {
+    let mut c = c.clone();
+    renumber_cond(&mut c, &mut BTreeMap::new());
+    c
+}
+
+fn renumber_bound(b: &mut Bound, map: &mut BTreeMap<usize, usize>) {
+    if let Bound::Loop(v) = b {
+        let next = map.len();
+        *v = *map.entry(*v).or_insert(next);
+    }
+}
+
+fn renumber_set(s: &mut SetExpr, map: &mut BTreeMap<usize, usize>) {
+    match s {
+        SetExpr::And(v) | SetExpr::Or(v) => v.iter_mut().for_each(|x| renumber_set(x, map)),
+        SetExpr::Not(x) | SetExpr::AllIf(x) => renumber_set(x, map),
+        SetExpr::Image { of, .. } => renumber_set(of, map),
+        SetExpr::Fix { body, .. } => renumber_set(body, map),
+        SetExpr::Elem(b) | SetExpr::Row { of: b, .. } => renumber_bound(b, map),
+        SetExpr::Row2 { a, b, .. } => {
+            renumber_bound(a, map);
+            renumber_bound(b, map);
+        }
+        SetExpr::If(c) => renumber_cond(c, map),
+        SetExpr::Ray { from, through, .. } => {
+            renumber_bound(from, map);
+            renumber_set(through, map);
+        }
+        SetExpr::Empty
+        | SetExpr::Universe
+        | SetExpr::Mask(_)
+        | SetExpr::Fluent(_)
+        | SetExpr::FixVar(_) => {}
+    }
+}
+
+fn renumber_num(n: &mut Num, map: &mut BTreeMap<usize, usize>) {
+    match n {
+        Num::Count(s, _) => renumber_set(s, map),
+        Num::Neg(a) => renumber_num(a, map),
+        Num::Add(a, b) | Num::Sub(a, b) | Num::Mul(a, b) => {
+            renumber_num(a, map);
+            renumber_num(b, map);
+        }
+        Num::Fun(_, b) => renumber_bound(b, map),
+        Num::Const(_) | Num::Cond(_) => {}
+    }
+}
+
+fn renumber_cond(c: &mut Cond, map: &mut BTreeMap<usize, usize>) {
+    match c {
+        Cond::Const(_) => {}
+        Cond::NonEmpty(s) => renumber_set(s, map),
+        Cond::Pattern { sets, .. } => sets.iter_mut().for_each(|s| renumber_set(s, map)),
+        Cond::Not(x) => renumber_cond(x, map),
+        Cond::And(v) | Cond::Or(v) => v.iter_mut().for_each(|x| renumber_cond(x, map)),
+        Cond::In(b, s) => {
+            renumber_bound(b, map);
+            renumber_set(s, map);
+        }
+        Cond::Eq(a, b) => {
+            renumber_bound(a, map);
+            renumber_bound(b, map);
+        }
+        Cond::Cmp(a, _, b) => {
+            renumber_num(a, map);
+            renumber_num(b, map);
+        }
+        Cond::Exists { var, over, body } => {
+            let next = map.len();
+            *var = *map.entry(*var).or_insert(next);
+            renumber_set(over, map);
+            renumber_cond(body, map);
+        }
     }
 }
 

@@ -263,3 +263,40 @@ fn heuristic_expansion_is_deterministic() {
     assert!(a.contains("pub fn heuristic(s: &State, out: &mut [f64])"));
     assert_eq!(a, expand());
 }
+
+/// Draughts: `CanJumpB()` (a king jumps in any direction, a man forward)
+/// is distributed into two patterns of shifts, not a loop over pieces, and
+/// computed once for the three rules that test it; a king's chain of jumps
+/// is tested jump by jump as its captured pieces are bound, not only once
+/// the whole chain is.
+#[test]
+fn draughts_conditions_and_chains() {
+    let plan = Plan::build(&game("english-draughts")).expect("specialized");
+    let copies = plan
+        .conds
+        .iter()
+        .filter(|(what, _)| what == "not CanJumpB()")
+        .count();
+    assert_eq!(copies, 1, "{}", plan.dump());
+    let (_, c) = plan
+        .conds
+        .iter()
+        .find(|(what, _)| what == "not CanJumpB()")
+        .expect("CanJumpB");
+    let text = plan.cond_text(c);
+    assert!(text.contains("p0(") && text.contains("p1("), "{text}");
+    assert!(!text.contains("ex q"), "{text}");
+    let rule = plan
+        .rules
+        .iter()
+        .find(|r| r.name == "BlackKingJump3")
+        .expect("rule");
+    // Steps k, a, o1, o2, o3, e: o1 and o2 each end a jump of the chain.
+    for step in [2, 3] {
+        assert!(
+            !rule.steps[step].checks.is_empty(),
+            "{}",
+            plan.matcher_text(rule).join("\n")
+        );
+    }
+}
