@@ -97,7 +97,7 @@ fn bounce_matches_the_closed_form() {
 fn first_application<D: Game<State = State, Move = Move>>(g: &D) -> f64 {
     let mut s = g.initial_state();
     let m = only_move(g, &s).expect("a move");
-    g.apply(&mut s, &m, &mut toss::rng_from_seed(0));
+    g.apply(&mut s, &[m], &mut toss::rng_from_seed(0));
     s.time
 }
 
@@ -118,9 +118,15 @@ fn throw_starts_with_the_given_velocity() {
         assert_eq!(times.len(), 10, "{method:?}");
         assert!((times[0] - exact).abs() < 1e-6, "{method:?}: {}", times[0]);
         let v1 = 0.8 * (v0 * v0 + 2.0 * G * h).sqrt();
-        assert!(((times[1] - times[0]) - 2.0 * v1 / G).abs() < 1e-6, "{times:?}");
+        assert!(
+            ((times[1] - times[0]) - 2.0 * v1 / G).abs() < 1e-6,
+            "{times:?}"
+        );
         for w in times.windows(3) {
-            assert!(((w[2] - w[1]) - 0.8 * (w[1] - w[0])).abs() < 1e-6, "{times:?}");
+            assert!(
+                ((w[2] - w[1]) - 0.8 * (w[1] - w[0])).abs() < 1e-6,
+                "{times:?}"
+            );
         }
     }
     let t = first_application(&Throw);
@@ -149,7 +155,13 @@ fn an_invariant_failing_inside_a_step_is_found() {
         g.set_method(method);
         let mut s = g.initial_state();
         let m = only_move(&g, &s).expect("a move");
-        let ev = g.apply_observed(&mut s, &[m], &mut toss::rng_from_seed(0), f64::INFINITY, None);
+        let ev = g.apply_observed(
+            &mut s,
+            &[m],
+            &mut toss::rng_from_seed(0),
+            f64::INFINITY,
+            None,
+        );
         assert_eq!(ev.applied, ["Dip"], "{method:?}");
         assert!(
             s.time >= exact - 1e-13 && s.time - exact <= 1e-11,
@@ -159,7 +171,10 @@ fn an_invariant_failing_inside_a_step_is_found() {
         assert!((fun(&s.structure, "y", "b") + depth).abs() < 1e-12);
     }
     let t = first_application(&Dip);
-    assert!(t >= exact - 1e-13 && t - exact <= 1e-11, "derived: {t} vs {exact}");
+    assert!(
+        t >= exact - 1e-13 && t - exact <= 1e-11,
+        "derived: {t} vs {exact}"
+    );
 }
 
 /// With `DATA epsilon: 0.5`, `y >= 0` holds down to y = -1 (spec 1.3: `a <

@@ -1,5 +1,7 @@
 //! Static checks on the AST: names, arities, free variables, probabilities,
-//! the shape of the game graph. All errors are collected.
+//! the shape of the game graph, the continuous parts (ODE orders, arithmetic
+//! right-hand sides, kept derivatives, parameter intervals). All errors are
+//! collected.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -739,8 +741,7 @@ impl Checker<'_> {
                 let f = &eq.function.name;
                 match self.odes.get(f) {
                     None => {
-                        self.odes
-                            .insert(f.clone(), (eq.order, eq.target.clone()));
+                        self.odes.insert(f.clone(), (eq.order, eq.target.clone()));
                     }
                     Some((k, _)) if *k == eq.order => {}
                     Some((k, first)) => {
@@ -879,7 +880,10 @@ impl Checker<'_> {
             };
             let mut missing = Vec::new();
             for (p, sp) in params {
-                if !given.get(r.name.name.as_str()).is_some_and(|g| g.contains(p.as_str())) {
+                if !given
+                    .get(r.name.name.as_str())
+                    .is_some_and(|g| g.contains(p.as_str()))
+                {
                     missing.push((p.clone(), sp.clone()));
                 }
             }

@@ -504,9 +504,11 @@ pub(crate) fn lower(file: &File, sig: &Sig) -> ir::Game {
     for item in &file.items {
         match item {
             Item::Players { .. } => {}
-            Item::Data { entries, .. } => game
-                .data
-                .extend(entries.iter().map(|(k, v)| (k.name.clone(), v.name.clone()))),
+            Item::Data { entries, .. } => game.data.extend(
+                entries
+                    .iter()
+                    .map(|(k, v)| (k.name.clone(), v.name.clone())),
+            ),
             Item::Rel(r) => game.defined_relations.push(ir::DefinedRelation {
                 name: r.name.name.clone(),
                 params: names(&r.params),

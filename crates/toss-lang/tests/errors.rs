@@ -369,7 +369,10 @@ fn updates_and_terms_use_kept_derivatives_only() {
         "`update :y''(x)` sets a derivative that is not kept",
         4,
         52,
-        &["expected `:y(x)` or `:y'(x)`", "the ODEs for `:y` are of order 2"],
+        &[
+            "expected `:y(x)` or `:y'(x)`",
+            "the ODEs for `:y` are of order 2",
+        ],
     );
     // Without an ODE for y no derivative of it is kept.
     let src = format!("{CONT}RULE Fall: [x | P (x) | ] -> [x | P (x) | ] update :y'(x) = 0\n");
@@ -378,16 +381,18 @@ fn updates_and_terms_use_kept_derivatives_only() {
         "`update :y'(x)` sets a derivative that is not kept",
         4,
         52,
-        &["expected `:y(x)`", "no `dynamics` equation defines a derivative of `:y`"],
+        &[
+            "expected `:y(x)`",
+            "no `dynamics` equation defines a derivative of `:y`",
+        ],
     );
     let src = format!(
         "{CONT}RULE Fall: [x | P (x) | ] -> [x | P (x) | ] dynamics :y''(x) = -9.81 \
          inv :y''(x) >= 0\n"
     );
     expect_err(&src, "the derivative `:y''(x)` is not kept", 4, 74);
-    let src = format!(
-        "{CONT}RULE Fall: [x | P (x) | ] -> [x | P (x) | ] dynamics :y''(x) = :y''(x)\n"
-    );
+    let src =
+        format!("{CONT}RULE Fall: [x | P (x) | ] -> [x | P (x) | ] dynamics :y''(x) = :y''(x)\n");
     expect_err(&src, "the derivative `:y''(x)` is not kept", 4, 64);
     // In a payoff (the ODE comes later in the file).
     let src = "PLAYERS a\nSTART [ e | P:1 {} | y { e -> 1 } ]\n\
@@ -417,9 +422,8 @@ fn structures_give_kept_derivatives_only() {
         &["expected `y` or `y'`"],
     );
     let src = src.replace("y''", "y'").replace(":y'(x)", ":y''(x)");
-    let g = parse_game(&src, "t.toss").unwrap_or_else(|d| {
-        panic!("{}", render_diagnostics(&d, &src, "t.toss", false))
-    });
+    let g = parse_game(&src, "t.toss")
+        .unwrap_or_else(|d| panic!("{}", render_diagnostics(&d, &src, "t.toss", false)));
     let v = g.start.function("y'").expect("the kept derivative");
     assert_eq!(g.start.fun_value(v, g.start.element("e").unwrap()), 2.0);
     // No space between the name and its primes, as in `:y'(x)`.
@@ -439,15 +443,19 @@ fn epsilon_is_a_non_negative_number() {
         &["expected a non-negative number"],
     );
     let src = format!("{CONT}{fall}DATA epsilon: fast\n");
-    expect_err(&src, "`DATA epsilon: fast` is not a non-negative number", 5, 15);
+    expect_err(
+        &src,
+        "`DATA epsilon: fast` is not a non-negative number",
+        5,
+        15,
+    );
     assert!(parse_game(&format!("{CONT}{fall}DATA epsilon: 1e-6\n"), "t.toss").is_ok());
 }
 
 #[test]
 fn rule_parameters_get_intervals() {
-    let src = format!(
-        "{CONT}RULE Fall: [x | P (x) | ] -> [x | P (x) | ] dynamics :y'(x) = :k * :y(x)\n"
-    );
+    let src =
+        format!("{CONT}RULE Fall: [x | P (x) | ] -> [x | P (x) | ] dynamics :y'(x) = :k * :y(x)\n");
     expect_err_saying(
         &src,
         "the parameter `:k` of rule `Fall` gets no interval: no label gives one",

@@ -404,9 +404,7 @@ impl Integrator {
     /// `trial`, of length `h`) at `theta`, into `probe`.
     fn interpolate(&mut self, h: f64, theta: f64) {
         match self.method {
-            Method::Rk4 { .. } => self
-                .rk4
-                .interpolate(&self.start, h, theta, &mut self.probe),
+            Method::Rk4 { .. } => self.rk4.interpolate(&self.start, h, theta, &mut self.probe),
             Method::DormandPrince { .. } => {
                 self.dp
                     .interpolate(&self.start, &self.trial, h, theta, &mut self.probe)
