@@ -46,8 +46,10 @@ pub const EVENT_TOL: f64 = 1e-12;
 /// of an integration is tested (see the module documentation).
 pub const EVENT_RESOLUTION: f64 = 0.01;
 
-/// At most this many steps per integration (a guard against step sizes
-/// that are far too small for the span to integrate).
+/// At most this many steps, counting the interior test points of the
+/// steps, per integration (a guard against step sizes that are far too
+/// small for the span to integrate, and against fixed steps so long that
+/// their test points are too many).
 pub const MAX_STEPS: usize = 10_000_000;
 
 /// A system `y' = f(t, y)` of first-order equations.
@@ -496,7 +498,15 @@ impl Integrator {
             let t_new = if h >= remaining { t1 } else { t + h };
             // The test points: n equal parts of the step, the interior
             // ones on the continuous extension, then the step's end.
-            let n = ((h / EVENT_RESOLUTION) * (1.0 - 1e-12)).ceil().max(1.0) as usize;
+            let n = ((h / EVENT_RESOLUTION) * (1.0 - 1e-12)).ceil().max(1.0);
+            if n > MAX_STEPS as f64 {
+                return Err(OdeError::TooManySteps(t));
+            }
+            let n = n as usize;
+            steps += n - 1;
+            if steps > MAX_STEPS {
+                return Err(OdeError::TooManySteps(t));
+            }
             let mut lo = 0.0;
             let mut fails_at = None;
             for i in 1..n {
@@ -784,6 +794,17 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn too_many_test_points_are_an_error() {
+        // One RK4 step of 1e9 would need 1e11 test points: refused at once.
+        let mut sys = |_t: f64, _y: &[f64], dy: &mut [f64]| dy[0] = 1.0;
+        let mut it = Integrator::new(Method::Rk4 { step: 1e9 }, 1);
+        let mut y = DVector::from_element(1, 0.0);
+        let out = it.integrate(&mut sys, 0.0, 1e9, &mut y, |_, _| true, |_, _| {});
+        assert_eq!(out, Err(OdeError::TooManySteps(0.0)));
+        assert_eq!(y[0], 0.0);
     }
 
     #[test]
