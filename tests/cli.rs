@@ -61,6 +61,31 @@ fn check_reports_errors_with_file_line_and_column_and_fails() {
     assert!(stderr.contains("Nope"), "{stderr}");
 }
 
+/// Errors in a game's continuous part are the front end's too: a non-
+/// arithmetic ODE term is reported with its line, column and a caret.
+#[test]
+fn check_reports_continuous_errors() {
+    let dir = std::env::temp_dir().join(format!("toss-cli-ode-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let bad = dir.join("fall.toss");
+    std::fs::write(
+        &bad,
+        "PLAYERS a\nRULE Fall: [x | | ] -> [x | | ]\n  dynamics :y'(x) = Sum (z | z = x : 1)\n\
+         LOC 0 { PLAYER a { MOVES [Fall, t: 0 -- 1 -> 0] } }\nSTART [ e | | y { e -> 1 } ]\n",
+    )
+    .expect("write");
+    let out = toss(&["check", bad.to_str().expect("utf-8 path")], "");
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("fall.toss:3:21"), "{stderr}");
+    assert!(
+        stderr.contains("a sum `Sum (...)` in an ODE's right-hand side"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("^"), "{stderr}");
+    assert!(stderr.contains("expected a number"), "{stderr}");
+}
+
 #[test]
 fn perft_prints_the_total_alone_on_the_last_line() {
     let out = toss(&["perft", "games/tic-tac-toe.toss", "3", "--divide"], "");

@@ -92,6 +92,91 @@ fn bounce_matches_the_closed_form() {
     }
 }
 
+/// The time of the first rule application of a one-mover game from its
+/// start (the only move each time).
+fn first_application<D: Game<State = State, Move = Move>>(g: &D) -> f64 {
+    let mut s = g.initial_state();
+    let m = only_move(g, &s).expect("a move");
+    g.apply(&mut s, &[m], &mut toss::rng_from_seed(0));
+    s.time
+}
+
+/// Throw: START gives the kept derivative `y' { b -> 5 }`, so the ball goes
+/// up at 5 from height 2 and first hits the floor at (v0 + sqrt(v0^2 +
+/// 2 g h)) / g, in the interpreter (both methods) and in the derived code;
+/// each flight after it lasts 0.8 times the one before.
+#[test]
+fn throw_starts_with_the_given_velocity() {
+    let (v0, h) = (5.0f64, 2.0);
+    let exact = (v0 + (v0 * v0 + 2.0 * G * h).sqrt()) / G;
+    for method in [Method::ADAPTIVE, Method::Rk4 { step: 0.01 }] {
+        let mut g = load("throw.toss");
+        g.set_method(method);
+        let s = g.initial_state();
+        assert_eq!(fun(&s.structure, "y'", "b"), v0);
+        let (times, _) = bounces(&g);
+        assert_eq!(times.len(), 10, "{method:?}");
+        assert!((times[0] - exact).abs() < 1e-6, "{method:?}: {}", times[0]);
+        let v1 = 0.8 * (v0 * v0 + 2.0 * G * h).sqrt();
+        assert!(
+            ((times[1] - times[0]) - 2.0 * v1 / G).abs() < 1e-6,
+            "{times:?}"
+        );
+        for w in times.windows(3) {
+            assert!(
+                ((w[2] - w[1]) - 0.8 * (w[1] - w[0])).abs() < 1e-6,
+                "{times:?}"
+            );
+        }
+    }
+    let t = first_application(&Throw);
+    assert!((t - exact).abs() < 1e-6, "derived: {t}");
+}
+
+/// A dip of the invariant inside one integration step: y = (t - 0.47)^2 -
+/// 0.025^2 is below 0 on (0.445, 0.495) only, between the ends of the steps
+/// (RK4 with step 0.1: 0.4 and 0.5), so testing the invariant at step ends
+/// alone would reach the bound 1. The interior test points (at most 0.01
+/// apart) find it, and the rule applies at the first moment `y >= 0` fails
+/// under the epsilon semantics, y = -2e-9: t = a - sqrt(d^2 - 2e-9), to the
+/// bisection's 1e-12. In both methods, and in the derived code.
+#[test]
+fn an_invariant_failing_inside_a_step_is_found() {
+    let path = format!("{}/tests/fixtures/dip.toss", env!("CARGO_MANIFEST_DIR"));
+    let source = std::fs::read_to_string(path).expect("fixture");
+    let depth = 2.0 * toss::runtime::interpreter::DEFAULT_EPSILON;
+    // y = y0 + v0 t + t^2 from START's values: a = -v0 / 2, d^2 = a^2 - y0.
+    let (y0, v0): (f64, f64) = (0.220275, -0.94);
+    let a = -v0 / 2.0;
+    let exact = a - (a * a - y0 - depth).sqrt();
+    assert!((exact - 0.445).abs() < 1e-7 && exact > 0.445);
+    for method in [Method::ADAPTIVE, Method::Rk4 { step: 0.1 }] {
+        let mut g = toss::interpret(&source, "dip.toss").unwrap_or_else(|e| panic!("{e}"));
+        g.set_method(method);
+        let mut s = g.initial_state();
+        let m = only_move(&g, &s).expect("a move");
+        let ev = g.apply_observed(
+            &mut s,
+            &[m],
+            &mut toss::rng_from_seed(0),
+            f64::INFINITY,
+            None,
+        );
+        assert_eq!(ev.applied, ["Dip"], "{method:?}");
+        assert!(
+            s.time >= exact - 1e-13 && s.time - exact <= 1e-11,
+            "{method:?}: {} vs {exact}",
+            s.time
+        );
+        assert!((fun(&s.structure, "y", "b") + depth).abs() < 1e-12);
+    }
+    let t = first_application(&Dip);
+    assert!(
+        t >= exact - 1e-13 && t - exact <= 1e-11,
+        "derived: {t} vs {exact}"
+    );
+}
+
 /// With `DATA epsilon: 0.5`, `y >= 0` holds down to y = -1 (spec 1.3: `a <
 /// b` needs `a + eps < b - eps`), so the ball falls 11 before bouncing.
 #[test]
@@ -288,6 +373,14 @@ struct CatAndMouse;
 #[toss(file = "games/pursuit.toss")]
 struct Pursuit;
 
+#[derive(toss::Game)]
+#[toss(file = "games/throw.toss")]
+struct Throw;
+
+#[derive(toss::Game)]
+#[toss(file = "tests/fixtures/dip.toss")]
+struct Dip;
+
 /// Function values and times of the two engines may differ by this much:
 /// the compiled terms compute the same operations in the same order, so in
 /// practice they agree exactly.
@@ -306,7 +399,13 @@ fn close(a: &Structure, b: &Structure) -> f64 {
 }
 
 fn lockstep<D: Game<State = State, Move = Move>>(d: &D, file: &str, playouts: u64) {
-    let it = load(file);
+    let it = if file.contains('/') {
+        let path = format!("{}/{file}", env!("CARGO_MANIFEST_DIR"));
+        let source = std::fs::read_to_string(&path).expect("game file");
+        toss::interpret(&source, file).unwrap_or_else(|e| panic!("{e}"))
+    } else {
+        load(file)
+    };
     let mut worst: f64 = 0.0;
     for seed in 0..playouts {
         let mut choose = toss::rng_from_seed(seed);
@@ -353,6 +452,8 @@ fn generated_continuous_games_agree_with_the_interpreter() {
     lockstep(&Bounce, "bounce.toss", 2);
     lockstep(&CatAndMouse, "cat-and-mouse.toss", 20);
     lockstep(&Pursuit, "pursuit.toss", 20);
+    lockstep(&Throw, "throw.toss", 2);
+    lockstep(&Dip, "tests/fixtures/dip.toss", 1);
     // The generated type uses its compiled terms.
     assert_eq!(Bounce::COMPILED.len(), 1);
     assert!(Bounce::COMPILED[0].dynamics.is_some() && Bounce::COMPILED[0].update.is_some());

@@ -3,7 +3,7 @@
 //! seeded random playouts: the same movers, the same legal moves in the same
 //! order, the same structure after every ply, the same payoffs; their
 //! perft counts agree, and so do their random playouts for a seed. The
-//! continuous games (bounce, cat-and-mouse, pursuit) are compared in
+//! continuous games (bounce, throw, cat-and-mouse, pursuit) are compared in
 //! tests/continuous.rs, within a tolerance on function values, with their
 //! times and parameters drawn at random.
 

@@ -35,8 +35,9 @@ pub enum Item {
         names: Vec<Ident>,
         span: Span,
     },
+    /// `DATA key: value, ...`; each value as written, with its span.
     Data {
-        entries: Vec<(Ident, String)>,
+        entries: Vec<(Ident, Ident)>,
         span: Span,
     },
     Rel(RelDef),
@@ -81,10 +82,13 @@ pub struct RelEntry {
     pub span: Span,
 }
 
-/// `f { a -> 1.5, b -> -2 }`.
+/// `f { a -> 1.5, b -> -2 }`, or `f' { a -> 1 }` for the values of a kept
+/// derivative (order >= 1).
 #[derive(Clone, Debug, PartialEq)]
 pub struct FunEntry {
     pub name: Ident,
+    /// The number of primes: 0 for the function itself.
+    pub order: u32,
     pub values: Vec<(Ident, f64)>,
     pub span: Span,
 }
@@ -236,6 +240,8 @@ pub struct Equation {
     pub function: Ident,
     pub order: u32,
     pub element: Ident,
+    /// The span of the left-hand side `:f'(a)`.
+    pub target: Span,
     pub value: Term,
     pub span: Span,
 }

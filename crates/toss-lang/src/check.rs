@@ -1,7 +1,11 @@
 //! Static checks on the AST: names, arities, free variables, probabilities,
-//! the shape of the game graph. All errors are collected.
+//! the shape of the game graph, the continuous parts (ODE orders, arithmetic
+//! right-hand sides, kept derivatives, parameter intervals). All errors are
+//! collected.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use toss_runtime::continuous::derivative_name;
 
 use crate::ast::*;
 use crate::diagnostic::Diagnostic;
@@ -50,6 +54,11 @@ struct Checker<'a> {
     file: &'a File,
     diags: Vec<Diagnostic>,
     sig: Sig,
+    /// Per function with ODEs: their order and the first one's left side
+    /// (spec 1.2: all equations for one function have one order).
+    odes: HashMap<String, (u32, Span)>,
+    /// Per rule: its parameters with the span of their first use.
+    param_uses: HashMap<String, BTreeMap<String, Span>>,
 }
 
 /// Runs all checks; returns the signature for lowering, or the errors.
@@ -58,6 +67,8 @@ pub(crate) fn check(file: &File) -> Result<Sig, Vec<Diagnostic>> {
         file,
         diags: Vec::new(),
         sig: Sig::default(),
+        odes: HashMap::new(),
+        param_uses: HashMap::new(),
     };
     c.run();
     if c.diags.is_empty() {
@@ -86,8 +97,8 @@ struct Scope<'s> {
     what: &'s str,
     /// Element names usable as constants / parameters.
     constants: &'s BTreeSet<String>,
-    /// Free real variables found (rule parameters).
-    free_reals: BTreeSet<String>,
+    /// Free real variables found (rule parameters), with their first use.
+    free_reals: BTreeMap<String, Span>,
     elems: Vec<String>,
     sets: Vec<String>,
     reals: Vec<String>,
@@ -101,7 +112,7 @@ impl<'s> Scope<'s> {
             ctx,
             what,
             constants,
-            free_reals: BTreeSet::new(),
+            free_reals: BTreeMap::new(),
             elems: Vec::new(),
             sets: Vec::new(),
             reals: Vec::new(),
@@ -220,6 +231,9 @@ impl Checker<'_> {
                 self.structure(s, true);
             }
         }
+        self.data(file);
+        // Before any formula: terms anywhere may read kept derivatives.
+        self.odes(file);
 
         for item in &file.items {
             if let Item::Rel(r) = item {
@@ -249,7 +263,10 @@ impl Checker<'_> {
                 }
                 rule_spans.insert(&r.name.name, &r.name.span);
                 let params = self.rule(r);
-                self.sig.rule_params.insert(r.name.name.clone(), params);
+                self.sig
+                    .rule_params
+                    .insert(r.name.name.clone(), params.keys().cloned().collect());
+                self.param_uses.insert(r.name.name.clone(), params);
             }
         }
 
@@ -309,6 +326,7 @@ impl Checker<'_> {
                 self.location(l);
             }
         }
+        self.parameter_intervals(file);
 
         // ---- history
         for item in &file.items {
@@ -559,7 +577,7 @@ impl Checker<'_> {
 
     // ---- rules
 
-    fn rule(&mut self, r: &RuleDef) -> BTreeSet<String> {
+    fn rule(&mut self, r: &RuleDef) -> BTreeMap<String, Span> {
         let lhs: BTreeSet<String> = r.lhs.elements.iter().map(|e| e.name.clone()).collect();
         let rhs: BTreeSet<String> = r.rhs.elements.iter().map(|e| e.name.clone()).collect();
         // Defined relations on the sides.
@@ -611,7 +629,7 @@ impl Checker<'_> {
                 ));
             }
         }
-        let mut params = BTreeSet::new();
+        let mut params: BTreeMap<String, Span> = BTreeMap::new();
         let name = &r.name.name;
         for (f, consts, what) in [
             (&r.pre, &lhs, format!("the precondition of rule {name}")),
@@ -621,7 +639,9 @@ impl Checker<'_> {
             if let Some(f) = f {
                 let mut sc = Scope::new(Ctx::Constraint, &what, consts);
                 self.formula(f, &mut sc);
-                params.extend(sc.free_reals);
+                for (p, sp) in sc.free_reals {
+                    params.entry(p).or_insert(sp);
+                }
             }
         }
         for (eqs, is_update) in [(&r.update, true), (&r.dynamics, false)] {
@@ -647,22 +667,243 @@ impl Checker<'_> {
                         eq.element.span.clone(),
                     ));
                 }
-                // An update may set a derivative below the order of the
-                // function's ODEs (kept between moves); the interpreter
-                // checks that one is kept.
                 if !is_update && eq.order == 0 {
                     self.err(Diagnostic::new(
                         "an ODE must define a derivative like `:f'(a)`",
                         eq.function.span.clone(),
                     ));
                 }
+                // An update may set a derivative below the order of the
+                // function's ODEs (kept between moves).
+                if is_update && eq.order > 0 {
+                    self.kept(
+                        format!(
+                            "`update :{}({})` sets a derivative that is not kept",
+                            derivative_name(&eq.function.name, eq.order),
+                            eq.element.name
+                        ),
+                        eq.target.clone(),
+                        &eq.function.name,
+                        eq.order,
+                        Some(&eq.element.name),
+                    );
+                }
+                if !is_update {
+                    self.arithmetic(&eq.value);
+                }
                 let what = format!("an equation of rule {name}");
                 let mut sc = Scope::new(Ctx::Equation, &what, &lhs);
                 self.term(&eq.value, &mut sc);
-                params.extend(sc.free_reals);
+                for (p, sp) in sc.free_reals {
+                    params.entry(p).or_insert(sp);
+                }
             }
         }
         params
+    }
+
+    // ---- continuous dynamics (spec 1.2)
+
+    /// `DATA epsilon: e` must be a non-negative number (the epsilon of the
+    /// comparisons in continuous games, spec 1.3).
+    fn data(&mut self, file: &File) {
+        for item in &file.items {
+            if let Item::Data { entries, .. } = item {
+                for (k, v) in entries {
+                    if k.name == "epsilon"
+                        && !v
+                            .name
+                            .parse::<f64>()
+                            .is_ok_and(|e| e.is_finite() && e >= 0.0)
+                    {
+                        let mut d = Diagnostic::new(
+                            format!("`DATA epsilon: {}` is not a non-negative number", v.name),
+                            v.span.clone(),
+                        );
+                        d.expected = vec!["a non-negative number like `1e-9`".into()];
+                        self.err(d);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Records the order of each function's ODEs, reporting equations of
+    /// another order than the function's first; then checks that structures
+    /// give values only to kept derivatives.
+    fn odes(&mut self, file: &File) {
+        for item in &file.items {
+            let Item::Rule(r) = item else { continue };
+            for eq in &r.dynamics {
+                if eq.order == 0 {
+                    continue; // reported with the rule
+                }
+                let f = &eq.function.name;
+                match self.odes.get(f) {
+                    None => {
+                        self.odes.insert(f.clone(), (eq.order, eq.target.clone()));
+                    }
+                    Some((k, _)) if *k == eq.order => {}
+                    Some((k, first)) => {
+                        let (k, first) = (*k, first.clone());
+                        let mut d = Diagnostic::new(
+                            format!(
+                                "ODEs of different orders for `:{f}`: {} here, {k} in the first one",
+                                eq.order
+                            ),
+                            eq.target.clone(),
+                        )
+                        .with_label(first, format!("the first ODE for `:{f}`, of order {k}"))
+                        .with_note(
+                            "all equations for one function must have the same order (spec 1.2)",
+                        );
+                        d.expected = vec![format!(
+                            "an equation for `:{}({})`",
+                            derivative_name(f, k),
+                            eq.element.name
+                        )];
+                        self.err(d);
+                    }
+                }
+            }
+        }
+        for item in &file.items {
+            let structures: Vec<&StructLit> = match item {
+                Item::Start(s) | Item::Model(s) => vec![s],
+                Item::Rule(r) => vec![&r.lhs, &r.rhs],
+                _ => continue,
+            };
+            for s in structures {
+                for f in s.functions.iter().filter(|f| f.order > 0) {
+                    self.kept(
+                        format!(
+                            "`{}` gives values of a derivative that is not kept",
+                            derivative_name(&f.name.name, f.order)
+                        ),
+                        f.name.span.start..f.name.span.end + f.order as usize,
+                        &f.name.name,
+                        f.order,
+                        None,
+                    );
+                }
+            }
+        }
+    }
+
+    /// Reports (with `message` at `span`) the derivative of order `order`
+    /// of `f` unless the structure keeps it: the derivatives below the order
+    /// of `f`'s ODEs are kept. `element` is the element it is read on, for
+    /// the spelling of what is expected (`:f'(b)`; else `f'`).
+    fn kept(&mut self, message: String, span: Span, f: &str, order: u32, element: Option<&str>) {
+        let kept = self.odes.get(f).map(|(k, _)| *k);
+        if kept.is_some_and(|k| order < k) {
+            return;
+        }
+        let spell = |k: u32| match element {
+            Some(e) => format!("`:{}({e})`", derivative_name(f, k)),
+            None => format!("`{}`", derivative_name(f, k)),
+        };
+        let mut d = Diagnostic::new(message, span);
+        d.expected = (0..kept.unwrap_or(1)).map(spell).collect();
+        let d = match kept {
+            Some(k) => {
+                let first = self.odes[f].1.clone();
+                d.with_label(first, format!("the ODEs for `:{f}` are of order {k}"))
+                    .with_note(format!(
+                        "an ODE of order {k} keeps the derivatives of `:{f}` of orders below {k}"
+                    ))
+            }
+            None => d.with_note(format!(
+                "no `dynamics` equation defines a derivative of `:{f}`; an ODE of order k keeps \
+                 the derivatives of orders 1 to k-1 (`dynamics :{f}''(e) = ...` keeps `:{f}'`)"
+            )),
+        };
+        self.err(d);
+    }
+
+    /// An ODE's right-hand side must be arithmetic (spec 1.2): numbers,
+    /// function values and kept derivatives, rule parameters, `+ - * /`,
+    /// `^` and roots. Reports each outermost term that is not.
+    fn arithmetic(&mut self, t: &Term) {
+        let what = match &t.kind {
+            TermKind::Num(_) | TermKind::Var(_) | TermKind::Fun { .. } => return,
+            TermKind::Neg(a) | TermKind::Sqrt(a) | TermKind::Root(_, a) => {
+                return self.arithmetic(a);
+            }
+            TermKind::Add(a, b)
+            | TermKind::Sub(a, b)
+            | TermKind::Mul(a, b)
+            | TermKind::Div(a, b)
+            | TermKind::Pow(a, b) => {
+                self.arithmetic(a);
+                return self.arithmetic(b);
+            }
+            TermKind::Char(_) => "a characteristic function `:(...)`",
+            TermKind::Sum { .. } => "a sum `Sum (...)`",
+            TermKind::Product { .. } => "a product `Product (...)`",
+            TermKind::Min { .. } => "a minimum `min :a (...)`",
+            TermKind::Let { .. } => "a `let` term",
+        };
+        let mut d = Diagnostic::new(
+            format!("{what} in an ODE's right-hand side"),
+            t.span.clone(),
+        )
+        .with_note("the right-hand side of an ODE is arithmetic (spec 1.2)");
+        d.expected = vec![
+            "a number, a function value `:f(l)` or kept derivative `:f'(l)` of a left element, \
+             a rule parameter `:p`, `+ - * /`, `^` or a root"
+                .into(),
+        ];
+        self.err(d);
+    }
+
+    /// Every rule parameter gets its interval from a label (spec 1.2: the
+    /// parameters are chosen with the move).
+    fn parameter_intervals(&mut self, file: &File) {
+        let mut given: HashMap<&str, HashSet<&str>> = HashMap::new();
+        for item in &file.items {
+            if let Item::Loc(l) = item {
+                for pb in &l.players {
+                    for label in &pb.moves {
+                        given
+                            .entry(label.rule.name.as_str())
+                            .or_default()
+                            .extend(label.intervals.iter().map(|(n, _, _)| n.name.as_str()));
+                    }
+                }
+            }
+        }
+        for item in &file.items {
+            let Item::Rule(r) = item else { continue };
+            let Some(params) = self.param_uses.get(&r.name.name) else {
+                continue;
+            };
+            let mut missing = Vec::new();
+            for (p, sp) in params {
+                if !given
+                    .get(r.name.name.as_str())
+                    .is_some_and(|g| g.contains(p.as_str()))
+                {
+                    missing.push((p.clone(), sp.clone()));
+                }
+            }
+            for (p, sp) in missing {
+                let mut d = Diagnostic::new(
+                    format!(
+                        "the parameter `:{p}` of rule `{}` gets no interval: no label gives one",
+                        r.name.name
+                    ),
+                    sp,
+                )
+                .with_note(format!(
+                    "a free real variable of a rule is a parameter, chosen with the move in the \
+                     interval its label gives, like `[{}, {p}: 0 -- 1 -> 0]`",
+                    r.name.name
+                ));
+                d.expected = vec!["a rule parameter with an interval, or a bound variable".into()];
+                self.err(d);
+            }
+        }
     }
 
     // ---- locations
@@ -858,7 +1099,9 @@ impl Checker<'_> {
         }
         match sc.ctx {
             Ctx::Constraint | Ctx::Equation => {
-                sc.free_reals.insert(x.name.clone());
+                sc.free_reals
+                    .entry(x.name.clone())
+                    .or_insert_with(|| x.span.clone());
             }
             Ctx::Payoff | Ctx::RelBody => self.err(Diagnostic::new(
                 format!("free real variable `:{}` in {}", x.name, sc.what),
@@ -1005,12 +1248,28 @@ impl Checker<'_> {
         match &t.kind {
             TermKind::Num(_) => {}
             TermKind::Var(v) => self.real_use(v, sc),
-            TermKind::Fun { name, element, .. } => {
+            TermKind::Fun {
+                name,
+                order,
+                element,
+            } => {
                 if !self.sig.funs.contains(&name.name) {
                     self.err(Diagnostic::new(
                         format!("undefined function `{}`", name.name),
                         name.span.clone(),
                     ));
+                } else if *order > 0 {
+                    self.kept(
+                        format!(
+                            "the derivative `:{}({})` is not kept",
+                            derivative_name(&name.name, *order),
+                            element.name
+                        ),
+                        t.span.clone(),
+                        &name.name,
+                        *order,
+                        Some(&element.name),
+                    );
                 }
                 self.elem_use(element, sc);
             }

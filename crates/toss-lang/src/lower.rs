@@ -1,5 +1,6 @@
 //! Lowering a checked AST to the game IR, and the board literal expansion.
 
+use toss_runtime::continuous::derivative_name;
 use toss_runtime::ir;
 use toss_runtime::structure::Structure;
 
@@ -202,7 +203,8 @@ fn structure(lit: &StructLit, sig: &Sig, declare_rule_only: bool) -> Structure {
         }
     }
     for f in &lit.functions {
-        let fid = s.declare_function(&f.name.name);
+        // `y' { b -> 5 }` gives the kept derivative, the function `y'`.
+        let fid = s.declare_function(&derivative_name(&f.name.name, f.order));
         for (e, v) in &f.values {
             let e = s.add_element(&e.name);
             s.set_fun_value(fid, e, *v);
@@ -387,7 +389,7 @@ fn rule_side(lit: &StructLit, nondistinct: &mut Vec<(String, String)>) -> ir::Ru
     for f in &lit.functions {
         for (e, v) in &f.values {
             side.functions
-                .push((f.name.name.clone(), e.name.clone(), *v));
+                .push((derivative_name(&f.name.name, f.order), e.name.clone(), *v));
         }
     }
     side
@@ -421,7 +423,7 @@ fn rule(r: &RuleDef) -> ir::Rule {
             .map(|e| ir::UpdateEquation {
                 // `update :f'(r) = t` sets the kept derivative, the
                 // function named `f'` (toss_runtime::continuous).
-                function: format!("{}{}", e.function.name, "'".repeat(e.order as usize)),
+                function: derivative_name(&e.function.name, e.order),
                 element: e.element.name.clone(),
                 value: term(&e.value),
             })
@@ -502,9 +504,11 @@ pub(crate) fn lower(file: &File, sig: &Sig) -> ir::Game {
     for item in &file.items {
         match item {
             Item::Players { .. } => {}
-            Item::Data { entries, .. } => game
-                .data
-                .extend(entries.iter().map(|(k, v)| (k.name.clone(), v.clone()))),
+            Item::Data { entries, .. } => game.data.extend(
+                entries
+                    .iter()
+                    .map(|(k, v)| (k.name.clone(), v.name.clone())),
+            ),
             Item::Rel(r) => game.defined_relations.push(ir::DefinedRelation {
                 name: r.name.name.clone(),
                 params: names(&r.params),

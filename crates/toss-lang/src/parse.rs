@@ -222,7 +222,7 @@ fn describe(rule: Rule) -> Option<&'static str> {
         R::rel_eq_body | R::rel_brace_body => "`=` or `{` and a formula",
         R::structure => "a structure `[ elements | relations | functions ]`",
         R::rel_section | R::rel_entry => "a relation entry",
-        R::fun_section | R::fun_entry => "a function entry `f { a -> 1 }`",
+        R::fun_section | R::fun_entry | R::fun_name => "a function entry `f { a -> 1 }`",
         R::fun_value => "`element -> number`",
         R::dash => "`-`",
         R::arity_decl => "`:arity`",
@@ -507,10 +507,10 @@ impl Builder {
                             name: String::new(),
                             span: sp.clone(),
                         });
-                        let v = kv
-                            .get(1)
-                            .map(|v| v.as_str().to_string())
-                            .unwrap_or_default();
+                        let v = kv.get(1).map(ident).unwrap_or(Ident {
+                            name: String::new(),
+                            span: sp.clone(),
+                        });
                         (k, v)
                     })
                     .collect(),
@@ -642,10 +642,18 @@ impl Builder {
     fn fun_entry(&mut self, p: Pair<Rule>) -> PResult<FunEntry> {
         let sp = span(&p);
         let mut name = None;
+        let mut order = 0;
         let mut values = Vec::new();
         for q in inner(p.clone()) {
             match q.as_rule() {
-                Rule::ident => name = Some(ident(&q)),
+                Rule::fun_name => {
+                    for r in inner(q) {
+                        match r.as_rule() {
+                            Rule::primes => order = r.as_str().len() as u32,
+                            _ => name = Some(ident(&r)),
+                        }
+                    }
+                }
                 Rule::fun_value => {
                     let kv = inner(q.clone());
                     match kv.as_slice() {
@@ -658,6 +666,7 @@ impl Builder {
         }
         Ok(FunEntry {
             name: name.ok_or_else(|| bad(&p, "function"))?,
+            order,
             values,
             span: sp,
         })
@@ -1145,6 +1154,7 @@ impl Builder {
             return Err(bad(&p, "equation"));
         };
         let lhs = self.term(lhs.clone())?;
+        let target = lhs.span.clone();
         let TermKind::Fun {
             name,
             order,
@@ -1157,6 +1167,7 @@ impl Builder {
             function: name,
             order,
             element,
+            target,
             value: self.term(value.clone())?,
             span: sp,
         })

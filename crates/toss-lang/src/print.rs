@@ -8,7 +8,8 @@
 //! - structures as explicit bracket literals (never a board string):
 //!   elements in id order, every relation in declaration order with all its
 //!   tuples (`R:n {}` when it has none), every function in declaration order
-//!   with its values that are not `+0.0` (`f {}` when there are none);
+//!   with its values that are not `+0.0` (`f {}` when there are none), a
+//!   kept derivative under its primed name (`f' {a -> 5.0}`);
 //! - formulas and real terms with the fewest parentheses that still parse
 //!   back to the same tree under the precedence of the language reference
 //!   (`not` > `and` > `or` > `->` > `<->`; quantifiers, fixed points, `tc`

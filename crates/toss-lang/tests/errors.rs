@@ -146,12 +146,12 @@ fn free_variables() {
 
 #[test]
 fn rule_constants_and_parameters_are_allowed() {
-    let src = with_base(
-        "RULE M: [x | | ] -> [y | | ] pre P(x) and :f(x) < :speed post P(y)\n\
-         update :f(y) = :f(x) + :speed\n",
-    );
+    let src = "PLAYERS a\nSTART [ e | P:1 {} | f { e -> 1 } ]\n\
+               LOC 0 { PLAYER a { MOVES [M, speed: 0 -- 1 -> 0] } }\n\
+               RULE M: [x | | ] -> [y | | ] pre P(x) and :f(x) < :speed post P(y)\n\
+               update :f(y) = :f(x) + :speed\n";
     // `update` must come before `pre` in the printer's order, but any order parses.
-    let g = parse_game(&src, "t.toss").expect("valid");
+    let g = parse_game(src, "t.toss").expect("valid");
     assert_eq!(
         g.rules[0].pre,
         toss_lang::parse_formula("P(x) and :f(x) < :speed").unwrap()
@@ -286,4 +286,183 @@ fn render_with_colour_and_line_col() {
     assert_eq!(toss_lang::line_col("é\nab", 4), (2, 2));
     assert_eq!(toss_lang::line_col("éa", 1), (1, 1));
     assert_eq!(toss_lang::line_col("ab", 99), (1, 3));
+}
+
+// ---- continuous dynamics (spec 1.2)
+
+/// A game with a function `y` and a label for rule `Fall` (time 0 to 1),
+/// whose definition follows on line 4.
+const CONT: &str = "PLAYERS a\nSTART [ e | P:1 {} | y { e -> 1 } ]\n\
+                    LOC 0 { PLAYER a { MOVES [Fall, t: 0 -- 1 -> 0] } }\n";
+
+/// Like [`expect_err`], and the rendered diagnostic contains each of `also`
+/// (what is expected, notes, labels).
+#[track_caller]
+fn expect_err_saying(src: &str, msg: &str, line: usize, col: usize, also: &[&str]) {
+    expect_err(src, msg, line, col);
+    let diags = parse_game(src, "t.toss").unwrap_err();
+    let d = diags.iter().find(|d| d.message.contains(msg)).unwrap();
+    let out = render_diagnostics(std::slice::from_ref(d), src, "t.toss", false);
+    for a in also {
+        assert!(out.contains(a), "expected {a:?} in:\n{out}");
+    }
+}
+
+#[test]
+fn ode_right_hand_sides_are_arithmetic() {
+    let src = format!(
+        "{CONT}RULE Fall: [x | P (x) | ] -> [x | P (x) | ] dynamics :y'(x) = :(P(x)) * 2\n"
+    );
+    expect_err_saying(
+        &src,
+        "a characteristic function `:(...)` in an ODE's right-hand side",
+        4,
+        63,
+        &["expected a number, a function value `:f(l)`", "spec 1.2"],
+    );
+    let src = format!(
+        "{CONT}RULE Fall: [x | P (x) | ] -> [x | P (x) | ]\n  \
+         dynamics :y'(x) = 1 + Sum (z | P(z) : :y(z))\n"
+    );
+    expect_err(&src, "a sum `Sum (...)` in an ODE's right-hand side", 5, 25);
+    let src = format!(
+        "{CONT}RULE Fall: [x | P (x) | ] -> [x | P (x) | ]\n  \
+         dynamics :y'(x) = let :a = 2 in :a * :y(x)\n"
+    );
+    expect_err(&src, "a `let` term in an ODE's right-hand side", 5, 21);
+    // Update terms may be any term (the logic solver evaluates them).
+    let src = format!(
+        "{CONT}RULE Fall: [x | P (x) | ] -> [x | P (x) | ]\n  \
+         update :y(x) = Sum (z | P(z) : :y(z)) dynamics :y'(x) = -:y(x) + 2 ^ sqrt(3)\n"
+    );
+    assert!(parse_game(&src, "t.toss").is_ok());
+}
+
+#[test]
+fn odes_of_one_function_have_one_order() {
+    let src = format!(
+        "{CONT}RULE Fall: [x | P (x) | ] -> [x | P (x) | ] dynamics :y''(x) = -9.81\n\
+         RULE Lift: [x | P (x) | ] -> [x | P (x) | ] dynamics :y'(x) = 1\n"
+    );
+    expect_err_saying(
+        &src,
+        "ODEs of different orders for `:y`: 1 here, 2 in the first one",
+        5,
+        54,
+        &[
+            "expected an equation for `:y''(x)`",
+            "the first ODE for `:y`, of order 2",
+            " 4 | RULE Fall",
+        ],
+    );
+}
+
+#[test]
+fn updates_and_terms_use_kept_derivatives_only() {
+    // An ODE of order 2 keeps y' (below 2), not y''.
+    let src = format!(
+        "{CONT}RULE Fall: [x | P (x) | ] -> [x | P (x) | ] update :y''(x) = 0 \
+         dynamics :y''(x) = -9.81\n"
+    );
+    expect_err_saying(
+        &src,
+        "`update :y''(x)` sets a derivative that is not kept",
+        4,
+        52,
+        &[
+            "expected `:y(x)` or `:y'(x)`",
+            "the ODEs for `:y` are of order 2",
+        ],
+    );
+    // Without an ODE for y no derivative of it is kept.
+    let src = format!("{CONT}RULE Fall: [x | P (x) | ] -> [x | P (x) | ] update :y'(x) = 0\n");
+    expect_err_saying(
+        &src,
+        "`update :y'(x)` sets a derivative that is not kept",
+        4,
+        52,
+        &[
+            "expected `:y(x)`",
+            "no `dynamics` equation defines a derivative of `:y`",
+        ],
+    );
+    let src = format!(
+        "{CONT}RULE Fall: [x | P (x) | ] -> [x | P (x) | ] dynamics :y''(x) = -9.81 \
+         inv :y''(x) >= 0\n"
+    );
+    expect_err(&src, "the derivative `:y''(x)` is not kept", 4, 74);
+    let src =
+        format!("{CONT}RULE Fall: [x | P (x) | ] -> [x | P (x) | ] dynamics :y''(x) = :y''(x)\n");
+    expect_err(&src, "the derivative `:y''(x)` is not kept", 4, 64);
+    // In a payoff (the ODE comes later in the file).
+    let src = "PLAYERS a\nSTART [ e | P:1 {} | y { e -> 1 } ]\n\
+               LOC 0 { PLAYER a { PAYOFF Sum (z | P(z) : :y'(z)) MOVES [Fall, t: 0 -- 1 -> 0] } }\n\
+               RULE Fall: [x | P (x) | ] -> [x | P (x) | ] dynamics :y'(x) = 1\n";
+    expect_err(src, "the derivative `:y'(z)` is not kept", 3, 43);
+    // Kept derivatives may be read and set anywhere.
+    let src = format!(
+        "{CONT}RULE Fall: [x | P (x) | ] -> [x | P (x) | ] update :y'(x) = -:y'(x) \
+         dynamics :y''(x) = -:y'(x) pre :y'(x) < 1 inv :y(x) + :y'(x) >= 0\n"
+    );
+    assert!(parse_game(&src, "t.toss").is_ok());
+}
+
+#[test]
+fn structures_give_kept_derivatives_only() {
+    let rule = "RULE Fall: [x | P (x) | ] -> [x | P (x) | ] dynamics :y''(x) = -9.81\n";
+    let src = format!(
+        "PLAYERS a\nSTART [ e | P:1 {{}} | y {{ e -> 1 }}; y'' {{ e -> 2 }} ]\n\
+         LOC 0 {{ PLAYER a {{ MOVES [Fall, t: 0 -- 1 -> 0] }} }}\n{rule}"
+    );
+    expect_err_saying(
+        &src,
+        "`y''` gives values of a derivative that is not kept",
+        2,
+        36,
+        &["expected `y` or `y'`"],
+    );
+    let src = src.replace("y''", "y'").replace(":y'(x)", ":y''(x)");
+    let g = parse_game(&src, "t.toss")
+        .unwrap_or_else(|d| panic!("{}", render_diagnostics(&d, &src, "t.toss", false)));
+    let v = g.start.function("y'").expect("the kept derivative");
+    assert_eq!(g.start.fun_value(v, g.start.element("e").unwrap()), 2.0);
+    // No space between the name and its primes, as in `:y'(x)`.
+    let spaced = src.replace("y' {", "y ' {");
+    assert!(parse_game(&spaced, "t.toss").is_err());
+}
+
+#[test]
+fn epsilon_is_a_non_negative_number() {
+    let fall = "RULE Fall: [x | P (x) | ] -> [x | P (x) | ]\n";
+    let src = format!("{CONT}{fall}DATA depth: 2, epsilon: -1e-9\n");
+    expect_err_saying(
+        &src,
+        "`DATA epsilon: -1e-9` is not a non-negative number",
+        5,
+        25,
+        &["expected a non-negative number"],
+    );
+    let src = format!("{CONT}{fall}DATA epsilon: fast\n");
+    expect_err(
+        &src,
+        "`DATA epsilon: fast` is not a non-negative number",
+        5,
+        15,
+    );
+    assert!(parse_game(&format!("{CONT}{fall}DATA epsilon: 1e-6\n"), "t.toss").is_ok());
+}
+
+#[test]
+fn rule_parameters_get_intervals() {
+    let src =
+        format!("{CONT}RULE Fall: [x | P (x) | ] -> [x | P (x) | ] dynamics :y'(x) = :k * :y(x)\n");
+    expect_err_saying(
+        &src,
+        "the parameter `:k` of rule `Fall` gets no interval: no label gives one",
+        4,
+        63,
+        &["[Fall, k: 0 -- 1 -> 0]"],
+    );
+    let src = src.replace("t: 0 -- 1", "t: 0 -- 1, k: -1 -- 1");
+    assert!(parse_game(&src, "t.toss").is_ok());
 }

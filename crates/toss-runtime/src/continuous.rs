@@ -10,8 +10,15 @@
 //! Derivatives: an equation `:f^(k)(l) = t` makes `f, f', ..., f^(k-1)` the
 //! state of the evolution on each matched element. The derivatives below
 //! `k` are kept between moves as functions of the structure named with
-//! primes (`f'`, `f''`, see [`derivative_name`]); they start at 0 and
-//! update equations may set them (`update :f'(r) = ...`).
+//! primes (`f'`, `f''`, see [`derivative_name`]); they start at the values
+//! the starting structure gives (`f' { a -> 5 }`), 0 where it gives none,
+//! and update equations may set them (`update :f'(r) = ...`).
+//!
+//! The front end (`toss_lang`) reports every error [`ContinuousRule::new`]
+//! and the interpreter check here (non-arithmetic terms, ODEs of different
+//! orders, derivatives that are not kept, parameters without an interval)
+//! with its position in the game file; the checks stay as a defence for IR
+//! built by other means.
 
 use crate::ir::{self, RealExpr};
 

@@ -11,11 +11,30 @@
 //!   `atol + rtol * |y|` is at most 1).
 //!
 //! Events: a caller-given predicate (the rules' invariants, spec 1.3) is
-//! checked after every accepted step. When it stops holding, the moment is
-//! located by bisection on the step: the step is retaken from its start with
-//! half the length, and so on, until the bracket (holds at its lower end,
-//! fails at its upper end) is shorter than [`EVENT_TOL`]. The state returned
-//! is the one at the upper end, where the predicate fails.
+//! tested at *test points* of every accepted step: its end, and interior
+//! points at most [`EVENT_RESOLUTION`] apart where the state comes from the
+//! method's continuous extension (dense output) over the step, as mature
+//! event-detecting solvers do (e.g. DifferentialEquations.jl checks
+//! `interp_points` of the interpolant before root finding). A step of length
+//! `h` is cut into `n = ceil(h / EVENT_RESOLUTION)` equal parts and the
+//! predicate is tested at their ends in time order. At the first test point
+//! where it fails, the moment is located between it and the test point
+//! before it (or the step's start), where it held, by bisection: the step
+//! is retaken from its start with the length of the bracket's midpoint,
+//! until the bracket (holds at its lower end, fails at its upper end) is
+//! shorter than [`EVENT_TOL`]. The state returned is the one at the upper
+//! end, where the predicate fails.
+//!
+//! The guarantee: a violation is found when the predicate fails at a test
+//! point, so every violation of the computed solution that lasts longer
+//! than [`EVENT_RESOLUTION`] is found (a shorter one may fall between test
+//! points); the moment reported is within [`EVENT_TOL`] after a moment where
+//! the predicate changes from holding to failing, in the first interval
+//! between test points where it was seen to fail. The continuous extensions
+//! are exact (up to rounding) when the solution is a polynomial of degree at
+//! most 3 (free fall, straight lines): RK4's is of order 3 (Hairer, Norsett,
+//! Wanner, *Solving ODEs I*, II.6), Dormand-Prince's of order 4 (the dense
+//! output of Hairer's DOPRI5).
 
 use nalgebra::DVector;
 
@@ -23,8 +42,14 @@ use nalgebra::DVector;
 /// holding is located.
 pub const EVENT_TOL: f64 = 1e-12;
 
-/// At most this many steps per integration (a guard against step sizes
-/// that are far too small for the span to integrate).
+/// The largest time between two points of a step at which the predicate
+/// of an integration is tested (see the module documentation).
+pub const EVENT_RESOLUTION: f64 = 0.01;
+
+/// At most this many steps, counting the interior test points of the
+/// steps, per integration (a guard against step sizes that are far too
+/// small for the span to integrate, and against fixed steps so long that
+/// their test points are too many).
 pub const MAX_STEPS: usize = 10_000_000;
 
 /// A system `y' = f(t, y)` of first-order equations.
@@ -45,8 +70,7 @@ pub enum Method {
     /// Classical RK4 with this fixed step.
     Rk4 { step: f64 },
     /// Dormand-Prince 5(4) with error control; steps never exceed
-    /// `max_step` (so that an invariant cannot fail and hold again unseen
-    /// inside one long step of an exactly integrated solution).
+    /// `max_step` (which also bounds the span of each step's interpolant).
     DormandPrince { rtol: f64, atol: f64, max_step: f64 },
 }
 
@@ -147,6 +171,23 @@ impl Rk4 {
         out.axpy(h / 3.0, &self.k3, 1.0);
         out.axpy(h / 6.0, &self.k4, 1.0);
     }
+
+    /// The continuous extension of order 3 of the last step (from `y0`, of
+    /// length `h`) at `t + theta * h`, written to `out`: the weights
+    /// `b1 = theta - 3 theta^2 / 2 + 2 theta^3 / 3`,
+    /// `b2 = b3 = theta^2 - 2 theta^3 / 3`, `b4 = -theta^2 / 2 + 2 theta^3 / 3`
+    /// (equal to RK4's at `theta = 1`).
+    pub fn interpolate(&self, y0: &DVector<f64>, h: f64, theta: f64, out: &mut DVector<f64>) {
+        let (t2, t3) = (theta * theta, theta * theta * theta);
+        let b1 = theta - 1.5 * t2 + 2.0 * t3 / 3.0;
+        let b23 = t2 - 2.0 * t3 / 3.0;
+        let b4 = -0.5 * t2 + 2.0 * t3 / 3.0;
+        out.copy_from(y0);
+        out.axpy(h * b1, &self.k1, 1.0);
+        out.axpy(h * b23, &self.k2, 1.0);
+        out.axpy(h * b23, &self.k3, 1.0);
+        out.axpy(h * b4, &self.k4, 1.0);
+    }
 }
 
 // The Dormand-Prince 5(4) tableau.
@@ -202,6 +243,18 @@ const B4: [f64; 7] = [
     1.0 / 40.0,
 ];
 
+/// The coefficients of the dense output of Hairer's DOPRI5 (the fourth
+/// order continuous extension of Dormand-Prince 5(4)), for k1, k3 to k7.
+const D: [f64; 7] = [
+    -12715105075.0 / 11282082432.0,
+    0.0,
+    87487479700.0 / 32700410799.0,
+    -10690763975.0 / 1880347072.0,
+    701980252875.0 / 199316789632.0,
+    -1453857185.0 / 822651844.0,
+    69997945.0 / 29380423.0,
+];
+
 /// Workspace of the Dormand-Prince method.
 pub struct DormandPrince {
     k: [DVector<f64>; 7],
@@ -255,6 +308,34 @@ impl DormandPrince {
         &self.y4
     }
 
+    /// The continuous extension of the last step (from `y0` to `y1`, of
+    /// length `h`) at `t + theta * h`, written to `out`, in DOPRI5's form:
+    /// `y0 + theta (d + (1 - theta) (b + theta (c + (1 - theta) e)))` with
+    /// `d = y1 - y0`, `b = h k1 - d`, `c = d - h k7 - b` and
+    /// `e = h sum D_i k_i` (k7 is the derivative at `y1`, the last stage).
+    pub fn interpolate(
+        &self,
+        y0: &DVector<f64>,
+        y1: &DVector<f64>,
+        h: f64,
+        theta: f64,
+        out: &mut DVector<f64>,
+    ) {
+        let theta1 = 1.0 - theta;
+        for i in 0..y0.len() {
+            let d = y1[i] - y0[i];
+            let b = h * self.k[0][i] - d;
+            let c = d - h * self.k[6][i] - b;
+            let mut e = 0.0;
+            for (j, dj) in D.iter().enumerate() {
+                if *dj != 0.0 {
+                    e += dj * self.k[j][i];
+                }
+            }
+            out[i] = y0[i] + theta * (d + theta1 * (b + theta * (c + theta1 * h * e)));
+        }
+    }
+
     /// The weighted RMS norm of the last step's error estimate (fifth minus
     /// fourth order) against `y` (the start) and `y5` (the end).
     fn error_norm(&self, y: &DVector<f64>, y5: &DVector<f64>, rtol: f64, atol: f64) -> f64 {
@@ -284,6 +365,8 @@ pub struct Integrator {
     trial: DVector<f64>,
     /// The state at the upper end of an event's bracket.
     at_hi: DVector<f64>,
+    /// The interpolated state at a test point inside a step.
+    probe: DVector<f64>,
     /// The adaptive step size to try next.
     h_next: f64,
 }
@@ -301,6 +384,7 @@ impl Integrator {
             start: DVector::zeros(dim),
             trial: DVector::zeros(dim),
             at_hi: DVector::zeros(dim),
+            probe: DVector::zeros(dim),
             h_next: 0.0,
         }
     }
@@ -318,12 +402,24 @@ impl Integrator {
         }
     }
 
+    /// The continuous extension of the last accepted step (from `start` to
+    /// `trial`, of length `h`) at `theta`, into `probe`.
+    fn interpolate(&mut self, h: f64, theta: f64) {
+        match self.method {
+            Method::Rk4 { .. } => self.rk4.interpolate(&self.start, h, theta, &mut self.probe),
+            Method::DormandPrince { .. } => {
+                self.dp
+                    .interpolate(&self.start, &self.trial, h, theta, &mut self.probe)
+            }
+        }
+    }
+
     /// Integrates `y` from `t0` to `t1` (`t1 >= t0`). After every accepted
-    /// step `observe(t, y)` is called, and `holds(t, y)` is checked; when it
-    /// fails, the moment is located (see the module documentation), `y` is
-    /// the state there and the outcome says when. `holds` is not checked at
-    /// `t0`. On an error `y` is the last finite state reached and the error
-    /// carries its time.
+    /// step `observe(t, y)` is called. `holds(t, y)` is tested at the test
+    /// points of every step (see the module documentation); when it fails,
+    /// the moment is located, `y` is the state there and the outcome says
+    /// when. `holds` is not tested at `t0`. On an error `y` is the last
+    /// finite state reached and the error carries its time.
     pub fn integrate<S, H, O>(
         &mut self,
         sys: &mut S,
@@ -400,8 +496,35 @@ impl Integrator {
             }
             // The last step lands exactly on t1.
             let t_new = if h >= remaining { t1 } else { t + h };
-            if !holds(t_new, self.trial.as_slice()) {
-                let te = self.locate(sys, t, t_new - t, &mut holds);
+            // The test points: n equal parts of the step, the interior
+            // ones on the continuous extension, then the step's end.
+            let n = ((h / EVENT_RESOLUTION) * (1.0 - 1e-12)).ceil().max(1.0);
+            if n > MAX_STEPS as f64 {
+                return Err(OdeError::TooManySteps(t));
+            }
+            let n = n as usize;
+            steps += n - 1;
+            if steps > MAX_STEPS {
+                return Err(OdeError::TooManySteps(t));
+            }
+            let mut lo = 0.0;
+            let mut fails_at = None;
+            for i in 1..n {
+                let theta = i as f64 / n as f64;
+                self.interpolate(h, theta);
+                if !finite(&self.probe) || !holds(t + theta * h, self.probe.as_slice()) {
+                    self.at_hi.copy_from(&self.probe);
+                    fails_at = Some(theta * h);
+                    break;
+                }
+                lo = theta * h;
+            }
+            if fails_at.is_none() && !holds(t_new, self.trial.as_slice()) {
+                self.at_hi.copy_from(&self.trial);
+                fails_at = Some(t_new - t);
+            }
+            if let Some(hi) = fails_at {
+                let te = self.locate(sys, t, lo, hi, &mut holds);
                 y.copy_from(&self.trial);
                 observe(te, y.as_slice());
                 return Ok(Outcome::Event(te));
@@ -413,17 +536,16 @@ impl Integrator {
         Ok(Outcome::Reached)
     }
 
-    /// Bisection on a step from `(t, start)` of length `h` at whose end the
-    /// predicate fails: leaves in `trial` the state at the upper end of a
-    /// bracket shorter than [`EVENT_TOL`] and returns that time.
-    fn locate<S, H>(&mut self, sys: &mut S, t: f64, h: f64, holds: &mut H) -> f64
+    /// Bisection on the bracket `[t + lo, t + hi]` of a step from
+    /// `(t, start)`: the predicate holds at `t + lo` and fails at `t + hi`,
+    /// whose state is in `at_hi`. Leaves in `trial` the state at the upper
+    /// end of a bracket shorter than [`EVENT_TOL`] and returns that time.
+    fn locate<S, H>(&mut self, sys: &mut S, t: f64, lo: f64, hi: f64, holds: &mut H) -> f64
     where
         S: OdeSystem + ?Sized,
         H: FnMut(f64, &[f64]) -> bool,
     {
-        let (mut lo, mut hi) = (0.0, h);
-        // The state at `hi`, kept while the bracket shrinks.
-        self.at_hi.copy_from(&self.trial);
+        let (mut lo, mut hi) = (lo, hi);
         while hi - lo > EVENT_TOL && t + (lo + hi) / 2.0 > t + lo && t + (lo + hi) / 2.0 < t + hi {
             let mid = (lo + hi) / 2.0;
             self.plain_step(sys, t, mid);
@@ -572,6 +694,117 @@ mod tests {
             assert!(y[0] < 0.0 && y[0] > -1e-10, "{}", y[0]);
             assert!((y[1] + g * te).abs() < 1e-9);
         }
+    }
+
+    /// The continuous extensions on y' = -y from y = 1 over one step of
+    /// length `h`, at `theta`: (RK4's, Dormand-Prince's).
+    fn dense(h: f64, theta: f64) -> (f64, f64) {
+        let mut sys = |_t: f64, y: &[f64], dy: &mut [f64]| dy[0] = -y[0];
+        let y0 = DVector::from_element(1, 1.0);
+        let (mut y1, mut out) = (DVector::zeros(1), DVector::zeros(1));
+        let mut rk = Rk4::new(1);
+        rk.step(&mut sys, 0.0, &y0, h, &mut y1);
+        rk.interpolate(&y0, h, theta, &mut out);
+        let r = out[0];
+        let mut dp = DormandPrince::new(1);
+        dp.step(&mut sys, 0.0, &y0, h, &mut y1);
+        dp.interpolate(&y0, &y1, h, theta, &mut out);
+        (r, out[0])
+    }
+
+    #[test]
+    fn continuous_extensions_have_their_orders() {
+        // At the ends they are the step's start and result.
+        let mut sys = |_t: f64, y: &[f64], dy: &mut [f64]| dy[0] = -y[0];
+        let y0 = DVector::from_element(1, 1.0);
+        let (mut y1, mut out) = (DVector::zeros(1), DVector::zeros(1));
+        let mut rk = Rk4::new(1);
+        rk.step(&mut sys, 0.0, &y0, 0.3, &mut y1);
+        rk.interpolate(&y0, 0.3, 1.0, &mut out);
+        assert!((out[0] - y1[0]).abs() < 1e-15);
+        rk.interpolate(&y0, 0.3, 0.0, &mut out);
+        assert_eq!(out[0], 1.0);
+        let mut dp = DormandPrince::new(1);
+        dp.step(&mut sys, 0.0, &y0, 0.3, &mut y1);
+        dp.interpolate(&y0, &y1, 0.3, 1.0, &mut out);
+        assert!((out[0] - y1[0]).abs() < 1e-15);
+        dp.interpolate(&y0, &y1, 0.3, 0.0, &mut out);
+        assert_eq!(out[0], 1.0);
+        // Inside, the local error is O(h^4) for RK4's (order 3) and O(h^5)
+        // for Dormand-Prince's (order 4): halving h divides it by 16 and 32.
+        for h in [0.2, 0.1, 0.05] {
+            let exact = |h: f64| (-0.5 * h).exp();
+            let (r1, d1) = dense(h, 0.5);
+            let (r2, d2) = dense(h / 2.0, 0.5);
+            let ratio = (r1 - exact(h)).abs() / (r2 - exact(h / 2.0)).abs();
+            assert!((15.0..17.0).contains(&ratio), "RK4, h = {h}: ratio {ratio}");
+            let ratio = (d1 - exact(h)).abs() / (d2 - exact(h / 2.0)).abs();
+            assert!((30.0..40.0).contains(&ratio), "DP, h = {h}: ratio {ratio}");
+        }
+    }
+
+    /// `x' = 1, y' = 2 (x - a)` from `x = 0, y = a^2 - d^2`: `x = t` and
+    /// `y = (t - a)^2 - d^2`, below 0 exactly on `(a - d, a + d)`. Returns
+    /// the event of `y >= 0` over [0, 1].
+    fn dip(method: Method, a: f64, d: f64) -> Option<f64> {
+        let mut sys = |_t: f64, y: &[f64], dy: &mut [f64]| {
+            dy[0] = 1.0;
+            dy[1] = 2.0 * (y[0] - a);
+        };
+        let mut it = Integrator::new(method, 2);
+        let mut y = DVector::from_vec(vec![0.0, a * a - d * d]);
+        match it
+            .integrate(&mut sys, 0.0, 1.0, &mut y, |_, y| y[1] >= 0.0, |_, _| {})
+            .expect("finite")
+        {
+            Outcome::Event(te) => {
+                assert!(y[1] < 0.0 && y[1] > -1e-12, "{}", y[1]);
+                Some(te)
+            }
+            Outcome::Reached => None,
+        }
+    }
+
+    #[test]
+    fn a_violation_inside_one_step_is_found() {
+        // The dip (0.426, 0.48) lies between the RK4 step ends 0.4 and 0.5,
+        // where the invariant holds: testing step ends alone misses it.
+        let (a, d) = (0.453, 0.027);
+        for k in 0..=10 {
+            let t = k as f64 / 10.0;
+            assert!((t - a) * (t - a) - d * d > 0.0);
+        }
+        for method in [Method::Rk4 { step: 0.1 }, Method::ADAPTIVE] {
+            let te = dip(method, a, d).expect("the dip is found");
+            assert!(
+                te - (a - d) >= -1e-14 && te - (a - d) <= 2.0 * EVENT_TOL,
+                "{method:?}: {te}"
+            );
+        }
+        // Every dip longer than the resolution is found, wherever it lies
+        // relative to the steps, at its start.
+        let d = 0.51 * EVENT_RESOLUTION;
+        for i in 0..100 {
+            let a = 0.2 + 0.0037 * i as f64;
+            for method in [Method::Rk4 { step: 0.1 }, Method::ADAPTIVE] {
+                let te = dip(method, a, d).expect("the dip is found");
+                assert!(
+                    te - (a - d) >= -1e-14 && te - (a - d) <= 2.0 * EVENT_TOL,
+                    "{method:?}, a = {a}: {te}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn too_many_test_points_are_an_error() {
+        // One RK4 step of 1e9 would need 1e11 test points: refused at once.
+        let mut sys = |_t: f64, _y: &[f64], dy: &mut [f64]| dy[0] = 1.0;
+        let mut it = Integrator::new(Method::Rk4 { step: 1e9 }, 1);
+        let mut y = DVector::from_element(1, 0.0);
+        let out = it.integrate(&mut sys, 0.0, 1e9, &mut y, |_, _| true, |_, _| {});
+        assert_eq!(out, Err(OdeError::TooManySteps(0.0)));
+        assert_eq!(y[0], 0.0);
     }
 
     #[test]

@@ -49,6 +49,9 @@ pub struct Sig {
     /// Relations with their arities (declared and defined ones).
     pub relations: Vec<(String, usize)>,
     pub functions: Vec<String>,
+    /// The order of the ODEs of each function (all of one function's ODEs
+    /// have one order), aligned with `functions`.
+    pub orders: Vec<u32>,
 }
 
 impl Sig {
@@ -56,6 +59,7 @@ impl Sig {
         Sig {
             relations: vec![("P".into(), 1), ("E".into(), 2), ("Won".into(), 0)],
             functions: vec!["f".into()],
+            orders: vec![1],
         }
     }
 }
@@ -419,6 +423,33 @@ impl Choices {
         }
     }
 
+    /// An arithmetic term (spec 1.2), as an ODE's right-hand side must be:
+    /// numbers, parameters (the scope's reals), function values of the
+    /// scope's elements, `+ - * /`, `^` and roots.
+    fn arith(&mut self, sig: &Sig, scope: &Scope, depth: u32) -> RealExpr {
+        let choice = if depth == 0 {
+            self.below(3)
+        } else {
+            self.below(10)
+        };
+        let sub = |s: &mut Self| Box::new(s.arith(sig, scope, depth.saturating_sub(1)));
+        match choice {
+            1 if !scope.reals.is_empty() => RealExpr::Var(self.pick(&scope.reals).clone()),
+            2 if !scope.elems.is_empty() && !sig.functions.is_empty() => RealExpr::Fun {
+                name: self.pick(&sig.functions).clone(),
+                element: self.pick(&scope.elems).clone(),
+            },
+            3 => RealExpr::Neg(sub(self)),
+            4 => RealExpr::Add(sub(self), sub(self)),
+            5 => RealExpr::Sub(sub(self), sub(self)),
+            6 => RealExpr::Mul(sub(self), sub(self)),
+            7 => RealExpr::Div(sub(self), sub(self)),
+            8 => RealExpr::Pow(sub(self), sub(self)),
+            9 => RealExpr::Root(2 + self.below(3) as u32, sub(self)),
+            _ => RealExpr::Const(self.nonneg()),
+        }
+    }
+
     // ---- structures ----
 
     fn structure(&mut self, relations: &[(String, usize)], functions: &[String]) -> Structure {
@@ -563,13 +594,14 @@ impl Choices {
             }
             // Every parameter shows up in the ODEs.
             for p in params {
+                let f = self.below(sig.functions.len());
                 dynamics.push(OdeEquation {
-                    function: self.pick(&sig.functions).clone(),
-                    order: 1 + self.below(2) as u32,
+                    function: sig.functions[f].clone(),
+                    order: sig.orders[f],
                     element: self.pick(&lhs_elems).clone(),
                     value: RealExpr::Add(
                         Box::new(RealExpr::Var(p.clone())),
-                        Box::new(self.real(sig, &lscope, 1)),
+                        Box::new(self.arith(sig, &lscope, 1)),
                     ),
                 });
             }
@@ -709,9 +741,11 @@ impl Choices {
             })
             .collect();
         let functions = self.distinct(FUNS, 0, 2);
+        let orders = functions.iter().map(|_| 1 + self.below(2) as u32).collect();
         let mut sig = Sig {
             relations: declared.clone(),
             functions: functions.clone(),
+            orders,
         };
 
         let mut defined_relations = Vec::new();
@@ -741,7 +775,7 @@ impl Choices {
 
         let num_locs = 1 + self.below(3);
         let closed = Scope::default();
-        let locations = (0..num_locs)
+        let mut locations: Vec<Location> = (0..num_locs)
             .map(|id| Location {
                 id,
                 players: players
@@ -764,8 +798,35 @@ impl Choices {
             })
             .collect();
 
-        let start = self.structure(&declared, &functions);
-        let model = self.flip().then(|| self.structure(&declared, &functions));
+        // Every parameter gets an interval: a rule with parameters that no
+        // label uses gets one in location 0.
+        for (r, rule) in rules.iter().enumerate() {
+            let used = locations.iter().any(|l| {
+                l.players
+                    .iter()
+                    .any(|p| p.moves.iter().any(|m| m.rule == rule.name))
+            });
+            if !used && !rule_params[r].is_empty() {
+                let label = self.label(rule, &rule_params[r], num_locs);
+                locations[0].players[0].moves.push(label);
+            }
+        }
+
+        // The structures may give the derivatives the ODEs keep (`x'` for
+        // an ODE of order 2).
+        let mut start_functions = functions.clone();
+        for rule in &rules {
+            for d in &rule.dynamics {
+                let name = format!("{}'", d.function);
+                if d.order == 2 && !start_functions.contains(&name) {
+                    start_functions.push(name);
+                }
+            }
+        }
+        let start = self.structure(&declared, &start_functions);
+        let model = self
+            .flip()
+            .then(|| self.structure(&declared, &start_functions));
         let start_elems: Vec<String> = start
             .elements()
             .map(|e| start.element_name(e).to_string())

@@ -8,10 +8,12 @@
 //! adds `t` to the k-th derivative of `f` on the element matched to `l`;
 //! the derivatives below `k` are state, see [`crate::continuous`]); all
 //! other function values stay constant. It is integrated from the current
-//! values to the least bound of the active moves, checking after every
-//! step the invariants of the active groups. Then:
+//! values to the least bound of the active moves, testing the invariants of
+//! the active groups at the test points of every step (at most
+//! [`crate::ode::EVENT_RESOLUTION`] apart, inside a step on the
+//! integrator's interpolant). Then:
 //! - if an invariant stops holding (the moment located by bisection, see
-//!   [`crate::ode`]), each group whose invariant fails there is applied at
+//!   [`crate::ode`] for what is found and how precisely), each group whose invariant fails there is applied at
 //!   that moment if its `post` holds after the application; if no such
 //!   group's `post` holds, those groups are dropped (their dynamics no
 //!   longer count, their moves' bounds neither) and time goes on;
