@@ -87,40 +87,70 @@ pub(crate) fn transform(
     if rules_of.is_empty() {
         return None;
     }
-    let mut t = Transform {
-        level,
-        rules_of: &rules_of,
-        negative,
-        copies: Vec::new(),
-        copy_of: HashMap::new(),
-        queue: VecDeque::new(),
-        used_as_is: HashSet::new(),
-        demand_rules: Vec::new(),
-        seen: HashSet::new(),
+    // Calls of a relation at one demand level share one copy, bound on the
+    // positions all of them bind: a copy bound on more positions than
+    // another call needs would repeat, per value of the extra positions, a
+    // recursion that does not use them (amazons.kif's rays, walked once
+    // per destination square instead of once per origin). Narrowing a copy
+    // narrows the calls in its rules, so this is repeated until every
+    // relation and level has one copy.
+    let mut narrow: HashMap<((Sym, usize), u8), u64> = HashMap::new();
+    let mut rounds = 0;
+    let (t, rules) = loop {
+        let mut t = Transform {
+            level,
+            rules_of: &rules_of,
+            negative,
+            narrow: &narrow,
+            copies: Vec::new(),
+            copy_of: HashMap::new(),
+            queue: VecDeque::new(),
+            used_as_is: HashSet::new(),
+            demand_rules: Vec::new(),
+            seen: HashSet::new(),
+        };
+        // The rules of the other relations are the roots; a relation that
+        // may be adorned keeps its own rules for the calls that bind nothing
+        // (and for `GdlGame::query`), unchanged when no such call is reached.
+        let mut rules = vec![None; desc.rules.len()];
+        for (i, r) in desc.rules.iter().enumerate() {
+            if !rules_of.contains_key(&(r.head.rel, r.head.args.len())) {
+                t.queue.push_back((None, i));
+            }
+        }
+        let mut copied = Vec::new();
+        while let Some((c, ri)) = t.queue.pop_front() {
+            let r = t.instance(&desc.rules[ri], c)?;
+            match c {
+                None => rules[ri] = Some(r),
+                Some(_) => copied.push(r),
+            }
+        }
+        let mut shared: HashMap<((Sym, usize), u8), u64> = HashMap::new();
+        for c in &t.copies {
+            *shared.entry((c.key, c.level)).or_insert(u64::MAX) &= c.bits;
+        }
+        if shared.len() == t.copies.len() {
+            let mut rules: Vec<Rule> = rules
+                .into_iter()
+                .zip(&desc.rules)
+                .map(|(t, r)| t.unwrap_or_else(|| r.clone()))
+                .collect();
+            rules.append(&mut copied);
+            break (t, rules);
+        }
+        // Each entry only loses positions, so this ends; the bound is a
+        // guard.
+        rounds += 1;
+        if rounds > 1000 {
+            return None;
+        }
+        for (k, b) in shared {
+            *narrow.entry(k).or_insert(u64::MAX) &= b;
+        }
     };
-    // The rules of the other relations are the roots; a relation that may
-    // be adorned keeps its own rules for the calls that bind nothing (and
-    // for `GdlGame::query`), unchanged when no such call is reached.
-    let mut rules = vec![None; desc.rules.len()];
-    for (i, r) in desc.rules.iter().enumerate() {
-        if !rules_of.contains_key(&(r.head.rel, r.head.args.len())) {
-            t.queue.push_back((None, i));
-        }
-    }
-    let mut copied = Vec::new();
-    while let Some((c, ri)) = t.queue.pop_front() {
-        let r = t.instance(&desc.rules[ri], c)?;
-        match c {
-            None => rules[ri] = Some(r),
-            Some(_) => copied.push(r),
-        }
-    }
-    let mut rules: Vec<Rule> = rules
-        .into_iter()
-        .zip(&desc.rules)
-        .map(|(t, r)| t.unwrap_or_else(|| r.clone()))
-        .collect();
-    rules.append(&mut copied);
+    let mut rules = rules;
+    let mut t = t;
     if t.copies.is_empty() {
         return None;
     }
@@ -180,6 +210,8 @@ struct Transform<'a> {
     /// The rules of each state- or move-level relation that may be adorned.
     rules_of: &'a HashMap<(Sym, usize), Vec<usize>>,
     negative: bool,
+    /// The positions a call may bind, per relation and demand level.
+    narrow: &'a HashMap<((Sym, usize), u8), u64>,
     copies: Vec<Adorned>,
     copy_of: HashMap<((Sym, usize), u64, u8), usize>,
     /// Rules still to adorn: (copy or the relation itself, rule of the
@@ -284,6 +316,7 @@ impl Transform<'_> {
                 );
             }
             let (bits, level, uses, with_head) = site;
+            let bits = bits & self.narrow.get(&(key, level)).copied().unwrap_or(u64::MAX);
             if bits == 0 {
                 if self.used_as_is.insert(key) {
                     for &ri in &self.rules_of[&key] {
