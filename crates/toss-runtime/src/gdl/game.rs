@@ -127,16 +127,19 @@ impl fmt::Debug for GdlGame {
 
 /// The program of the demand transformation of the description (see
 /// [`super::demand`]), if it applies, is stratified and leaves the level of
-/// every relation as it was.
+/// every relation as it was; if demand for negative literals breaks
+/// stratification, the transformation without it.
 fn with_demand(desc: &Description, prog: &Program) -> Option<Program> {
     let level = |s, a| prog.level_of(s, a).unwrap_or(0);
-    let (d, from) = super::demand::transform(desc, &level)?;
-    let p = Program::compile(&d, from).ok()?;
-    let same = prog
-        .rels
-        .iter()
-        .all(|r| p.level_of(r.sym, r.arity) == Some(r.level));
-    same.then_some(p)
+    [true, false].into_iter().find_map(|negative| {
+        let (d, from) = super::demand::transform(desc, &level, negative)?;
+        let p = Program::compile(&d, from).ok()?;
+        let same = prog
+            .rels
+            .iter()
+            .all(|r| p.level_of(r.sym, r.arity) == Some(r.level));
+        same.then_some(p)
+    })
 }
 
 impl GdlGame {

@@ -84,7 +84,7 @@ pub enum Literal {
 }
 
 /// A rule `(<= head body...)`; a fact when the body is empty.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Rule {
     pub head: Atom,
     pub body: Vec<Literal>,
