@@ -40,6 +40,7 @@
 //!   side set right elements' values; otherwise reused elements keep theirs,
 //!   copies take their source's values and new elements have 0.
 
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeSet;
 
 use crate::ir;
@@ -189,9 +190,92 @@ struct Step {
     distinct_from: Vec<usize>,
     /// `(relation, wanted)`: the unary tuples on `elem` among `checks`
     /// (wanted present) and `forbidden` (wanted absent; only without
-    /// nondistinct pairs), tested directly on the bitsets. Exactness makes
-    /// these the most common checks (`emb W, B`: the target is neither).
+    /// nondistinct pairs), and the source's relation when it is unary.
+    /// Matching intersects them into one candidate mask per step and state
+    /// (see [`StepMasks`]). Exactness makes these the most common checks
+    /// (`emb W, B`: the target is neither).
     unary: Vec<(RelId, bool)>,
+}
+
+/// Per matcher step, the live elements that pass the step's unary checks,
+/// computed when an enumeration first reaches the step: a candidate then
+/// costs one bit test instead of a look-up per unary relation. (Steps that
+/// are never reached, as in rules whose first element has no candidate,
+/// cost nothing.)
+struct StepMasks<'a> {
+    rule: &'a CompiledRule,
+    s: &'a Structure,
+    /// Words per step.
+    nw: usize,
+    /// Per step: a word that is 1 once the mask is computed, then the mask.
+    words: Vec<Cell<u64>>,
+}
+
+impl<'a> StepMasks<'a> {
+    /// Masks in the buffer `words`.
+    fn new(rule: &'a CompiledRule, s: &'a Structure, mut words: Vec<Cell<u64>>) -> StepMasks<'a> {
+        let nw = s.live().words().len();
+        words.clear();
+        words.resize((nw + 1) * rule.steps.len(), Cell::new(0));
+        StepMasks { rule, s, nw, words }
+    }
+
+    /// The mask of step `depth`.
+    #[inline]
+    fn of(&self, depth: usize) -> &[Cell<u64>] {
+        let start = depth * (self.nw + 1);
+        let mask = &self.words[start + 1..start + 1 + self.nw];
+        if self.words[start].get() == 0 {
+            self.words[start].set(1);
+            let live = self.s.live().words();
+            for (m, &l) in mask.iter().zip(live) {
+                m.set(l);
+            }
+            for &(r, want) in &self.rule.steps[depth].unary {
+                let set = self.s.unary(r).map_or(&[][..], |b| b.words());
+                for (i, m) in mask.iter().enumerate() {
+                    let b = set.get(i).copied().unwrap_or(0);
+                    m.set(m.get() & if want { b } else { !b });
+                }
+            }
+        }
+        mask
+    }
+}
+
+/// The buffers of one enumeration, kept per thread between enumerations
+/// (matching runs for every rule in every state; allocating them each time
+/// cost more than matching the rules that have no match).
+#[derive(Default)]
+struct Scratch {
+    assign: Vec<Elem>,
+    buf: Vec<Elem>,
+    masks: Vec<Cell<u64>>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Vec<Scratch>> = const { RefCell::new(Vec::new()) };
+}
+
+#[inline]
+fn words_contain(w: &[Cell<u64>], e: Elem) -> bool {
+    let i = e as usize;
+    i / 64 < w.len() && w[i / 64].get() >> (i % 64) & 1 == 1
+}
+
+/// The members of a set given as words, in increasing order.
+fn word_members(w: &[Cell<u64>]) -> impl Iterator<Item = Elem> + '_ {
+    w.iter().enumerate().flat_map(|(wi, w)| {
+        let mut w = w.get();
+        std::iter::from_fn(move || {
+            if w == 0 {
+                return None;
+            }
+            let b = w.trailing_zeros();
+            w &= w - 1;
+            Some(wi as Elem * 64 + b)
+        })
+    })
 }
 
 /// A tuple of the right side.
@@ -575,9 +659,22 @@ impl CompiledRule {
             }
             return cands.iter().all(|c| f(&[c], 0));
         }
-        let mut assign = vec![0 as Elem; self.lhs_names.len()];
-        let mut buf = Vec::with_capacity(4);
-        self.extend(s, 0, &mut assign, &mut buf, &mut filter, &mut f)
+        let mut sc = SCRATCH.with(|p| p.borrow_mut().pop()).unwrap_or_default();
+        sc.assign.clear();
+        sc.assign.resize(self.lhs_names.len(), 0);
+        let masks = StepMasks::new(self, s, std::mem::take(&mut sc.masks));
+        let found = self.extend(
+            s,
+            &masks,
+            0,
+            &mut sc.assign,
+            &mut sc.buf,
+            &mut filter,
+            &mut f,
+        );
+        sc.masks = masks.words;
+        SCRATCH.with(|p| p.borrow_mut().push(sc));
+        found
     }
 
     /// For a rule whose left side is one element constrained by unary
@@ -595,20 +692,12 @@ impl CompiledRule {
         {
             return None;
         }
-        let live = s.live().words();
-        let mut words: Vec<u64> = match step.source {
-            Source::All => live.to_vec(),
-            Source::Unary(r) => {
-                let set = s.unary(r)?.words();
-                live.iter()
-                    .enumerate()
-                    .map(|(i, l)| l & set.get(i).copied().unwrap_or(0))
-                    .collect()
-            }
-            Source::Succ(..) | Source::Pred(..) => return None,
-        };
+        if matches!(step.source, Source::Succ(..) | Source::Pred(..)) {
+            return None;
+        }
+        let mut words = s.live().words().to_vec();
         for &(r, want) in &step.unary {
-            let set = s.unary(r)?.words();
+            let set = s.unary(r).map_or(&[][..], |b| b.words());
             for (i, w) in words.iter_mut().enumerate() {
                 let b = set.get(i).copied().unwrap_or(0);
                 *w &= if want { b } else { !b };
@@ -619,9 +708,11 @@ impl CompiledRule {
         Some(out)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn extend(
         &self,
         s: &Structure,
+        masks: &StepMasks<'_>,
         depth: usize,
         assign: &mut Vec<Elem>,
         buf: &mut Vec<Elem>,
@@ -638,16 +729,11 @@ impl CompiledRule {
             return f(assign, mask);
         };
         let allowed = filter(depth, assign);
+        let mask = masks.of(depth);
         let mut try_one = |c: Elem, assign: &mut Vec<Elem>, buf: &mut Vec<Elem>| -> bool {
-            if step.distinct_from.iter().any(|&o| assign[o] == c)
+            if !words_contain(mask, c)
+                || step.distinct_from.iter().any(|&o| assign[o] == c)
                 || allowed.as_ref().is_some_and(|set| !set.contains(c))
-            {
-                return true;
-            }
-            if step
-                .unary
-                .iter()
-                .any(|&(r, want)| s.unary(r).is_some_and(|b| b.contains(c)) != want)
             {
                 return true;
             }
@@ -666,22 +752,14 @@ impl CompiledRule {
             {
                 return true;
             }
-            self.extend(s, depth + 1, assign, buf, filter, f)
+            self.extend(s, masks, depth + 1, assign, buf, filter, f)
         };
         match step.source {
-            Source::All => {
-                for c in s.elements() {
+            // The mask holds the live members of the source's relation.
+            Source::All | Source::Unary(_) => {
+                for c in word_members(mask) {
                     if !try_one(c, assign, buf) {
                         return false;
-                    }
-                }
-            }
-            Source::Unary(r) => {
-                if let Some(set) = s.unary(r) {
-                    for c in set.iter() {
-                        if s.is_live(c) && !try_one(c, assign, buf) {
-                            return false;
-                        }
                     }
                 }
             }
@@ -947,14 +1025,17 @@ fn plan(
     let mut bound = vec![false; nl];
     let mut steps: Vec<Step> = Vec::with_capacity(nl);
     for _ in 0..nl {
-        let mut best: Option<(f64, usize, Source)> = None;
+        let mut best: Option<(f64, usize, Source, Option<usize>)> = None;
         for x in 0..nl {
             if bound[x] {
                 continue;
             }
             let mut cost = n;
             let mut source = Source::All;
-            for t in required {
+            // The required tuple the source enumerates (holds by
+            // construction, so it is not checked again).
+            let mut source_tuple = None;
+            for (i, t) in required.iter().enumerate() {
                 if !t.args.contains(&x) {
                     continue;
                 }
@@ -963,27 +1044,32 @@ fn plan(
                     if len < cost {
                         cost = len;
                         source = Source::Unary(t.rel);
+                        source_tuple = Some(i);
                     }
                 } else if t.args.len() == 2 {
                     let avg = (len / n).max(1.0);
                     if t.args[0] != x && bound[t.args[0]] && t.args[1] == x && avg < cost {
                         cost = avg;
                         source = Source::Succ(t.rel, t.args[0]);
+                        source_tuple = Some(i);
                     } else if t.args[1] != x && bound[t.args[1]] && t.args[0] == x && avg < cost {
                         cost = avg;
                         source = Source::Pred(t.rel, t.args[1]);
+                        source_tuple = Some(i);
                     }
                 }
             }
             if best.as_ref().is_none_or(|b| cost < b.0) {
-                best = Some((cost, x, source));
+                best = Some((cost, x, source, source_tuple));
             }
         }
-        let Some((_, x, source)) = best else { break };
+        let Some((_, x, source, source_tuple)) = best else {
+            break;
+        };
         bound[x] = true;
         let newly = |args: &[usize]| args.contains(&x) && args.iter().all(|&a| bound[a]);
         let checks = (0..required.len())
-            .filter(|&i| newly(&required[i].args))
+            .filter(|&i| newly(&required[i].args) && Some(i) != source_tuple)
             .collect();
         let forb = (0..forbidden.len())
             .filter(|&i| newly(&forbidden[i].args))
@@ -1004,6 +1090,9 @@ fn plan(
             }
             keep
         });
+        if let Source::Unary(r) = source {
+            unary.push((r, true));
+        }
         if !has_nondistinct {
             forb.retain(|&i| {
                 let keep = !is_unary(&forbidden[i]);

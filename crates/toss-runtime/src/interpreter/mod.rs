@@ -49,7 +49,7 @@
 //!
 //! Payoffs in non-terminal states are just the terms' current values.
 
-use crate::solver::{FormulaId, RealId, Solver, SolverError};
+use crate::solver::{FormulaId, RealId, SetMemo, Solver, SolverError};
 
 use crate::continuous::{CompiledTerms, ContinuousRule, derivative_name};
 use crate::game::{Game, Rng, uniform01};
@@ -997,11 +997,12 @@ impl Interpreter {
         k: usize,
         assign: &[Elem],
         params: &[f64],
+        memo: &mut SetMemo,
     ) -> Option<BitSet> {
         let mut out: Option<BitSet> = None;
         for (f, consts) in ri.step_sets.get(k)? {
             let cs: Vec<Elem> = consts.iter().map(|&i| assign[i]).collect();
-            let set = self.solver.set_of(s, *f, &cs, params);
+            let set = self.solver.set_of_memo(s, *f, &cs, params, memo);
             out = Some(match out {
                 None => set,
                 Some(mut acc) => {
@@ -1025,7 +1026,7 @@ impl Interpreter {
                 }
                 let found = !ri.rule.for_each_match_filtered(
                     &s.structure,
-                    |k, assign| self.step_set(ri, &s.structure, k, assign, params),
+                    |k, assign| self.step_set(ri, &s.structure, k, assign, params, &mut cache.1),
                     |elems, opt| !self.match_ok(ri, &s.structure, elems, opt, params),
                 );
                 if found {
@@ -1045,7 +1046,12 @@ impl Interpreter {
         cache: &mut PreCache,
     ) {
         let ri = &self.rules[label.rule];
-        let mut all: Option<Vec<Match>> = None;
+        // The matches, computed at most once per label (choices without
+        // set-at-a-time conjuncts share them).
+        let mut all = MATCH_BUFFERS
+            .with(|b| b.borrow_mut().pop())
+            .unwrap_or_default();
+        let mut have_all = false;
         let filtered = ri.pre.is_some() || ri.post.is_some();
         let last = label.choices.len().saturating_sub(1);
         for (ci, (time, params)) in label.choices.iter().enumerate() {
@@ -1055,53 +1061,53 @@ impl Interpreter {
             if ri.step_sets.iter().any(|v| !v.is_empty()) {
                 // Parts of `pre` restrict the matcher per choice: only
                 // their matches are listed.
-                let mut ok = Vec::new();
                 ri.rule.matches_where(
                     &s.structure,
-                    &mut ok,
-                    |k, assign| self.step_set(ri, &s.structure, k, assign, params),
+                    &mut all,
+                    |k, assign| self.step_set(ri, &s.structure, k, assign, params, &mut cache.1),
                     |_| true,
                 );
                 if filtered {
-                    ok.retain(|m| self.match_ok(ri, &s.structure, &m.elems, m.optional, params));
+                    all.retain(|m| self.match_ok(ri, &s.structure, &m.elems, m.optional, params));
                 }
-                self.push_moves(li, label, *time, params, ok, out);
+                self.push_moves(li, label, *time, params, &mut all, out);
                 continue;
             }
-            let all = all.get_or_insert_with(|| {
-                // Room for a typical board position's matches at once.
-                let mut v = Vec::with_capacity(64);
-                ri.rule.matches(&s.structure, &mut v);
-                v
-            });
-            // The matches of this choice; the last choice takes the list.
-            let ok: Vec<Match> = if filtered && ci == last {
-                let mut v = std::mem::take(all);
-                v.retain(|m| self.match_ok(ri, &s.structure, &m.elems, m.optional, params));
-                v
-            } else if filtered {
-                all.iter()
-                    .filter(|m| self.match_ok(ri, &s.structure, &m.elems, m.optional, params))
-                    .cloned()
-                    .collect()
-            } else if ci == last {
-                std::mem::take(all)
+            if !have_all {
+                ri.rule.matches(&s.structure, &mut all);
+                have_all = true;
+            }
+            if ci == last {
+                // The last choice takes the list.
+                if filtered {
+                    all.retain(|m| self.match_ok(ri, &s.structure, &m.elems, m.optional, params));
+                }
+                self.push_moves(li, label, *time, params, &mut all, out);
             } else {
-                all.clone()
-            };
-            self.push_moves(li, label, *time, params, ok, out);
+                let mut ok: Vec<Match> = all
+                    .iter()
+                    .filter(|m| {
+                        !filtered || self.match_ok(ri, &s.structure, &m.elems, m.optional, params)
+                    })
+                    .cloned()
+                    .collect();
+                self.push_moves(li, label, *time, params, &mut ok, out);
+            }
         }
+        all.clear();
+        MATCH_BUFFERS.with(|b| b.borrow_mut().push(all));
     }
 
     /// The moves of label `li` for one choice of time and parameters, from
-    /// the matches `ok` that pass `pre` and `post`, by multiplicity.
+    /// the matches `ok` that pass `pre` and `post`, by multiplicity (`ok`
+    /// is left empty).
     fn push_moves(
         &self,
         li: usize,
         label: &LabelInfo,
         time: Option<f64>,
         params: &[f64],
-        ok: Vec<Match>,
+        ok: &mut Vec<Match>,
         out: &mut Vec<Move>,
     ) {
         let mk = |matches: Matches| Move {
@@ -1111,19 +1117,20 @@ impl Interpreter {
             params: params.to_vec(),
         };
         match label.multiplicity {
-            Multiplicity::One => out.extend(ok.into_iter().map(|m| mk(Matches::One(m)))),
+            Multiplicity::One => out.extend(ok.drain(..).map(|m| mk(Matches::One(m)))),
             Multiplicity::All => {
                 if !ok.is_empty() {
-                    out.push(mk(Matches::Many(ok)));
+                    out.push(mk(Matches::Many(std::mem::take(ok))));
                 }
             }
             Multiplicity::Any => {
                 let mut sets = Vec::new();
-                disjoint_sets(&ok, 0, &mut Vec::new(), &mut sets);
+                disjoint_sets(ok, 0, &mut Vec::new(), &mut sets);
                 out.extend(
                     sets.into_iter()
                         .map(|set| mk(Matches::Many(set.iter().map(|&i| ok[i].clone()).collect()))),
                 );
+                ok.clear();
             }
         }
     }
@@ -1132,8 +1139,16 @@ impl Interpreter {
 /// Values of independent preconditions (sentences like `not WinQ()`) on one
 /// state, per formula and parameter values: all labels of a state that share
 /// a precondition evaluate it once.
+/// It also keeps the state-only parts of the set-at-a-time conjuncts.
 #[derive(Default)]
-struct PreCache(Vec<(FormulaId, Vec<f64>, bool)>);
+struct PreCache(Vec<(FormulaId, Vec<f64>, bool)>, SetMemo);
+
+thread_local! {
+    /// Buffers for the matches of one label, kept between labels and
+    /// states (a board position has tens to thousands of matches).
+    static MATCH_BUFFERS: std::cell::RefCell<Vec<Vec<Match>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
 
 impl Interpreter {
     fn player_moves(&self, s: &State, player: usize, out: &mut Vec<Move>, cache: &mut PreCache) {

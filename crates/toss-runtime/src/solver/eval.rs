@@ -68,6 +68,10 @@ pub(crate) struct Env {
     pub s: Vec<BitSet>,
     pub locals: Vec<TupleSet>,
     pub caches: Vec<HashMap<Vec<u64>, TupleSet>>,
+    /// Values of the [`SetExpr::Memo`](super::unary::SetExpr::Memo) slots
+    /// on the current structure, when the caller keeps them between calls
+    /// (empty otherwise: every memo is evaluated).
+    pub memo: Vec<Option<super::unary::Words>>,
 }
 
 impl Env {
@@ -80,6 +84,7 @@ impl Env {
                 .map(|_| TupleSet::Hash(HashSet::new()))
                 .collect(),
             caches: (0..c.n_cache).map(|_| HashMap::new()).collect(),
+            memo: Vec::new(),
         }
     }
 
@@ -96,6 +101,7 @@ impl Env {
             .extend((0..c.n_local).map(|_| TupleSet::Hash(HashSet::new())));
         self.caches.clear();
         self.caches.extend((0..c.n_cache).map(|_| HashMap::new()));
+        self.memo.clear();
     }
 }
 

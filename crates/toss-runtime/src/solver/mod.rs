@@ -154,6 +154,8 @@ pub(crate) struct Compiled {
     pub n_s: u32,
     pub n_local: u32,
     pub n_cache: u32,
+    /// Memo slots of a set expression ([`unary::memoize`]).
+    pub n_memo: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -211,6 +213,11 @@ impl Rows {
             .any(|r| r == t)
     }
 }
+
+/// The values, on one structure, of the parts of set formulas that depend
+/// on the structure only (see [`Solver::set_of_memo`]).
+#[derive(Default)]
+pub struct SetMemo(Vec<(u32, Vec<Option<unary::Words>>)>);
 
 /// Evaluates formulas and real terms on structures of one signature.
 #[derive(Clone, Debug)]
@@ -320,6 +327,7 @@ impl Solver {
             budget: std::cell::Cell::new(plan::MAX_TOTAL_BRANCHES),
         };
         let mut free = Vec::new();
+        let mut n_memo = 0;
         let body = match source {
             Source::Formula(f) => Body::Formula(planner.formula(c.formula(f)?)),
             Source::Real(t) => Body::Real(planner.term(c.term(t)?)),
@@ -340,7 +348,7 @@ impl Solver {
                 free.push(x);
                 let node = c.formula(f)?;
                 match planner.set_expr(&node, x, &[x], None) {
-                    Some(e) => Body::Set(e),
+                    Some(e) => Body::Set(unary::memoize(e, &mut n_memo)),
                     None => {
                         return Err(SolverError {
                             message: "not a set expression".into(),
@@ -359,6 +367,7 @@ impl Solver {
             n_s: c.n_s,
             n_local: c.n_local,
             n_cache: c.n_cache,
+            n_memo,
         })
     }
 
@@ -463,6 +472,44 @@ impl Solver {
         })
     }
 
+    /// [`Solver::set_of`], keeping in `memo` the parts of the formula that
+    /// depend on the structure only, for later calls on the same structure
+    /// (with any constants and parameters). A memo must be used with one
+    /// structure only (a fresh one per state).
+    pub fn set_of_memo(
+        &self,
+        s: &Structure,
+        f: FormulaId,
+        constants: &[Elem],
+        params: &[f64],
+        memo: &mut SetMemo,
+    ) -> BitSet {
+        let c = self.pick(f.0, s);
+        if c.n_memo == 0 {
+            return self.set_of(s, f, constants, params);
+        }
+        let ev = Ev { sv: self, st: s };
+        let i = match memo.0.iter().position(|(id, _)| *id == f.0) {
+            Some(i) => i,
+            None => {
+                memo.0.push((f.0, vec![None; c.n_memo as usize]));
+                memo.0.len() - 1
+            }
+        };
+        let mut slots = std::mem::take(&mut memo.0[i].1);
+        let out = Self::with_env(c, constants, params, |env| {
+            std::mem::swap(&mut env.memo, &mut slots);
+            let out = match &c.body {
+                Body::Set(e) => unary::to_bitset(ev.set_words(e, env, &[])),
+                _ => panic!("set_of_memo() called on a formula not compiled by compile_set()"),
+            };
+            std::mem::swap(&mut env.memo, &mut slots);
+            out
+        });
+        memo.0[i].1 = slots;
+        out
+    }
+
     fn pick(&self, id: u32, s: &Structure) -> &Compiled {
         let e = &self.entries[id as usize];
         match (&e.tabled, &self.tables_live) {
@@ -492,15 +539,18 @@ impl Solver {
     ) -> R {
         assert_eq!(constants.len(), c.n_const, "wrong number of constants");
         assert_eq!(params.len(), c.n_param, "wrong number of real parameters");
+        // Boxed, so that taking one from the pool and returning it moves a
+        // pointer, not the slot vectors.
         thread_local! {
-            static POOL: std::cell::RefCell<Vec<Env>> = const { std::cell::RefCell::new(Vec::new()) };
+            #[allow(clippy::vec_box)]
+            static POOL: std::cell::RefCell<Vec<Box<Env>>> = const { std::cell::RefCell::new(Vec::new()) };
         }
         let mut env = match POOL.with(|p| p.borrow_mut().pop()) {
             Some(mut env) => {
                 env.reset(c);
                 env
             }
-            None => Env::new(c),
+            None => Box::new(Env::new(c)),
         };
         env.e[..constants.len()].copy_from_slice(constants);
         env.r[..params.len()].copy_from_slice(params);

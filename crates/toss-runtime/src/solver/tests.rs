@@ -1163,13 +1163,23 @@ fn set_evaluation_agrees_with_naive_evaluation() {
         if round % 2 == 1 {
             sv.set_stable_from(&s);
         }
-        for (f, id) in &formulas {
-            let want: Vec<Elem> = s
-                .elements()
-                .filter(|&a| naive(&s, f, &mut vec![("x".to_string(), a)]))
-                .collect();
-            let got: Vec<Elem> = sv.set_of(&s, *id, &[], &[]).iter().collect();
-            assert_eq!(got, want, "{f:?}");
+        // With one memo for the structure, each formula twice: the second
+        // time its structure-only parts come from the memo.
+        let mut memo = SetMemo::default();
+        for _ in 0..2 {
+            for (f, id) in &formulas {
+                let want: Vec<Elem> = s
+                    .elements()
+                    .filter(|&a| naive(&s, f, &mut vec![("x".to_string(), a)]))
+                    .collect();
+                let got: Vec<Elem> = sv.set_of(&s, *id, &[], &[]).iter().collect();
+                assert_eq!(got, want, "{f:?}");
+                let memoized: Vec<Elem> = sv
+                    .set_of_memo(&s, *id, &[], &[], &mut memo)
+                    .iter()
+                    .collect();
+                assert_eq!(memoized, want, "{f:?} with a memo");
+            }
         }
     }
 }
@@ -1281,6 +1291,7 @@ fn closures_from_a_bound_element_as_sets() {
         if round % 2 == 1 {
             sv.set_stable_from(&s);
         }
+        let mut memo = SetMemo::default();
         for (f, (set, tuple)) in formulas.iter().zip(&ids) {
             for c in s.elements() {
                 let want: Vec<Elem> = s
@@ -1289,6 +1300,51 @@ fn closures_from_a_bound_element_as_sets() {
                     .collect();
                 let got: Vec<Elem> = sv.set_of(&s, *set, &[c], &[]).iter().collect();
                 assert_eq!(got, want, "{f:?} from {c}");
+                let memoized: Vec<Elem> = sv
+                    .set_of_memo(&s, *set, &[c], &[], &mut memo)
+                    .iter()
+                    .collect();
+                assert_eq!(memoized, want, "{f:?} from {c} with a memo");
+            }
+        }
+        // Steps onto elements outside P or onto `d` (an amazon's arrow may
+        // fly over the square it left): `not P` depends on the structure
+        // only, and is evaluated once for all `c` and `d` with a memo.
+        let free = tc(
+            None,
+            &["c"],
+            &["x"],
+            and(vec![
+                rel("E", &["c", "x"]),
+                or(vec![not(rel("P", &["x"])), eq("x", "d")]),
+            ]),
+        );
+        let mut sv = Solver::new(&s, &[]).expect("solver");
+        if round % 2 == 1 {
+            sv.set_stable(&[e]);
+        }
+        let set = sv
+            .compile_set(&free, "x", &["c", "d"], &[])
+            .expect("compiles")
+            .expect("in the fragment");
+        let tuple = sv
+            .compile_formula(&free, &["c", "d", "x"], &[])
+            .expect("compiles");
+        if round % 2 == 1 {
+            sv.set_stable_from(&s);
+        }
+        let mut memo = SetMemo::default();
+        for c in s.elements() {
+            for d in s.elements().take(4) {
+                let want: Vec<Elem> = s
+                    .elements()
+                    .filter(|&x| sv.holds(&s, tuple, &[c, d, x], &[]))
+                    .collect();
+                let got: Vec<Elem> = sv
+                    .set_of_memo(&s, set, &[c, d], &[], &mut memo)
+                    .iter()
+                    .collect();
+                assert_eq!(got, want, "from {c} with {d}");
             }
         }
     }

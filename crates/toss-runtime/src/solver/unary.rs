@@ -62,6 +62,86 @@ pub(crate) enum SetExpr {
     /// from `src` (with `reverse`: the elements from which `src` is
     /// reached).
     Closure(Box<Closure>),
+    /// A subexpression that depends on the structure only (see
+    /// [`memoize`]): with a memo (`Env::memo`), computed once per
+    /// structure and reused by later calls.
+    Memo {
+        slot: u32,
+        body: Box<SetExpr>,
+    },
+}
+
+/// Whether `e` depends on the structure only: no element given from outside
+/// the expression, no iterate of an enclosing fixed point (`own_ok`: the
+/// iterate is that of a fixed point inside `e`), and no closed formula
+/// (which may read constants and parameters).
+fn state_only(e: &SetExpr, own_ok: bool) -> bool {
+    match e {
+        SetExpr::All | SetExpr::Empty | SetExpr::Unary(_) | SetExpr::Memo { .. } => true,
+        SetExpr::Own => own_ok,
+        SetExpr::Point(_) | SetExpr::Closed(_) => false,
+        SetExpr::Not(a) | SetExpr::NonEmpty(a) => state_only(a, own_ok),
+        SetExpr::And(xs) | SetExpr::Or(xs) => xs.iter().all(|x| state_only(x, own_ok)),
+        SetExpr::Image { arg, .. } => state_only(arg, own_ok),
+        SetExpr::Fix { body, .. } => state_only(body, true),
+        SetExpr::Closure(c) => {
+            state_only(&c.src, own_ok)
+                && state_only(&c.from_cond, own_ok)
+                && state_only(&c.to_cond, own_ok)
+        }
+    }
+}
+
+/// Wraps the largest subexpressions of `e` that depend on the structure
+/// only, and cost more than a look-up, in [`SetExpr::Memo`] with slots
+/// numbered from `*next`. Sets evaluated once per candidate (the squares
+/// an amazon reaches, per amazon and per destination) share, within one
+/// state, parts like the set of empty squares.
+pub(crate) fn memoize(e: SetExpr, next: &mut u32) -> SetExpr {
+    let trivial = matches!(
+        e,
+        SetExpr::All | SetExpr::Empty | SetExpr::Unary(_) | SetExpr::Memo { .. }
+    );
+    if !trivial && state_only(&e, false) {
+        let slot = *next;
+        *next += 1;
+        return SetExpr::Memo {
+            slot,
+            body: Box::new(e),
+        };
+    }
+    let mut m = |x: SetExpr| memoize(x, next);
+    match e {
+        SetExpr::Not(a) => SetExpr::Not(Box::new(m(*a))),
+        SetExpr::NonEmpty(a) => SetExpr::NonEmpty(Box::new(m(*a))),
+        SetExpr::And(xs) => SetExpr::And(xs.into_iter().map(m).collect()),
+        SetExpr::Or(xs) => SetExpr::Or(xs.into_iter().map(m).collect()),
+        SetExpr::Image {
+            rel,
+            forward,
+            arg,
+            shifts,
+        } => SetExpr::Image {
+            rel,
+            forward,
+            arg: Box::new(m(*arg)),
+            shifts,
+        },
+        SetExpr::Fix { greatest, body } => SetExpr::Fix {
+            greatest,
+            body: Box::new(m(*body)),
+        },
+        SetExpr::Closure(c) => {
+            let c = *c;
+            SetExpr::Closure(Box::new(Closure {
+                src: m(c.src),
+                from_cond: m(c.from_cond),
+                to_cond: m(c.to_cond),
+                ..c
+            }))
+        }
+        e => e,
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -624,6 +704,16 @@ impl Ev<'_> {
                 }
             }
             SetExpr::Fix { greatest, body } => self.fix_words(body, *greatest, env),
+            SetExpr::Memo { slot, body } => {
+                if let Some(Some(w)) = env.memo.get(*slot as usize) {
+                    return w.clone();
+                }
+                let w = self.set_words(body, env, own);
+                if let Some(m) = env.memo.get_mut(*slot as usize) {
+                    *m = Some(w.clone());
+                }
+                w
+            }
             SetExpr::NonEmpty(a) => {
                 if self.set_words(a, env, own).iter().any(|&x| x != 0) {
                     self.words_of(self.st.live(), nw)
