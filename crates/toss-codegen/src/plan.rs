@@ -2255,7 +2255,13 @@ fn renumber_num(n: &mut Num, map: &mut BTreeMap<usize, usize>) {
             renumber_num(b, map);
         }
         Num::Fun(_, b) => renumber_bound(b, map),
-        Num::Const(_) | Num::Cond(_) => {}
+        Num::Sum { var, over, body } => {
+            let next = map.len();
+            *var = *map.entry(*var).or_insert(next);
+            renumber_set(over, map);
+            renumber_num(body, map);
+        }
+        Num::Const(_) | Num::Cond(_) | Num::Solver(_) => {}
     }
 }
 
