@@ -63,7 +63,8 @@ enum Command {
     Match {
         file: PathBuf,
         /// One per player: random, uct:iters=N, uct:time=S, uct+heur:iters=N,
-        /// alphabeta:depth=D; options c=, threads=, heur=existential|rule, playout=.
+        /// alphabeta:depth=D; options c=, threads=, heur=existential|rule,
+        /// playout=evaluate|random|basic|cutoffK (K random turns, then the evaluation).
         #[arg(long = "player", required = true)]
         players: Vec<toss::matches::PlayerSpec>,
         /// Number of games.

@@ -110,11 +110,17 @@ impl std::str::FromStr for PlayerSpec {
                         "evaluate" => PlayoutPolicy::Evaluate,
                         "random" => PlayoutPolicy::Random,
                         "basic" => PlayoutPolicy::Basic,
-                        _ => {
-                            return Err(format!(
-                                "`{arg}`: expected playout=evaluate, random or basic"
-                            ));
-                        }
+                        _ => match value.strip_prefix("cutoff") {
+                            Some(k) if k.parse::<u32>().is_ok_and(|k| k > 0) => {
+                                PlayoutPolicy::Cutoff(k.parse().unwrap_or(1))
+                            }
+                            _ => {
+                                return Err(format!(
+                                    "`{arg}`: expected playout=evaluate, random, basic or \
+                                     cutoffK (K random turns, then the evaluation; K >= 1)"
+                                ));
+                            }
+                        },
                     })
                 }
                 _ => return Err(format!("`{key}` is not an option of `{head}`")),

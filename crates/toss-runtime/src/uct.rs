@@ -168,6 +168,13 @@ pub enum PlayoutPolicy {
     /// evaluated once with the evaluation game and a regret-minimising one
     /// is played.
     Basic,
+    /// Uniformly random moves for at most this many turns, then one
+    /// evaluation of the position reached (its payoffs if the play ended).
+    /// A short random tail lets the tree see the tactics just below a node
+    /// while the evaluation judges the position instead of a long random
+    /// play: the evaluation cutoff of MCTS programs for Breakthrough-like
+    /// games, where random playouts say little about a position.
+    Cutoff(u32),
 }
 
 /// Parameters of the search.
@@ -461,6 +468,15 @@ impl Search {
             PlayoutPolicy::Random => {
                 let (_, p) = game.random_playout_from(s, rng, cfg.max_playout_plies);
                 w.pay.copy_from_slice(&p);
+            }
+            PlayoutPolicy::Cutoff(turns) => {
+                let (_, p) = game.random_playout_from(s, rng, turns as usize);
+                game.movers(s, &mut w.movers);
+                if w.movers.is_empty() {
+                    w.pay.copy_from_slice(&p);
+                } else {
+                    eval.evaluate(game, s, rng, &mut w.pay);
+                }
             }
             PlayoutPolicy::Basic => {
                 let np = game.num_players();

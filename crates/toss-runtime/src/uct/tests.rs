@@ -247,3 +247,54 @@ fn tic_tac_toe_uct_speed() {
         );
     }
 }
+
+/// An evaluation game that reports the number of marks on the board.
+struct MarksOnBoard;
+
+impl Evaluator<Interpreter> for MarksOnBoard {
+    fn evaluate(&self, _: &Interpreter, s: &State, _: &mut Rng, out: &mut [f64]) {
+        let st = &s.structure;
+        let marks: usize = ["P", "Q"]
+            .iter()
+            .map(|r| st.relation_len(st.relation(r).expect("tic-tac-toe has P and Q")))
+            .sum();
+        out.fill(marks as f64);
+    }
+}
+
+/// `Cutoff(k)` plays k random turns and then evaluates the position
+/// reached once; a play that ends before that gets its payoffs instead.
+#[test]
+fn cutoff_playout_evaluates_after_k_turns() {
+    let g = Interpreter::new(&tic_tac_toe()).expect("loads");
+    let start = g.initial_state();
+    let mut w = Work::<Interpreter>::new(2);
+    for seed in 0..20 {
+        let mut rng = rng_from_seed(seed);
+        for k in 1..=4 {
+            let cfg = UctConfig {
+                playout: PlayoutPolicy::Cutoff(k),
+                ..UctConfig::default()
+            };
+            let mut s = start.clone();
+            Search::playout(&cfg, &g, &MarksOnBoard, &mut s, &mut rng, &mut w);
+            // No line of three before the fifth mark: the evaluation ran
+            // on a board with exactly k marks.
+            assert_eq!(w.pay, vec![k as f64; 2]);
+        }
+        // Ten turns always reach the end: the payoffs, never the marks.
+        let cfg = UctConfig {
+            playout: PlayoutPolicy::Cutoff(10),
+            ..UctConfig::default()
+        };
+        let mut s = start.clone();
+        Search::playout(&cfg, &g, &MarksOnBoard, &mut s, &mut rng, &mut w);
+        let mut movers = Vec::new();
+        g.movers(&s, &mut movers);
+        assert!(movers.is_empty());
+        let mut pay = vec![0.0; 2];
+        g.payoffs(&s, &mut pay);
+        assert_eq!(w.pay, pay);
+        assert!(pay.iter().all(|&p| p.abs() <= 1.0));
+    }
+}
