@@ -26,6 +26,13 @@ pub struct PlayerSpec {
     pub threads: usize,
     pub heuristic: HeuristicKind,
     pub playout: Option<PlayoutPolicy>,
+    /// E: evaluation plays in each new child (spec 3.1).
+    pub evals: u32,
+    /// E' (1 <= E' <= E): the visit count a new child starts with, the
+    /// weight of its evaluation against the later plays through it.
+    pub weight: u32,
+    /// The heuristic h of a player becomes the payoff `tanh(h / scale)`.
+    pub scale: Option<f64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,6 +72,9 @@ impl std::str::FromStr for PlayerSpec {
             threads: 1,
             heuristic: HeuristicKind::Existential,
             playout: None,
+            evals: 1,
+            weight: 1,
+            scale: None,
         };
         for arg in args.split(',').filter(|a| !a.is_empty()) {
             let (key, value) = arg
@@ -105,6 +115,19 @@ impl std::str::FromStr for PlayerSpec {
                         }
                     }
                 }
+                "evals" if matches!(kind, Kind::Uct | Kind::UctHeuristic) => {
+                    spec.evals = count()?.clamp(1, 1 << 20) as u32
+                }
+                "weight" if matches!(kind, Kind::Uct | Kind::UctHeuristic) => {
+                    spec.weight = count()?.clamp(1, 1 << 20) as u32
+                }
+                "scale" if matches!(kind, Kind::UctHeuristic) => {
+                    let x = number()?;
+                    if !(x > 0.0 && x.is_finite()) {
+                        return Err(format!("`{arg}`: the scale must be a positive number"));
+                    }
+                    spec.scale = Some(x);
+                }
                 "playout" if matches!(kind, Kind::Uct | Kind::UctHeuristic) => {
                     spec.playout = Some(match value {
                         "evaluate" => PlayoutPolicy::Evaluate,
@@ -125,6 +148,17 @@ impl std::str::FromStr for PlayerSpec {
                 }
                 _ => return Err(format!("`{key}` is not an option of `{head}`")),
             }
+        }
+        if spec.weight > spec.evals {
+            if text.contains("evals=") {
+                return Err(format!(
+                    "`{text}`: weight={} exceeds evals={}; spec 3.1 has 1 <= E' <= E",
+                    spec.weight, spec.evals
+                ));
+            }
+            // A deterministic evaluation repeated E times is the same
+            // sample, so `weight=K` alone means E = E' = K.
+            spec.evals = spec.weight;
         }
         Ok(spec)
     }
@@ -150,6 +184,8 @@ where
         c: spec.c.unwrap_or(UctConfig::default().c),
         threads: spec.threads,
         playout: spec.playout.unwrap_or(PlayoutPolicy::Random),
+        evals: spec.evals,
+        evals_weight: spec.weight,
         ..UctConfig::default()
     };
     Ok(match spec.kind {
@@ -193,16 +229,27 @@ where
             ..HeuristicConfig::default()
         };
         let h = derive(game, &cfg);
-        HeuristicEval::new(game, interp, &h)
-            .map_err(|e| format!("the derived heuristic does not compile: {e}"))
+        let mut e = HeuristicEval::new(game, interp, &h)
+            .map_err(|e| format!("the derived heuristic does not compile: {e}"))?;
+        if let Some(scale) = spec.scale {
+            e.map.scale = scale;
+        }
+        Ok::<_, String>(e)
     };
     let uct_config = |default_playout| UctConfig {
         c: spec.c.unwrap_or(UctConfig::default().c),
         threads: spec.threads,
         playout: spec.playout.unwrap_or(default_playout),
+        evals: spec.evals,
+        evals_weight: spec.weight,
         ..UctConfig::default()
     };
-    let compiled = CompiledHeuristic::for_game(g, spec.heuristic);
+    let compiled = CompiledHeuristic::for_game(g, spec.heuristic).map(|mut h| {
+        if let Some(scale) = spec.scale {
+            h.map.scale = scale;
+        }
+        h
+    });
     let player: Option<Box<dyn Player<G>>> = match spec.kind {
         Kind::Human => None,
         Kind::Random => Some(Box::new(RandomPlayer::new(seed))),

@@ -244,6 +244,26 @@ fn bad_player_specs_are_refused_with_a_reason() {
         "{}",
         text(&out.stderr)
     );
+    for (spec, why) in [
+        ("uct:evals=2,weight=3", "1 <= E' <= E"),
+        ("uct+heur:playout=cutoff0", "K >= 1"),
+        ("uct+heur:scale=-1", "positive"),
+        ("uct:scale=2", "`scale` is not an option of `uct`"),
+    ] {
+        let out = toss(
+            &[
+                "match",
+                "games/tic-tac-toe.toss",
+                "--player",
+                spec,
+                "--player",
+                "random",
+            ],
+            "",
+        );
+        assert!(!out.status.success(), "{spec} accepted");
+        assert!(text(&out.stderr).contains(why), "{}", text(&out.stderr));
+    }
 }
 
 /// The GDL corpus beside the repository, as CI has it.

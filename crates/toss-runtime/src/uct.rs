@@ -137,6 +137,13 @@ pub trait Evaluator<G: Game>: Sync {
     /// One sample of the payoff vector of the non-terminal state `s`
     /// (`out.len() == game.num_players()`).
     fn evaluate(&self, game: &G, s: &G::State, rng: &mut Rng, out: &mut [f64]);
+
+    /// True when a sample depends on the state alone (it draws nothing
+    /// from `rng`): the E plays of a new child are then one evaluation
+    /// repeated, and [`Uct`] computes it once.
+    fn is_deterministic(&self) -> bool {
+        false
+    }
 }
 
 /// The game itself as its evaluation game: a uniformly random playout
@@ -626,7 +633,7 @@ impl Search {
                     if k == 0 {
                         game.payoffs(&t, &mut w.tmp);
                     }
-                } else {
+                } else if k == 0 || !eval.is_deterministic() {
                     eval.evaluate(game, &t, &mut self.rng, &mut w.tmp);
                 }
                 for p in 0..np {

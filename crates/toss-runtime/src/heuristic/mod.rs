@@ -392,6 +392,10 @@ impl<G: GameImpl> Evaluator<G> for HeuristicEval {
         self.values_in(&game.to_structure(s), game.location(s), out);
         to_payoffs(self.map, out);
     }
+
+    fn is_deterministic(&self) -> bool {
+        true
+    }
 }
 
 impl<G: GameImpl> StaticEval<G> for HeuristicEval {
@@ -426,6 +430,10 @@ impl<G: GameImpl> Evaluator<G> for CompiledHeuristic {
     fn evaluate(&self, game: &G, s: &G::State, _rng: &mut Rng, out: &mut [f64]) {
         game.heuristic_values(s, self.kind, out);
         to_payoffs(self.map, out);
+    }
+
+    fn is_deterministic(&self) -> bool {
+        true
     }
 }
 

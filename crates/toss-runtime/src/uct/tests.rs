@@ -298,3 +298,56 @@ fn cutoff_playout_evaluates_after_k_turns() {
         assert!(pay.iter().all(|&p| p.abs() <= 1.0));
     }
 }
+
+/// Counts its evaluations; `deterministic` says what it claims to be.
+struct Counting {
+    calls: std::sync::atomic::AtomicUsize,
+    deterministic: bool,
+}
+
+impl Evaluator<Interpreter> for Counting {
+    fn evaluate(&self, _: &Interpreter, _: &State, _: &mut Rng, out: &mut [f64]) {
+        self.calls
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        out.copy_from_slice(&[0.5, -0.5]);
+    }
+
+    fn is_deterministic(&self) -> bool {
+        self.deterministic
+    }
+}
+
+/// A new child starts with n = E' and the mean of its E evaluations; a
+/// deterministic evaluation is computed once per child, not E times.
+#[test]
+fn expansion_weights_and_deterministic_evaluations() {
+    let g = Interpreter::new(&tic_tac_toe()).expect("loads");
+    let s = g.initial_state();
+    for (deterministic, calls) in [(true, 9), (false, 36)] {
+        let cfg = UctConfig {
+            evals: 4,
+            evals_weight: 3,
+            ..UctConfig::default()
+        };
+        let eval = Counting {
+            calls: 0.into(),
+            deterministic,
+        };
+        let mut search = Search {
+            tree: Tree::new(2),
+            rng: rng_from_seed(1),
+        };
+        let mut w = Work::<Interpreter>::new(2);
+        g.movers(&s, &mut w.movers);
+        let total = gen_moves(&g, &s, &w.movers, &mut w.moves);
+        assert_eq!(total, 9);
+        search.expand(&cfg, &g, &eval, &s, 0, total, &mut w);
+        assert_eq!(eval.calls.into_inner(), calls);
+        for c in 1..=9u32 {
+            assert_eq!(search.tree.nodes[c as usize].n, 3);
+            close(search.tree.mean(c, 0), 0.5);
+            close(search.tree.mean(c, 1), -0.5);
+            close(search.tree.variance(c, 0), 0.0);
+        }
+    }
+}
