@@ -7,10 +7,13 @@
 //! is placed as soon as its variables are bound (safety guarantees that
 //! this happens), a positive literal whose arguments are all bound is a
 //! membership test, and otherwise the positive literal with the most bound
-//! argument positions comes next. Each positive literal reads one hash index
-//! of its relation, keyed on the argument positions that are bound at that
-//! point; a function-term argument such as `(cell ?x ?y ?c)` with `?x`, `?y`
-//! bound is keyed on its functor and bound sub-terms. Recursive components
+//! argument positions comes next (a game-independent relation keyed on a
+//! bound position before a state literal keyed on a part of its term).
+//! Each positive literal reads one hash index of its relation, keyed on the
+//! argument positions that are bound at that point; a function-term
+//! argument such as `(cell ?x ?y ?c)` with `?x`, `?y` bound is keyed on its
+//! functor and bound sub-terms. A rule with a positive literal over an
+//! empty relation is not run. Recursive components
 //! are evaluated semi-naively: after a first full round, each rule is
 //! re-run once per recursive body literal, that literal reading only the
 //! facts new in the previous round.
@@ -752,6 +755,13 @@ fn order_body(
             if rels[rel].level == MOVE {
                 score += 50;
             }
+            // Game-independent relations (successor, adjacency) are mostly
+            // functional in a bound position: reading one binds the next
+            // variable to a single value, where a state literal keyed on
+            // some of its positions lists several fluents.
+            if rels[rel].level == STATIC && score > 0 {
+                score += 40;
+            }
             if rels[rel].sym >= demand_from {
                 score += 1_000_000;
             }
@@ -1125,6 +1135,9 @@ impl Engine {
         delta: (u32, u32),
         out: &mut Vec<TermId>,
     ) {
+        // A positive literal over an empty relation leaves nothing to join
+        // (relations of lower strata are complete; one of this component
+        // is read as it is now, which is what this round joins with).
         for lit in body {
             if let CLit::Pos {
                 rel,
@@ -1132,11 +1145,14 @@ impl Engine {
                 delta: false,
                 ..
             } = lit
-                && *index != NONE
-                && *index != 0
             {
-                let level = prog.rels[*rel].level as usize;
-                self.dbs[level].rels[*rel].sync(*index as usize, &self.terms);
+                let store = &mut self.dbs[prog.rels[*rel].level as usize].rels[*rel];
+                if store.len == 0 {
+                    return;
+                }
+                if *index != NONE && *index != 0 {
+                    store.sync(*index as usize, &self.terms);
+                }
             }
         }
         let s = &mut self.join;
@@ -1232,6 +1248,25 @@ impl Join<'_> {
                     }
                     return true;
                 }
+                if *index == 0 && args.len() <= 8 {
+                    // Every position is bound: a membership test, which
+                    // binds nothing.
+                    let mut tuple = [0u32; 8];
+                    let mut h = IdHasher::default();
+                    for (x, p) in tuple.iter_mut().zip(args.iter()) {
+                        match ground(p, &self.s.b, self.terms) {
+                            Some(t) => {
+                                *x = t;
+                                h.push(t);
+                            }
+                            None => return true,
+                        }
+                    }
+                    if store.find(&tuple[..args.len()], h.finish() as u32) {
+                        return self.go(rest);
+                    }
+                    return true;
+                }
                 let ix = &store.idx[*index as usize];
                 // The hash of the key of the bound positions.
                 let mut h = IdHasher::default();
@@ -1293,7 +1328,7 @@ impl Join<'_> {
     }
 }
 
-#[inline]
+#[inline(always)]
 fn unify(p: &Pat, t: TermId, b: &mut [u32], trail: &mut Vec<u32>, terms: &TermStore) -> bool {
     match p {
         Pat::Ground(g) => *g == t,
@@ -1307,22 +1342,32 @@ fn unify(p: &Pat, t: TermId, b: &mut [u32], trail: &mut Vec<u32>, terms: &TermSt
                 cur == t
             }
         }
-        Pat::Fn(f, sub) => {
-            let (sym, args) = terms.node(t);
-            if sym != *f || args.len() != sub.len() {
-                return false;
-            }
-            for (q, &a) in sub.iter().zip(args) {
-                if !unify(q, a, b, trail, terms) {
-                    return false;
-                }
-            }
-            true
-        }
+        Pat::Fn(f, sub) => unify_fn(*f, sub, t, b, trail, terms),
     }
 }
 
+fn unify_fn(
+    f: Sym,
+    sub: &[Pat],
+    t: TermId,
+    b: &mut [u32],
+    trail: &mut Vec<u32>,
+    terms: &TermStore,
+) -> bool {
+    let (sym, args) = terms.node(t);
+    if sym != f || args.len() != sub.len() {
+        return false;
+    }
+    for (q, &a) in sub.iter().zip(args) {
+        if !unify(q, a, b, trail, terms) {
+            return false;
+        }
+    }
+    true
+}
+
 /// The id of a bound pattern if that term is interned.
+#[inline(always)]
 fn ground(p: &Pat, b: &[u32], terms: &TermStore) -> Option<TermId> {
     match p {
         Pat::Ground(g) => Some(*g),
@@ -1330,18 +1375,20 @@ fn ground(p: &Pat, b: &[u32], terms: &TermStore) -> Option<TermId> {
             let t = b[*v as usize];
             (t != NONE).then_some(t)
         }
-        Pat::Fn(f, sub) => {
-            let mut buf = [0u32; 12];
-            if sub.len() <= 12 {
-                for (i, q) in sub.iter().enumerate() {
-                    buf[i] = ground(q, b, terms)?;
-                }
-                terms.lookup(*f, &buf[..sub.len()])
-            } else {
-                let v: Option<Vec<TermId>> = sub.iter().map(|q| ground(q, b, terms)).collect();
-                terms.lookup(*f, &v?)
-            }
+        Pat::Fn(f, sub) => ground_fn(*f, sub, b, terms),
+    }
+}
+
+fn ground_fn(f: Sym, sub: &[Pat], b: &[u32], terms: &TermStore) -> Option<TermId> {
+    let mut buf = [0u32; 12];
+    if sub.len() <= 12 {
+        for (i, q) in sub.iter().enumerate() {
+            buf[i] = ground(q, b, terms)?;
         }
+        terms.lookup(f, &buf[..sub.len()])
+    } else {
+        let v: Option<Vec<TermId>> = sub.iter().map(|q| ground(q, b, terms)).collect();
+        terms.lookup(f, &v?)
     }
 }
 
