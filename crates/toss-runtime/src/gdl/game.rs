@@ -87,7 +87,12 @@ struct Cache {
     e: Engine,
     state: Option<Vec<TermId>>,
     terminal: Option<bool>,
-    legal: Vec<Option<Vec<TermId>>>,
+    /// The sorted legal moves of each role, valid where `legal_ok` is set
+    /// (the vectors are kept across states to reuse their memory).
+    legal: Vec<Vec<TermId>>,
+    legal_ok: Vec<bool>,
+    /// The `does` facts of the joint move being applied.
+    does: Vec<(TermId, TermId)>,
 }
 
 /// A GDL game. See the module documentation for the conventions.
@@ -108,7 +113,9 @@ impl Clone for GdlGame {
                 e: c.e.clone(),
                 state: None,
                 terminal: None,
-                legal: vec![None; self.roles.len()],
+                legal: vec![Vec::new(); self.roles.len()],
+                legal_ok: vec![false; self.roles.len()],
+                does: Vec::new(),
             }),
             roles: self.roles.clone(),
             role_terms: self.role_terms.clone(),
@@ -166,7 +173,9 @@ impl GdlGame {
                 e,
                 state: None,
                 terminal: None,
-                legal: vec![None; role_terms.len()],
+                legal: vec![Vec::new(); role_terms.len()],
+                legal_ok: vec![false; role_terms.len()],
+                does: Vec::new(),
             }),
             prog: Arc::new(prog),
             roles,
@@ -198,7 +207,7 @@ impl GdlGame {
                 None => *state = Some(s.0.clone()),
             }
             c.terminal = None;
-            c.legal.iter_mut().for_each(|l| *l = None);
+            c.legal_ok.iter_mut().for_each(|l| *l = false);
         }
         c
     }
@@ -214,20 +223,23 @@ impl GdlGame {
     }
 
     fn legal_in(&self, c: &mut Cache, p: usize) {
-        if c.legal[p].is_some() {
+        if c.legal_ok[p] {
             return;
         }
         c.e.ensure(&self.prog, &self.prog.need_legal);
         let r = self.role_terms[p];
-        let mut v: Vec<TermId> =
-            c.e.tuples(&self.prog, self.prog.kw.legal)
+        let Cache { e, legal, .. } = c;
+        let v = &mut legal[p];
+        v.clear();
+        v.extend(
+            e.tuples(&self.prog, self.prog.kw.legal)
                 .filter(|t| t[0] == r)
-                .map(|t| t[1])
-                .collect();
-        let terms = &c.e.terms;
+                .map(|t| t[1]),
+        );
+        let terms = &e.terms;
         v.sort_unstable_by(|&a, &b| self.prog.cmp_terms(terms, a, b));
         v.dedup();
-        c.legal[p] = Some(v);
+        c.legal_ok[p] = true;
     }
 
     /// Whether `s` is terminal.
@@ -277,13 +289,10 @@ impl GdlGame {
     /// The successor of `s` under a joint move (one move per role).
     pub fn next_state(&self, s: &GdlState, joint: &[GdlMove]) -> GdlState {
         let mut c = self.at(s);
-        let does: Vec<(TermId, TermId)> = self
-            .role_terms
-            .iter()
-            .zip(joint)
-            .map(|(&r, m)| (r, m.0))
-            .collect();
-        c.e.eval_move(&self.prog, &does);
+        let Cache { e, does, .. } = &mut *c;
+        does.clear();
+        does.extend(self.role_terms.iter().zip(joint).map(|(&r, m)| (r, m.0)));
+        e.eval_move(&self.prog, does);
         GdlState::from_fluents(
             c.e.tuples(&self.prog, self.prog.kw.next)
                 .map(|t| t[0])
@@ -382,9 +391,7 @@ impl Game for GdlGame {
         out.clear();
         let mut c = self.at(s);
         self.legal_in(&mut c, player);
-        if let Some(v) = &c.legal[player] {
-            out.extend(v.iter().map(|&t| GdlMove(t)));
-        }
+        out.extend(c.legal[player].iter().map(|&t| GdlMove(t)));
     }
 
     fn apply(&self, s: &mut GdlState, joint: &[GdlMove], _rng: &mut Rng) {

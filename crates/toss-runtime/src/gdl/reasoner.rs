@@ -7,17 +7,20 @@
 //! is placed as soon as its variables are bound (safety guarantees that
 //! this happens), a positive literal whose arguments are all bound is a
 //! membership test, and otherwise the positive literal with the most bound
-//! argument positions comes next. Each positive literal reads one hash index
-//! of its relation, keyed on the argument positions that are bound at that
-//! point; a function-term argument such as `(cell ?x ?y ?c)` with `?x`, `?y`
-//! bound is keyed on its functor and bound sub-terms. Recursive components
+//! argument positions comes next (a game-independent relation keyed on a
+//! bound position before a state literal keyed on a part of its term).
+//! Each positive literal reads one hash index of its relation, keyed on the
+//! argument positions that are bound at that point; a function-term
+//! argument such as `(cell ?x ?y ?c)` with `?x`, `?y` bound is keyed on its
+//! functor and bound sub-terms. A rule with a positive literal over an
+//! empty relation is not run. Recursive components
 //! are evaluated semi-naively: after a first full round, each rule is
 //! re-run once per recursive body literal, that literal reading only the
 //! facts new in the previous round.
 
 use std::fmt;
 
-use super::terms::{FxHashMap, TermId, TermStore, hash_ids};
+use super::terms::{FxHashMap, IdHasher, TermId, TermStore, hash_ids};
 use super::{Atom, Description, Literal, Sym, Term};
 
 /// Index of a relation (a symbol with an arity) in a [`Program`].
@@ -544,14 +547,15 @@ impl Program {
         if a == b {
             return std::cmp::Ordering::Equal;
         }
-        let (aa, ba) = (terms.args(a), terms.args(b));
+        let ((sa, aa), (sb, ba)) = (terms.node(a), terms.node(b));
         aa.len()
             .cmp(&ba.len())
-            .then_with(|| {
-                self.sym_rank[terms.sym(a) as usize].cmp(&self.sym_rank[terms.sym(b) as usize])
-            })
+            .then_with(|| self.sym_rank[sa as usize].cmp(&self.sym_rank[sb as usize]))
             .then_with(|| {
                 for (&x, &y) in aa.iter().zip(ba) {
+                    if x == y {
+                        continue;
+                    }
                     let o = self.cmp_terms(terms, x, y);
                     if o.is_ne() {
                         return o;
@@ -591,15 +595,7 @@ impl Program {
                     arity: r.arity,
                     data: Vec::new(),
                     len: 0,
-                    idx: r
-                        .indexes
-                        .iter()
-                        .map(|s| Index {
-                            spec: s.clone(),
-                            heads: FxHashMap::default(),
-                            next: Vec::new(),
-                        })
-                        .collect(),
+                    idx: r.indexes.iter().cloned().map(Index::new).collect(),
                 })
                 .collect(),
         }
@@ -759,6 +755,13 @@ fn order_body(
             if rels[rel].level == MOVE {
                 score += 50;
             }
+            // Game-independent relations (successor, adjacency) are mostly
+            // functional in a bound position: reading one binds the next
+            // variable to a single value, where a state literal keyed on
+            // some of its positions lists several fluents.
+            if rels[rel].level == STATIC && score > 0 {
+                score += 40;
+            }
             if rels[rel].sym >= demand_from {
                 score += 1_000_000;
             }
@@ -797,13 +800,82 @@ fn order_body(
 
 // ---------------------------------------------------------------- storage
 
+/// A hash index of a relation on some argument positions: the tuples are
+/// chained per bucket (`hash & mask`), and the key hash of each tuple is
+/// kept, so a lookup follows one chain and skips other keys by their hash
+/// (a tuple that passes is then unified in full, so a collision of hashes
+/// costs time, never a wrong answer). Index 0 (all positions) is kept up to
+/// date on insertion, as it detects duplicates; the others are brought up
+/// to date when a join order is about to read them ([`RelStore::sync`]), so
+/// an index no rule reads in a state is never built in it.
 #[derive(Clone, Debug)]
 struct Index {
     spec: IndexSpec,
-    /// Key hash -> most recent tuple with that hash.
-    heads: FxHashMap<u64, u32>,
-    /// Tuple -> previous tuple in the same chain.
+    /// Bucket -> most recent tuple in it, or `NONE`; a power of two long.
+    heads: Vec<u32>,
+    /// Tuple -> previous tuple in the same bucket.
     next: Vec<u32>,
+    /// Tuple -> its key hash.
+    hash: Vec<u32>,
+}
+
+impl Index {
+    fn new(spec: IndexSpec) -> Index {
+        Index {
+            spec,
+            heads: vec![NONE; 8],
+            next: Vec::new(),
+            hash: Vec::new(),
+        }
+    }
+
+    /// Number of tuples indexed.
+    #[inline]
+    fn built(&self) -> u32 {
+        self.next.len() as u32
+    }
+
+    /// The most recent tuple in the bucket of `h`.
+    #[inline]
+    fn first(&self, h: u32) -> u32 {
+        self.heads[h as usize & (self.heads.len() - 1)]
+    }
+
+    /// Adds the next tuple, with key hash `h`.
+    #[inline]
+    fn push(&mut self, h: u32) {
+        let t = self.next.len() as u32;
+        if 2 * (t as usize + 1) > self.heads.len() {
+            self.grow();
+        }
+        let b = h as usize & (self.heads.len() - 1);
+        self.next.push(self.heads[b]);
+        self.hash.push(h);
+        self.heads[b] = t;
+    }
+
+    /// Doubles the buckets and rechains the tuples in order, so each chain
+    /// still lists its tuples from the most recent.
+    fn grow(&mut self) {
+        let cap = self.heads.len() * 2;
+        self.heads.clear();
+        self.heads.resize(cap, NONE);
+        let mask = cap - 1;
+        for (t, &h) in self.hash.iter().enumerate() {
+            let b = h as usize & mask;
+            self.next[t] = self.heads[b];
+            self.heads[b] = t as u32;
+        }
+    }
+
+    fn clear(&mut self) {
+        if self.next.is_empty() {
+            return;
+        }
+        self.heads.fill(NONE);
+        self.next.clear();
+        self.hash.clear();
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -814,24 +886,32 @@ pub(crate) struct RelStore {
     idx: Vec<Index>,
 }
 
-fn key_of_tuple(spec: &IndexSpec, tuple: &[TermId], terms: &TermStore, out: &mut Vec<u32>) {
-    out.clear();
+/// The key hash of a tuple under an index specification.
+fn key_hash(spec: &IndexSpec, tuple: &[TermId], terms: &TermStore) -> u32 {
+    let mut h = IdHasher::default();
     for (k, &t) in spec.0.iter().zip(tuple) {
         match k {
             PosKey::None => {}
-            PosKey::Full => out.push(t),
+            PosKey::Full => h.push(t),
             PosKey::Functor(m) => {
-                out.push(terms.sym(t));
+                h.push(terms.sym(t));
                 let args = terms.args(t);
                 let mut m = *m;
                 while m != 0 {
                     let j = m.trailing_zeros() as usize;
                     m &= m - 1;
-                    out.push(args.get(j).copied().unwrap_or(NONE));
+                    h.push(args.get(j).copied().unwrap_or(NONE));
                 }
             }
         }
     }
+    h.finish() as u32
+}
+
+/// The hash of a whole tuple (the key of index 0).
+#[inline]
+fn tuple_hash(tuple: &[TermId]) -> u32 {
+    hash_ids(tuple.iter().copied()) as u32
 }
 
 impl RelStore {
@@ -849,43 +929,51 @@ impl RelStore {
         self.data.clear();
         self.len = 0;
         for ix in &mut self.idx {
-            ix.heads.clear();
-            ix.next.clear();
+            ix.clear();
         }
     }
 
-    /// Whether the ground tuple is present.
-    fn contains(&self, tuple: &[TermId]) -> bool {
-        let h = hash_ids(tuple.iter().copied());
-        let mut t = self.idx[0].heads.get(&h).copied().unwrap_or(NONE);
+    /// The tuple equal to `tuple` with whole-tuple hash `h`, if present.
+    #[inline]
+    fn find(&self, tuple: &[TermId], h: u32) -> bool {
+        let ix = &self.idx[0];
+        let mut t = ix.first(h);
         while t != NONE {
-            if self.tuple(t) == tuple {
+            if ix.hash[t as usize] == h && self.tuple(t) == tuple {
                 return true;
             }
-            t = self.idx[0].next[t as usize];
+            t = ix.next[t as usize];
         }
         false
     }
 
+    /// Whether the ground tuple is present.
+    fn contains(&self, tuple: &[TermId]) -> bool {
+        self.find(tuple, tuple_hash(tuple))
+    }
+
     /// Adds a ground tuple; returns whether it was new.
-    fn insert(&mut self, tuple: &[TermId], terms: &TermStore, key: &mut Vec<u32>) -> bool {
-        if self.contains(tuple) {
+    fn insert(&mut self, tuple: &[TermId]) -> bool {
+        let h = tuple_hash(tuple);
+        if self.find(tuple, h) {
             return false;
         }
-        let t = self.len;
         self.data.extend_from_slice(tuple);
         self.len += 1;
-        for (i, ix) in self.idx.iter_mut().enumerate() {
-            let h = if i == 0 {
-                hash_ids(tuple.iter().copied())
-            } else {
-                key_of_tuple(&ix.spec, tuple, terms, key);
-                hash_ids(key.iter().copied())
-            };
-            let prev = ix.heads.insert(h, t).unwrap_or(NONE);
-            ix.next.push(prev);
-        }
+        self.idx[0].push(h);
         true
+    }
+
+    /// Brings index `i` up to date with the tuples.
+    #[inline]
+    fn sync(&mut self, i: usize, terms: &TermStore) {
+        let ix = &mut self.idx[i];
+        let a = self.arity;
+        while ix.built() < self.len {
+            let t = ix.built() as usize;
+            let h = key_hash(&ix.spec, &self.data[t * a..(t + 1) * a], terms);
+            ix.push(h);
+        }
     }
 }
 
@@ -900,7 +988,6 @@ pub(crate) struct Db {
 struct JoinScratch {
     b: Vec<u32>,
     trail: Vec<u32>,
-    key: Vec<u32>,
     tmp: Vec<TermId>,
 }
 
@@ -929,12 +1016,10 @@ impl Engine {
             self.dbs[STATE as usize].rels[r].clear();
         }
         self.done.iter_mut().for_each(|d| *d = false);
-        let mut key = std::mem::take(&mut self.join.key);
         let tr = &mut self.dbs[STATE as usize].rels[prog.kw.true_];
         for &f in fluents {
-            tr.insert(&[f], &self.terms, &mut key);
+            tr.insert(&[f]);
         }
-        self.join.key = key;
     }
 
     /// Evaluates the state-level components in `need` not yet done.
@@ -954,12 +1039,10 @@ impl Engine {
         for &r in &prog.move_rels {
             self.dbs[MOVE as usize].rels[r].clear();
         }
-        let mut key = std::mem::take(&mut self.join.key);
         let d = &mut self.dbs[MOVE as usize].rels[prog.kw.does];
         for &(r, a) in does {
-            d.insert(&[r, a], &self.terms, &mut key);
+            d.insert(&[r, a]);
         }
-        self.join.key = key;
         for &c in &prog.need_next_move {
             self.eval_scc(prog, c);
         }
@@ -1031,17 +1114,15 @@ impl Engine {
     fn insert_all(&mut self, rel: RelId, level: usize, out: &[TermId]) {
         let store = &mut self.dbs[level].rels[rel];
         let a = store.arity;
-        let mut key = std::mem::take(&mut self.join.key);
         if a == 0 {
             if !out.is_empty() {
-                store.insert(&[], &self.terms, &mut key);
+                store.insert(&[]);
             }
         } else {
             for t in out.chunks_exact(a) {
-                store.insert(t, &self.terms, &mut key);
+                store.insert(t);
             }
         }
-        self.join.key = key;
     }
 
     /// Runs one join order, pushing the head tuples (flattened) to `out`;
@@ -1054,7 +1135,27 @@ impl Engine {
         delta: (u32, u32),
         out: &mut Vec<TermId>,
     ) {
-        let mut s = std::mem::take(&mut self.join);
+        // A positive literal over an empty relation leaves nothing to join
+        // (relations of lower strata are complete; one of this component
+        // is read as it is now, which is what this round joins with).
+        for lit in body {
+            if let CLit::Pos {
+                rel,
+                index,
+                delta: false,
+                ..
+            } = lit
+            {
+                let store = &mut self.dbs[prog.rels[*rel].level as usize].rels[*rel];
+                if store.len == 0 {
+                    return;
+                }
+                if *index != NONE && *index != 0 {
+                    store.sync(*index as usize, &self.terms);
+                }
+            }
+        }
+        let s = &mut self.join;
         s.b.clear();
         s.b.resize(rule.nvars, NONE);
         s.trail.clear();
@@ -1062,14 +1163,13 @@ impl Engine {
             prog,
             dbs: &self.dbs,
             terms: &mut self.terms,
-            s: &mut s,
+            s,
             delta,
             head: &rule.head,
             out,
             stop_on_first: rule.head.is_empty(),
         };
         j.go(body);
-        self.join = s;
     }
 }
 
@@ -1148,53 +1248,56 @@ impl Join<'_> {
                     }
                     return true;
                 }
+                if *index == 0 && args.len() <= 8 {
+                    // Every position is bound: a membership test, which
+                    // binds nothing.
+                    let mut tuple = [0u32; 8];
+                    let mut h = IdHasher::default();
+                    for (x, p) in tuple.iter_mut().zip(args.iter()) {
+                        match ground(p, &self.s.b, self.terms) {
+                            Some(t) => {
+                                *x = t;
+                                h.push(t);
+                            }
+                            None => return true,
+                        }
+                    }
+                    if store.find(&tuple[..args.len()], h.finish() as u32) {
+                        return self.go(rest);
+                    }
+                    return true;
+                }
                 let ix = &store.idx[*index as usize];
-                // The key of the bound positions.
-                let mut key = std::mem::take(&mut self.s.key);
-                key.clear();
-                let mut ok = true;
+                // The hash of the key of the bound positions.
+                let mut h = IdHasher::default();
                 for (k, p) in ix.spec.0.iter().zip(args.iter()) {
                     match k {
                         PosKey::None => {}
                         PosKey::Full => match ground(p, &self.s.b, self.terms) {
-                            Some(t) => key.push(t),
-                            None => {
-                                ok = false;
-                                break;
-                            }
+                            Some(t) => h.push(t),
+                            None => return true,
                         },
                         PosKey::Functor(m) => {
                             let Pat::Fn(f, sub) = p else {
-                                ok = false;
-                                break;
+                                return true;
                             };
-                            key.push(*f);
+                            h.push(*f);
                             let mut m = *m;
                             while m != 0 {
                                 let j = m.trailing_zeros() as usize;
                                 m &= m - 1;
                                 match ground(&sub[j], &self.s.b, self.terms) {
-                                    Some(t) => key.push(t),
-                                    None => {
-                                        ok = false;
-                                        break;
-                                    }
+                                    Some(t) => h.push(t),
+                                    None => return true,
                                 }
-                            }
-                            if !ok {
-                                break;
                             }
                         }
                     }
                 }
-                let h = hash_ids(key.iter().copied());
-                self.s.key = key;
-                if !ok {
-                    return true;
-                }
-                let mut t = ix.heads.get(&h).copied().unwrap_or(NONE);
+                let h = h.finish() as u32;
+                let mut t = ix.first(h);
                 while t != NONE {
-                    if !self.try_tuple(store, t, args, rest) {
+                    if ix.hash[t as usize] == h && !self.try_tuple(store, t, args, rest) {
                         return false;
                     }
                     t = ix.next[t as usize];
@@ -1225,7 +1328,7 @@ impl Join<'_> {
     }
 }
 
-#[inline]
+#[inline(always)]
 fn unify(p: &Pat, t: TermId, b: &mut [u32], trail: &mut Vec<u32>, terms: &TermStore) -> bool {
     match p {
         Pat::Ground(g) => *g == t,
@@ -1239,25 +1342,32 @@ fn unify(p: &Pat, t: TermId, b: &mut [u32], trail: &mut Vec<u32>, terms: &TermSt
                 cur == t
             }
         }
-        Pat::Fn(f, sub) => {
-            if terms.sym(t) != *f {
-                return false;
-            }
-            let args = terms.args(t);
-            if args.len() != sub.len() {
-                return false;
-            }
-            for (q, &a) in sub.iter().zip(args) {
-                if !unify(q, a, b, trail, terms) {
-                    return false;
-                }
-            }
-            true
-        }
+        Pat::Fn(f, sub) => unify_fn(*f, sub, t, b, trail, terms),
     }
 }
 
+fn unify_fn(
+    f: Sym,
+    sub: &[Pat],
+    t: TermId,
+    b: &mut [u32],
+    trail: &mut Vec<u32>,
+    terms: &TermStore,
+) -> bool {
+    let (sym, args) = terms.node(t);
+    if sym != f || args.len() != sub.len() {
+        return false;
+    }
+    for (q, &a) in sub.iter().zip(args) {
+        if !unify(q, a, b, trail, terms) {
+            return false;
+        }
+    }
+    true
+}
+
 /// The id of a bound pattern if that term is interned.
+#[inline(always)]
 fn ground(p: &Pat, b: &[u32], terms: &TermStore) -> Option<TermId> {
     match p {
         Pat::Ground(g) => Some(*g),
@@ -1265,18 +1375,20 @@ fn ground(p: &Pat, b: &[u32], terms: &TermStore) -> Option<TermId> {
             let t = b[*v as usize];
             (t != NONE).then_some(t)
         }
-        Pat::Fn(f, sub) => {
-            let mut buf = [0u32; 12];
-            if sub.len() <= 12 {
-                for (i, q) in sub.iter().enumerate() {
-                    buf[i] = ground(q, b, terms)?;
-                }
-                terms.lookup(*f, &buf[..sub.len()])
-            } else {
-                let v: Option<Vec<TermId>> = sub.iter().map(|q| ground(q, b, terms)).collect();
-                terms.lookup(*f, &v?)
-            }
+        Pat::Fn(f, sub) => ground_fn(*f, sub, b, terms),
+    }
+}
+
+fn ground_fn(f: Sym, sub: &[Pat], b: &[u32], terms: &TermStore) -> Option<TermId> {
+    let mut buf = [0u32; 12];
+    if sub.len() <= 12 {
+        for (i, q) in sub.iter().enumerate() {
+            buf[i] = ground(q, b, terms)?;
         }
+        terms.lookup(f, &buf[..sub.len()])
+    } else {
+        let v: Option<Vec<TermId>> = sub.iter().map(|q| ground(q, b, terms)).collect();
+        terms.lookup(f, &v?)
     }
 }
 
