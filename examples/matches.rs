@@ -10,7 +10,7 @@
 //!     [-n GAMES] [--seed S] [--swap]
 //! ```
 //!
-//! GAME is breakthrough, connect4, gomoku or tic-tac-toe; SPEC as in
+//! GAME is breakthrough, chess, connect4, gomoku or tic-tac-toe; SPEC as in
 //! `toss match` (`uct:iters=1000`, `uct+heur:time=0.1`, ...).
 
 use toss::Game;
@@ -28,6 +28,10 @@ struct Breakthrough;
 #[derive(toss::Game)]
 #[toss(file = "games/gomoku.toss", heuristics)]
 struct Gomoku;
+
+#[derive(toss::Game)]
+#[toss(file = "games/chess.toss", heuristics)]
+struct Chess;
 
 struct Args {
     specs: Vec<PlayerSpec>,
@@ -75,8 +79,9 @@ fn main() -> std::process::ExitCode {
         "connect4" => run(&Connect4, &name, &a),
         "breakthrough" => run(&Breakthrough, &name, &a),
         "gomoku" => run(&Gomoku, &name, &a),
+        "chess" => run(&Chess, &name, &a),
         other => Err(format!(
-            "unknown game `{other}`: breakthrough, connect4, gomoku or tic-tac-toe"
+            "unknown game `{other}`: breakthrough, chess, connect4, gomoku or tic-tac-toe"
         )),
     });
     match result {
