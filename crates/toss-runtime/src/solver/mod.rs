@@ -348,7 +348,7 @@ impl Solver {
                 free.push(x);
                 let node = c.formula(f)?;
                 match planner.set_expr(&node, x, &[x], None) {
-                    Some(e) => Body::Set(unary::memoize(e, &mut n_memo)),
+                    Some(e) => Body::Set(unary::memoize(unary::merge_closures(e), &mut n_memo)),
                     None => {
                         return Err(SolverError {
                             message: "not a set expression".into(),
