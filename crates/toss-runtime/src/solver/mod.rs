@@ -176,8 +176,18 @@ pub(crate) struct Rows {
     /// `start[x]..start[x + 1]`: the tuples (in units of tuples) whose first
     /// element is `x`.
     start: Vec<u32>,
+    /// Element ids are below `bound`.
+    bound: usize,
+    /// `start2[x * bound + y]..start2[x * bound + y + 1]`: the tuples
+    /// starting with `x, y` (for `bound * bound` up to
+    /// [`MAX_PAIR_INDEX`]).
+    start2: Option<Vec<u32>>,
     pub flat: Vec<Elem>,
 }
+
+/// Most entries of a [`Rows`] index by the first two elements (a board of
+/// 512 cells).
+const MAX_PAIR_INDEX: usize = 1 << 18;
 
 impl Rows {
     fn new(arity: usize, bound: usize, tuples: &[Vec<Elem>]) -> Rows {
@@ -188,9 +198,23 @@ impl Rows {
         for i in 0..bound {
             start[i + 1] += start[i];
         }
+        // The same by the first two elements, when the index is small
+        // (the tuples are sorted, so each pair's tuples are contiguous).
+        let start2 = (bound * bound <= MAX_PAIR_INDEX).then(|| {
+            let mut s = vec![0u32; bound * bound + 1];
+            for t in tuples {
+                s[t[0] as usize * bound + t[1] as usize + 1] += 1;
+            }
+            for i in 0..bound * bound {
+                s[i + 1] += s[i];
+            }
+            s
+        });
         Rows {
             arity,
+            bound,
             start,
+            start2,
             flat: tuples.iter().flatten().copied().collect(),
         }
     }
@@ -206,9 +230,52 @@ impl Rows {
         &self.flat[a * self.arity..b * self.arity]
     }
 
+    /// The tuples (flat) whose first two elements are `x` and `y`:
+    /// `Toward(x, n, y)` with `x` and `n` bound reads one row instead of
+    /// scanning every line through `x`.
+    #[inline]
+    pub fn starting_with_two(&self, x: Elem, y: Elem) -> &[Elem] {
+        let (x, y) = (x as usize, y as usize);
+        if x >= self.bound || y >= self.bound {
+            return &[];
+        }
+        let k = x * self.bound + y;
+        let (a, b) = match &self.start2 {
+            Some(s) => (s[k] as usize, s[k + 1] as usize),
+            None => return self.scan_two(x as Elem, y as Elem),
+        };
+        &self.flat[a * self.arity..b * self.arity]
+    }
+
+    /// [`Rows::starting_with_two`] by binary search in the sorted tuples
+    /// starting with `x`.
+    fn scan_two(&self, x: Elem, y: Elem) -> &[Elem] {
+        let rows = self.starting_with(x);
+        let a = self.arity;
+        let n = rows.len() / a;
+        let second = |i: usize| rows[i * a + 1];
+        let lo = {
+            let (mut lo, mut hi) = (0, n);
+            while lo < hi {
+                let mid = (lo + hi) / 2;
+                if second(mid) < y {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            lo
+        };
+        let mut end = lo;
+        while end < n && second(end) == y {
+            end += 1;
+        }
+        &rows[lo * a..end * a]
+    }
+
     #[inline]
     pub fn contains(&self, t: &[Elem]) -> bool {
-        self.starting_with(t[0])
+        self.starting_with_two(t[0], t[1])
             .chunks_exact(self.arity)
             .any(|r| r == t)
     }
