@@ -283,7 +283,11 @@ impl<'a> Ev<'a> {
                     (Arg::Bound(a), _) => rows.starting_with(env.e[a as usize]),
                     _ => &rows.flat[..],
                 };
-                'rows: for t in tuples.chunks_exact(rows.arity) {
+                // Stepping by the arity, as in `Rows::contains`.
+                let mut rest = tuples;
+                'rows: while rest.len() >= rows.arity {
+                    let (t, r) = rest.split_at(rows.arity);
+                    rest = r;
                     for (j, a) in args.iter().enumerate() {
                         match *a {
                             Arg::Bound(x) | Arg::Check(x) => {
