@@ -51,8 +51,11 @@
 //!   of a one-step body from or to a bound element, and closed
 //!   subformulas is evaluated as bitsets (module `unary`); a stable binary
 //!   relation that is a few translations of element ids (a grid step) is
-//!   applied as shifts with masks. The interpreter uses it to restrict
-//!   rule matching by preconditions.
+//!   applied as shifts with masks; a closure from one element is walked
+//!   element by element while it does not branch (a ray), and closures
+//!   from the same element under the same conditions, joined by `or`, are
+//!   evaluated together. The interpreter uses it to restrict rule
+//!   matching by preconditions.
 //! - Comparisons are exact on `f64` unless [`Solver::set_epsilon`] sets
 //!   the epsilon semantics of spec 1.3 (the interpreter does for games with
 //!   continuous dynamics).
@@ -61,7 +64,8 @@
 //! changes, and [`Solver::set_stable_from`] tabulates every defined
 //! relation that (transitively) uses only stable relations and no
 //! functions, on the given structure (up to arity 6 and below 2^20 tuples;
-//! tables of arity 3 and more are also kept flat, indexed by first element). Formulas (also those compiled before)
+//! tables of arity 3 and more are also kept flat, indexed by first element
+//! and, up to 512 elements, by the first two). Formulas (also those compiled before)
 //! then use the tables instead of the definitions whenever the evaluated
 //! structure has the same live elements as that structure; otherwise they
 //! fall back to the inlined definitions. The caller guarantees that the
