@@ -276,11 +276,18 @@ impl<'a> Ev<'a> {
                 let Some(rows) = self.rows(*rel) else {
                     return false;
                 };
-                let tuples = match args[0] {
-                    Arg::Bound(a) => rows.starting_with(env.e[a as usize]),
+                let tuples = match (args[0], args[1]) {
+                    (Arg::Bound(a), Arg::Bound(b)) => {
+                        rows.starting_with_two(env.e[a as usize], env.e[b as usize])
+                    }
+                    (Arg::Bound(a), _) => rows.starting_with(env.e[a as usize]),
                     _ => &rows.flat[..],
                 };
-                'rows: for t in tuples.chunks_exact(rows.arity) {
+                // Stepping by the arity, as in `Rows::contains`.
+                let mut rest = tuples;
+                'rows: while rest.len() >= rows.arity {
+                    let (t, r) = rest.split_at(rows.arity);
+                    rest = r;
                     for (j, a) in args.iter().enumerate() {
                         match *a {
                             Arg::Bound(x) | Arg::Check(x) => {

@@ -51,8 +51,11 @@
 //!   of a one-step body from or to a bound element, and closed
 //!   subformulas is evaluated as bitsets (module `unary`); a stable binary
 //!   relation that is a few translations of element ids (a grid step) is
-//!   applied as shifts with masks. The interpreter uses it to restrict
-//!   rule matching by preconditions.
+//!   applied as shifts with masks; a closure from one element is walked
+//!   element by element while it does not branch (a ray), and closures
+//!   from the same element under the same conditions, joined by `or`, are
+//!   evaluated together. The interpreter uses it to restrict rule
+//!   matching by preconditions.
 //! - Comparisons are exact on `f64` unless [`Solver::set_epsilon`] sets
 //!   the epsilon semantics of spec 1.3 (the interpreter does for games with
 //!   continuous dynamics).
@@ -61,7 +64,8 @@
 //! changes, and [`Solver::set_stable_from`] tabulates every defined
 //! relation that (transitively) uses only stable relations and no
 //! functions, on the given structure (up to arity 6 and below 2^20 tuples;
-//! tables of arity 3 and more are also kept flat, indexed by first element). Formulas (also those compiled before)
+//! tables of arity 3 and more are also kept flat, indexed by first element
+//! and, up to 512 elements, by the first two). Formulas (also those compiled before)
 //! then use the tables instead of the definitions whenever the evaluated
 //! structure has the same live elements as that structure; otherwise they
 //! fall back to the inlined definitions. The caller guarantees that the
@@ -176,8 +180,18 @@ pub(crate) struct Rows {
     /// `start[x]..start[x + 1]`: the tuples (in units of tuples) whose first
     /// element is `x`.
     start: Vec<u32>,
+    /// Element ids are below `bound`.
+    bound: usize,
+    /// `start2[x * bound + y]..start2[x * bound + y + 1]`: the tuples
+    /// starting with `x, y` (for `bound * bound` up to
+    /// [`MAX_PAIR_INDEX`]).
+    start2: Option<Vec<u32>>,
     pub flat: Vec<Elem>,
 }
+
+/// Most entries of a [`Rows`] index by the first two elements (a board of
+/// 512 cells).
+const MAX_PAIR_INDEX: usize = 1 << 18;
 
 impl Rows {
     fn new(arity: usize, bound: usize, tuples: &[Vec<Elem>]) -> Rows {
@@ -188,9 +202,23 @@ impl Rows {
         for i in 0..bound {
             start[i + 1] += start[i];
         }
+        // The same by the first two elements, when the index is small
+        // (the tuples are sorted, so each pair's tuples are contiguous).
+        let start2 = (bound * bound <= MAX_PAIR_INDEX).then(|| {
+            let mut s = vec![0u32; bound * bound + 1];
+            for t in tuples {
+                s[t[0] as usize * bound + t[1] as usize + 1] += 1;
+            }
+            for i in 0..bound * bound {
+                s[i + 1] += s[i];
+            }
+            s
+        });
         Rows {
             arity,
+            bound,
             start,
+            start2,
             flat: tuples.iter().flatten().copied().collect(),
         }
     }
@@ -206,11 +234,62 @@ impl Rows {
         &self.flat[a * self.arity..b * self.arity]
     }
 
+    /// The tuples (flat) whose first two elements are `x` and `y`:
+    /// `Toward(x, n, y)` with `x` and `n` bound reads one row instead of
+    /// scanning every line through `x`.
+    #[inline]
+    pub fn starting_with_two(&self, x: Elem, y: Elem) -> &[Elem] {
+        let (x, y) = (x as usize, y as usize);
+        if x >= self.bound || y >= self.bound {
+            return &[];
+        }
+        let k = x * self.bound + y;
+        let (a, b) = match &self.start2 {
+            Some(s) => (s[k] as usize, s[k + 1] as usize),
+            None => return self.scan_two(x as Elem, y as Elem),
+        };
+        &self.flat[a * self.arity..b * self.arity]
+    }
+
+    /// [`Rows::starting_with_two`] by binary search in the sorted tuples
+    /// starting with `x`.
+    fn scan_two(&self, x: Elem, y: Elem) -> &[Elem] {
+        let rows = self.starting_with(x);
+        let a = self.arity;
+        let n = rows.len() / a;
+        let second = |i: usize| rows[i * a + 1];
+        let lo = {
+            let (mut lo, mut hi) = (0, n);
+            while lo < hi {
+                let mid = (lo + hi) / 2;
+                if second(mid) < y {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            lo
+        };
+        let mut end = lo;
+        while end < n && second(end) == y {
+            end += 1;
+        }
+        &rows[lo * a..end * a]
+    }
+
     #[inline]
     pub fn contains(&self, t: &[Elem]) -> bool {
-        self.starting_with(t[0])
-            .chunks_exact(self.arity)
-            .any(|r| r == t)
+        // Stepping by the arity (not `chunks_exact`, whose length is a
+        // division by a run-time arity: a visible cost in reversi).
+        let mut rest = self.starting_with_two(t[0], t[1]);
+        while rest.len() >= self.arity {
+            let (row, r) = rest.split_at(self.arity);
+            if row == t {
+                return true;
+            }
+            rest = r;
+        }
+        false
     }
 }
 
@@ -348,7 +427,7 @@ impl Solver {
                 free.push(x);
                 let node = c.formula(f)?;
                 match planner.set_expr(&node, x, &[x], None) {
-                    Some(e) => Body::Set(unary::memoize(e, &mut n_memo)),
+                    Some(e) => Body::Set(unary::memoize(unary::merge_closures(e), &mut n_memo)),
                     None => {
                         return Err(SolverError {
                             message: "not a set expression".into(),

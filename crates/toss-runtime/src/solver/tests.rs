@@ -1349,3 +1349,96 @@ fn closures_from_a_bound_element_as_sets() {
         }
     }
 }
+
+#[test]
+fn unions_of_closures_from_a_bound_element_as_sets() {
+    let mut g = Gen(0x5eed_1e55_c0de_cafe);
+    for round in 0..30 {
+        let n = 2 + g.next(60) as u32;
+        let mut s = random_graph(&mut g, n, (round % 2 == 1).then_some(2));
+        // F: mostly a partial function (its closures are rays, followed
+        // element by element), with a branch now and then.
+        let f = s.declare_relation("F", 2).unwrap_or(0);
+        for a in 0..n {
+            if g.next(4) != 0 {
+                s.add_tuple(f, &[a, (a + 1 + g.next(3) as u32) % n]);
+            }
+            if g.next(8) == 0 {
+                s.add_tuple(f, &[a, g.next(n as u64) as u32]);
+            }
+        }
+        if round % 3 == 2 {
+            s.remove_element(g.next(n as u64) as u32);
+        }
+        let e = s.relation("E").unwrap_or(0);
+        let mut sv = Solver::new(&s, &[]).expect("solver");
+        if round % 2 == 1 {
+            sv.set_stable(&[e, f]);
+        }
+        // Onto elements outside P or onto `d`, from elements in P when
+        // `guarded`: the same conditions in every member, so the members
+        // are evaluated as one closure along several relations.
+        let cond = |v: &str| or(vec![not(rel("P", &[v])), eq(v, "d")]);
+        let step = |r: &str, a: &str, b: &str, guarded: bool| {
+            let mut cs = vec![rel(r, &[a, b]), cond(b)];
+            if guarded {
+                cs.push(rel("P", &[a]));
+            }
+            and(cs)
+        };
+        let rays = |guarded: bool| {
+            or(vec![
+                tc(None, &["c"], &["x"], step("F", "c", "x", guarded)),
+                tc(None, &["c"], &["x"], step("F", "x", "c", guarded)),
+                tc(None, &["c"], &["x"], step("E", "c", "x", guarded)),
+                tc(None, &["c"], &["x"], step("E", "x", "c", guarded)),
+            ])
+        };
+        let formulas = [
+            rays(false),
+            rays(true),
+            // Reversed (to `c`), exactly two steps, and members with
+            // other conditions, which are kept apart.
+            or(vec![
+                tc(None, &["x"], &["c"], step("F", "x", "c", false)),
+                tc(None, &["x"], &["c"], step("E", "x", "c", false)),
+                tc(Some(2), &["c"], &["x"], step("F", "c", "x", false)),
+                tc(Some(2), &["c"], &["x"], step("E", "c", "x", false)),
+                tc(None, &["c"], &["x"], rel("F", &["c", "x"])),
+                rel("P", &["x"]),
+            ]),
+        ];
+        let mut ids = Vec::new();
+        for f in &formulas {
+            let set = sv
+                .compile_set(f, "x", &["c", "d"], &[])
+                .expect("compiles")
+                .unwrap_or_else(|| panic!("in the fragment: {f:?}"));
+            let tuple = sv
+                .compile_formula(f, &["c", "d", "x"], &[])
+                .expect("compiles");
+            ids.push((set, tuple));
+        }
+        if round % 2 == 1 {
+            sv.set_stable_from(&s);
+        }
+        let mut memo = SetMemo::default();
+        for (f, (set, tuple)) in formulas.iter().zip(&ids) {
+            for c in s.elements() {
+                for d in s.elements().step_by(5) {
+                    let want: Vec<Elem> = s
+                        .elements()
+                        .filter(|&x| sv.holds(&s, *tuple, &[c, d, x], &[]))
+                        .collect();
+                    let got: Vec<Elem> = sv.set_of(&s, *set, &[c, d], &[]).iter().collect();
+                    assert_eq!(got, want, "{f:?} from {c} with {d}");
+                    let memoized: Vec<Elem> = sv
+                        .set_of_memo(&s, *set, &[c, d], &[], &mut memo)
+                        .iter()
+                        .collect();
+                    assert_eq!(memoized, want, "{f:?} from {c} with {d}, memo");
+                }
+            }
+        }
+    }
+}

@@ -147,13 +147,117 @@ pub(crate) fn memoize(e: SetExpr, next: &mut u32) -> SetExpr {
 #[derive(Clone, Debug)]
 pub(crate) struct Closure {
     pub src: SetExpr,
-    pub rel: RelRef,
-    pub forward: bool,
-    pub shifts: Option<Arc<Shifts>>,
+    /// The relations stepped along: the set is the union of the closures
+    /// along each one alone (one, or several merged from an `or` of
+    /// closures that differ only there, see [`merge_closures`], so that
+    /// the source and the conditions are evaluated once).
+    pub along: Vec<Along>,
     pub from_cond: SetExpr,
     pub to_cond: SetExpr,
     pub steps: Option<u32>,
     pub reverse: bool,
+}
+
+/// A relation a closure steps along, in direction `dir` (as `forward` of
+/// [`Ev::image`], already turned round for a reversed closure).
+#[derive(Clone, Debug)]
+pub(crate) struct Along {
+    pub rel: RelRef,
+    pub dir: bool,
+    pub shifts: Option<Arc<Shifts>>,
+}
+
+/// Whether two expressions (in the same scope) surely denote the same set;
+/// `false` when unsure.
+fn same(a: &SetExpr, b: &SetExpr) -> bool {
+    match (a, b) {
+        (SetExpr::All, SetExpr::All)
+        | (SetExpr::Empty, SetExpr::Empty)
+        | (SetExpr::Own, SetExpr::Own) => true,
+        (SetExpr::Unary(r), SetExpr::Unary(q)) => r == q,
+        (SetExpr::Point(x), SetExpr::Point(y)) => x == y,
+        (SetExpr::Not(x), SetExpr::Not(y)) | (SetExpr::NonEmpty(x), SetExpr::NonEmpty(y)) => {
+            same(x, y)
+        }
+        (SetExpr::And(xs), SetExpr::And(ys)) | (SetExpr::Or(xs), SetExpr::Or(ys)) => {
+            xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| same(x, y))
+        }
+        (
+            SetExpr::Image {
+                rel: r,
+                forward: f,
+                arg: x,
+                ..
+            },
+            SetExpr::Image {
+                rel: q,
+                forward: g,
+                arg: y,
+                ..
+            },
+        ) => r == q && f == g && same(x, y),
+        _ => false,
+    }
+}
+
+/// Merges the members of each `or` that are closures from the same source
+/// under the same conditions (`Ray(x, y)`: eight queen directions from one
+/// square over empty squares) into one [`Closure`] with several relations.
+pub(crate) fn merge_closures(e: SetExpr) -> SetExpr {
+    let m = merge_closures;
+    match e {
+        SetExpr::Not(a) => SetExpr::Not(Box::new(m(*a))),
+        SetExpr::NonEmpty(a) => SetExpr::NonEmpty(Box::new(m(*a))),
+        SetExpr::And(xs) => SetExpr::And(xs.into_iter().map(m).collect()),
+        SetExpr::Or(xs) => {
+            let mut out: Vec<SetExpr> = Vec::with_capacity(xs.len());
+            for x in xs.into_iter().map(m) {
+                if let SetExpr::Closure(c) = &x
+                    && let Some(SetExpr::Closure(d)) = out.iter_mut().find(|y| {
+                        matches!(y, SetExpr::Closure(d) if d.steps == c.steps
+                            && d.reverse == c.reverse
+                            && same(&d.src, &c.src)
+                            && same(&d.from_cond, &c.from_cond)
+                            && same(&d.to_cond, &c.to_cond))
+                    })
+                {
+                    d.along.extend(c.along.iter().cloned());
+                    continue;
+                }
+                out.push(x);
+            }
+            or_set(out)
+        }
+        SetExpr::Image {
+            rel,
+            forward,
+            arg,
+            shifts,
+        } => SetExpr::Image {
+            rel,
+            forward,
+            arg: Box::new(m(*arg)),
+            shifts,
+        },
+        SetExpr::Fix { greatest, body } => SetExpr::Fix {
+            greatest,
+            body: Box::new(m(*body)),
+        },
+        SetExpr::Closure(c) => {
+            let c = *c;
+            SetExpr::Closure(Box::new(Closure {
+                src: m(c.src),
+                from_cond: m(c.from_cond),
+                to_cond: m(c.to_cond),
+                ..c
+            }))
+        }
+        SetExpr::Memo { slot, body } => SetExpr::Memo {
+            slot,
+            body: Box::new(m(*body)),
+        },
+        e => e,
+    }
 }
 
 /// A binary relation as translations of element ids: the pairs `(a, a + d)`
@@ -452,9 +556,11 @@ impl Planner<'_> {
         let dir = forward != reverse;
         Some(SetExpr::Closure(Box::new(Closure {
             src: SetExpr::Point(src),
-            rel,
-            forward,
-            shifts: (self.shifts)(rel, dir),
+            along: vec![Along {
+                rel,
+                dir,
+                shifts: (self.shifts)(rel, dir),
+            }],
             from_cond,
             to_cond,
             steps: t.steps,
@@ -576,6 +682,120 @@ impl Ev<'_> {
         w
     }
 
+    /// One step of a closure along `a`: the images of the frontier's
+    /// elements in `pre` (all when `None`), within `post`.
+    fn closure_step(
+        &self,
+        a: &Along,
+        pre: Option<&[u64]>,
+        post: &[u64],
+        frontier: &Words,
+    ) -> Words {
+        let mut w = match pre {
+            None => self.image(a.rel, a.dir, a.shifts.as_deref(), frontier),
+            Some(pre) => {
+                let mut f = frontier.clone();
+                f.iter_mut().zip(pre).for_each(|(x, y)| *x &= y);
+                self.image(a.rel, a.dir, a.shifts.as_deref(), &f)
+            }
+        };
+        w.iter_mut().zip(post).for_each(|(x, y)| *x &= y);
+        w
+    }
+
+    /// The closure along `a`, from the elements `reach` already reached
+    /// and its newest layer `frontier`, set at a time.
+    fn closure_sets(
+        &self,
+        a: &Along,
+        pre: Option<&[u64]>,
+        post: &[u64],
+        mut reach: Words,
+        mut frontier: Words,
+    ) -> Words {
+        loop {
+            let mut next = self.closure_step(a, pre, post, &frontier);
+            next.iter_mut()
+                .zip(reach.iter())
+                .for_each(|(x, r)| *x &= !r);
+            if next.iter().all(|&x| x == 0) {
+                return reach;
+            }
+            reach.iter_mut().zip(next.iter()).for_each(|(r, x)| *r |= x);
+            frontier = next;
+        }
+    }
+
+    /// The closure along `a` from the element `e`, followed element by
+    /// element while each step leads to at most one new element (a ray):
+    /// `Ok(reached)`; when a step leads to several, `Err((reached,
+    /// frontier))` to go on set at a time ([`Ev::closure_sets`]).
+    fn walk(
+        &self,
+        a: &Along,
+        pre: Option<&[u64]>,
+        post: &[u64],
+        mut e: Elem,
+        nw: usize,
+    ) -> Result<Words, (Words, Words)> {
+        let mut reach = Words::zeros(nw);
+        set_bit(&mut reach, e);
+        loop {
+            if pre.is_some_and(|p| !words_contain(p, e)) {
+                return Ok(reach);
+            }
+            let mut next = None;
+            let mut more = Words::zeros(0);
+            self.for_each_successor(a, e, |z| {
+                if !words_contain(post, z) || words_contain(&reach, z) {
+                    return;
+                }
+                match next {
+                    None => next = Some(z),
+                    Some(y) if y == z => {}
+                    Some(y) => {
+                        if more.is_empty() {
+                            more = Words::zeros(nw);
+                            set_bit(&mut more, y);
+                        }
+                        set_bit(&mut more, z);
+                    }
+                }
+            });
+            if !more.is_empty() {
+                reach.iter_mut().zip(more.iter()).for_each(|(r, x)| *r |= x);
+                return Err((reach, more));
+            }
+            match next {
+                None => return Ok(reach),
+                Some(z) => {
+                    set_bit(&mut reach, z);
+                    e = z;
+                }
+            }
+        }
+    }
+
+    /// Calls `f` on each element one step along `a` leads to from `e` (as
+    /// [`Ev::image`] steps).
+    fn for_each_successor(&self, a: &Along, e: Elem, mut f: impl FnMut(Elem)) {
+        if let Some(sh) = a.shifts.as_deref() {
+            for (d, mask) in &sh.0 {
+                if words_contain(mask, e) {
+                    f((e as i64 + d) as Elem);
+                }
+            }
+            return;
+        }
+        let RelationData::Binary { fwd, bwd, .. } = self.data(a.rel) else {
+            return;
+        };
+        let adj = if a.dir { fwd } else { bwd };
+        for &z in adj.get(e as usize).map_or(&[][..], |v| v) {
+            f(z);
+        }
+    }
+
     fn words_of(&self, b: &BitSet, nw: usize) -> Words {
         let mut w = Words::zeros(nw);
         for (o, i) in w.iter_mut().zip(b.words()) {
@@ -645,56 +865,53 @@ impl Ev<'_> {
                 self.image(*rel, *forward, shifts.as_deref(), &a)
             }
             SetExpr::Closure(c) => {
-                let live = self.words_of(self.st.live(), nw);
-                let src = self.set_words(&c.src, env, own);
-                let from_cond = self.set_words(&c.from_cond, env, own);
-                let to_cond = self.set_words(&c.to_cond, env, own);
                 // One step: from the frontier's elements satisfying the
                 // source condition to their images satisfying the target
                 // condition (the other way round when reversed).
-                let (pre, post, dir) = if c.reverse {
-                    (&to_cond, &from_cond, !c.forward)
+                let (pre, post) = if c.reverse {
+                    (&c.to_cond, &c.from_cond)
                 } else {
-                    (&from_cond, &to_cond, c.forward)
+                    (&c.from_cond, &c.to_cond)
                 };
-                let step = |frontier: &Words| -> Words {
-                    let mut w = if pre == &live {
-                        self.image(c.rel, dir, c.shifts.as_deref(), frontier)
-                    } else {
-                        let mut a = frontier.clone();
-                        a.iter_mut().zip(pre.iter()).for_each(|(x, y)| *x &= y);
-                        self.image(c.rel, dir, c.shifts.as_deref(), &a)
-                    };
-                    w.iter_mut().zip(post.iter()).for_each(|(x, y)| *x &= y);
-                    w
+                let src = self.set_words(&c.src, env, own);
+                let pre = self.set_words(pre, env, own);
+                let post = self.set_words(post, env, own);
+                let pre = (pre[..] != *self.st.live().words()).then_some(pre);
+                let pre = pre.as_deref();
+                // From one element (a ray from a bound square), the walk
+                // goes element by element while no step branches.
+                let single = match c.steps {
+                    None => single_member(&src),
+                    Some(_) => None,
                 };
-                match c.steps {
-                    None => {
-                        let mut reach = src.clone();
-                        let mut frontier = src;
-                        loop {
-                            let mut next = step(&frontier);
-                            next.iter_mut()
-                                .zip(reach.iter())
-                                .for_each(|(x, r)| *x &= !r);
-                            if next.iter().all(|&x| x == 0) {
-                                break reach;
+                let one = |a: &Along| -> Words {
+                    match (c.steps, single) {
+                        (None, Some(e)) => match self.walk(a, pre, &post, e, nw) {
+                            Ok(reach) => reach,
+                            Err((reach, frontier)) => {
+                                self.closure_sets(a, pre, &post, reach, frontier)
                             }
-                            reach.iter_mut().zip(next.iter()).for_each(|(r, x)| *r |= x);
-                            frontier = next;
+                        },
+                        (None, None) => self.closure_sets(a, pre, &post, src.clone(), src.clone()),
+                        (Some(m), _) => {
+                            let mut layer = src.clone();
+                            for _ in 0..m {
+                                layer = self.closure_step(a, pre, &post, &layer);
+                                if layer.iter().all(|&x| x == 0) {
+                                    break;
+                                }
+                            }
+                            layer
                         }
                     }
-                    Some(m) => {
-                        let mut layer = src;
-                        for _ in 0..m {
-                            layer = step(&layer);
-                            if layer.iter().all(|&x| x == 0) {
-                                break;
-                            }
-                        }
-                        layer
-                    }
+                };
+                let mut along = c.along.iter();
+                let mut w = along.next().map_or_else(|| Words::zeros(nw), one);
+                for a in along {
+                    let v = one(a);
+                    w.iter_mut().zip(v.iter()).for_each(|(x, y)| *x |= y);
                 }
+                w
             }
             SetExpr::Closed(n) => {
                 if self.holds(n, env) {
@@ -752,6 +969,27 @@ pub(crate) fn to_bitset(w: Words) -> BitSet {
     let mut b = BitSet::new();
     *b.words_mut() = w.into_vec();
     b
+}
+
+/// The only member of a set, if it has exactly one.
+fn single_member(w: &[u64]) -> Option<Elem> {
+    let mut found = None;
+    for (i, &x) in w.iter().enumerate() {
+        if x != 0 {
+            if found.is_some() || x & (x - 1) != 0 {
+                return None;
+            }
+            found = Some(i as Elem * 64 + x.trailing_zeros());
+        }
+    }
+    found
+}
+
+fn set_bit(w: &mut [u64], e: Elem) {
+    let i = e as usize;
+    if i / 64 < w.len() {
+        w[i / 64] |= 1 << (i % 64);
+    }
 }
 
 /// Whether element `e` is in the words.
