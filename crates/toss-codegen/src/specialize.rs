@@ -217,15 +217,16 @@ fn cond_expr(plan: &Plan, c: &Cond) -> TokenStream {
         Cond::Const(true) => quote! { true },
         Cond::Const(false) => quote! { false },
         Cond::NonEmpty(SetExpr::And(v)) if v.iter().any(|x| matches!(x, SetExpr::Ray { .. })) => {
-            // A cut ray is within its full ray (a table row): when the
-            // full rays miss the other parts, the cut is not computed.
+            // A cut ray is within its start and its full ray (a table
+            // row): when those miss the other parts, the cut is not
+            // computed.
             let (rays, rest): (Vec<&SetExpr>, Vec<&SetExpr>) =
                 v.iter().partition(|x| matches!(x, SetExpr::Ray { .. }));
             let full = rays.iter().map(|x| match x {
                 SetExpr::Ray { table, from, .. } => {
                     let t = format_ident!("T{}", table);
                     let from = bound(*from);
-                    quote! { #t[#from as usize] }
+                    quote! { (#t[#from as usize] | Set::single(#from)) }
                 }
                 _ => quote! { UNIVERSE },
             });
