@@ -14,8 +14,8 @@
 //! popcount (`sets`) to select the drawn match from; the others by listing
 //! their matches (`found`). A postcondition that reads only fluent
 //! relations is tested on the effect applied to a copy of the bitsets
-//! (`Rels`), and a test that a cut ray meets a set first tests the full
-//! ray (a table row).
+//! (`Rels`), and a test that a cut ray meets a set first tests the ray's
+//! start and full ray (a table row).
 
 use std::path::Path;
 
