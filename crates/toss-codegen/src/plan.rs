@@ -37,7 +37,15 @@
 //!   its conjuncts about the elements bound so far, at each earlier step
 //!   (a chain of jumps is cut at its first impossible jump); `tc` from a bound
 //!   element is a fixed point, a look-up in a table of rays when it steps
-//!   in one grid direction; postconditions are tested after the effect.
+//!   in one grid direction; postconditions are tested after the effect
+//!   (on a copy of the fluent bitsets alone when they read nothing else);
+//! - for every mover, a shared-prefix tree ([`PrefixNode`]) of the labels a
+//!   playout counts: matchers that agree on their first steps (the clock
+//!   and the moving piece of draughts' jump chains, the amazon and its
+//!   destination in amazons) enumerate those steps once per ply for all of
+//!   them; a label whose last step has no per-candidate test is counted by
+//!   a popcount per binding of the earlier elements
+//!   ([`RulePlan::last_step_counted`]).
 //!
 //! Per rule and per payoff, what is outside this fragment runs on the
 //! interpreter: a rule's matches ([`RulePlan::interpreted`]), the check of
@@ -283,7 +291,7 @@ pub struct Pattern {
 }
 
 /// How the candidates of a left element are restricted by an earlier one.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Link {
     /// The earlier left element.
     pub from: usize,
@@ -292,7 +300,7 @@ pub struct Link {
 }
 
 /// One step of a matcher: bind left element `elem`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Step {
     pub elem: usize,
     pub cand: SetExpr,
@@ -350,6 +358,96 @@ impl RulePlan {
                 .iter()
                 .all(|s| s.inner.is_empty() && s.checks.is_empty())
     }
+
+    /// Whether the matches form a set of elements: one left element, or
+    /// two linked by a grid step, and [`RulePlan::plain`].
+    pub fn has_set(&self) -> bool {
+        self.plain() && (self.lhs.len() == 1 || self.shift.is_some())
+    }
+
+    /// Whether a playout counts the matches through a [`PrefixNode`] tree:
+    /// a specialized matcher of at least one step, without a set of
+    /// matches and without checks by the interpreter.
+    pub fn in_prefix_tree(&self) -> bool {
+        !self.has_set()
+            && self.interpreted.is_none()
+            && self.check_fallback.is_none()
+            && !self.steps.is_empty()
+    }
+
+    /// Whether, once the earlier left elements are bound, the matches are
+    /// the candidates of the last step (no per-candidate checks there and
+    /// no postcondition): they are then counted by a popcount per prefix
+    /// and the match of a rank is selected by skipping whole sets.
+    pub fn last_step_counted(&self) -> bool {
+        self.in_prefix_tree()
+            && self.post.is_none()
+            && self.steps.last().is_some_and(|s| s.checks.is_empty())
+    }
+}
+
+/// A node of a mover's shared-prefix tree: the step at `depth` of every
+/// label's matcher that passes through it. Labels whose matchers agree on
+/// their first steps (up to the numbering of loop variables) share the
+/// nodes of those steps, so a playout enumerates each shared prefix once
+/// per ply to count the matches of all of them (the move of the drawn rank
+/// is then selected in its label's matcher alone).
+#[derive(Clone, Debug)]
+pub struct PrefixNode {
+    /// A rule whose step `depth` this node is (the first label's).
+    pub rule: usize,
+    pub depth: usize,
+    /// The labels (indices into the player's labels) through this node.
+    pub labels: Vec<usize>,
+    /// The labels whose last step this is.
+    pub ends: Vec<usize>,
+    pub children: Vec<PrefixNode>,
+}
+
+/// A step with its loop variables numbered in order of appearance, so that
+/// equal steps of different rules compare equal.
+fn canonical_step(st: &Step) -> Step {
+    let mut st = st.clone();
+    let mut map = BTreeMap::new();
+    renumber_set(&mut st.cand, &mut map);
+    st.inner.iter_mut().for_each(|s| renumber_set(s, &mut map));
+    st.checks
+        .iter_mut()
+        .for_each(|c| renumber_cond(c, &mut map));
+    st
+}
+
+/// The shared-prefix forest of the labels `members` from step `depth` on,
+/// nodes in order of their first label.
+fn prefix_forest(
+    rules: &[RulePlan],
+    labels: &[LabelPlan],
+    members: &[usize],
+    depth: usize,
+) -> Vec<PrefixNode> {
+    let mut groups: Vec<(Step, Vec<usize>)> = Vec::new();
+    for &lb in members {
+        let key = canonical_step(&rules[labels[lb].rule].steps[depth]);
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, g)) => g.push(lb),
+            None => groups.push((key, vec![lb])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(_, group)| {
+            let (ends, more): (Vec<usize>, Vec<usize>) = group
+                .iter()
+                .partition(|&&lb| rules[labels[lb].rule].steps.len() == depth + 1);
+            PrefixNode {
+                rule: labels[group[0]].rule,
+                depth,
+                children: prefix_forest(rules, labels, &more, depth + 1),
+                labels: group,
+                ends,
+            }
+        })
+        .collect()
 }
 
 /// A label of a player in a location.
@@ -365,6 +463,9 @@ pub struct PlayerPlan {
     /// The compiled payoff, or why the interpreter computes it.
     pub payoff: Result<Num, Unsupported>,
     pub labels: Vec<LabelPlan>,
+    /// The shared-prefix tree of the labels counted in a playout
+    /// ([`RulePlan::in_prefix_tree`]).
+    pub prefixes: Vec<PrefixNode>,
 }
 
 #[derive(Clone, Debug)]
@@ -580,9 +681,21 @@ impl Plan {
                 if !labels.is_empty() {
                     movers.push(p);
                 }
-                players.push(PlayerPlan { payoff, labels });
+                players.push(PlayerPlan {
+                    payoff,
+                    labels,
+                    prefixes: Vec::new(),
+                });
             }
             locations.push(LocPlan { players, movers });
+        }
+        for loc in &mut locations {
+            for pl in &mut loc.players {
+                let members: Vec<usize> = (0..pl.labels.len())
+                    .filter(|&lb| rules[pl.labels[lb].rule].in_prefix_tree())
+                    .collect();
+                pl.prefixes = prefix_forest(&rules, &pl.labels, &members, 0);
+            }
         }
         let heuristic = heuristics.map(|h| b.heuristic(h));
         let elements = (0..n as u32)
@@ -2293,6 +2406,58 @@ fn renumber_cond(c: &mut Cond, map: &mut BTreeMap<usize, usize>) {
     }
 }
 
+/// Whether a condition reads nothing of the state but its fluent unary
+/// relations (no fluent function, no compiled sentence by reference, no
+/// solver): a postcondition of that kind is evaluated on the effect
+/// applied to a copy of the bitsets alone.
+pub fn reads_only_relations(c: &Cond) -> bool {
+    match c {
+        Cond::Const(_) | Cond::Eq(..) => true,
+        Cond::NonEmpty(s) | Cond::In(_, s) => set_reads_only_relations(s),
+        Cond::Pattern { sets, .. } => sets.iter().all(set_reads_only_relations),
+        Cond::Not(x) => reads_only_relations(x),
+        Cond::And(v) | Cond::Or(v) => v.iter().all(reads_only_relations),
+        Cond::Cmp(a, _, b) => num_reads_only_relations(a) && num_reads_only_relations(b),
+        Cond::Exists { over, body, .. } => {
+            set_reads_only_relations(over) && reads_only_relations(body)
+        }
+    }
+}
+
+fn set_reads_only_relations(s: &SetExpr) -> bool {
+    match s {
+        SetExpr::And(v) | SetExpr::Or(v) => v.iter().all(set_reads_only_relations),
+        SetExpr::Not(x) | SetExpr::AllIf(x) => set_reads_only_relations(x),
+        SetExpr::Image { of, .. } => set_reads_only_relations(of),
+        SetExpr::Fix { body, .. } => set_reads_only_relations(body),
+        SetExpr::Ray { through, .. } => set_reads_only_relations(through),
+        SetExpr::If(c) => reads_only_relations(c),
+        SetExpr::Empty
+        | SetExpr::Universe
+        | SetExpr::Mask(_)
+        | SetExpr::Fluent(_)
+        | SetExpr::FixVar(_)
+        | SetExpr::Elem(_)
+        | SetExpr::Row { .. }
+        | SetExpr::Row2 { .. } => true,
+    }
+}
+
+fn num_reads_only_relations(n: &Num) -> bool {
+    match n {
+        Num::Const(_) | Num::Fun(FunRef::Stable(_), _) => true,
+        Num::Fun(FunRef::Fluent(_), _) | Num::Cond(_) | Num::Solver(_) => false,
+        Num::Count(s, _) => set_reads_only_relations(s),
+        Num::Neg(a) => num_reads_only_relations(a),
+        Num::Add(a, b) | Num::Sub(a, b) | Num::Mul(a, b) => {
+            num_reads_only_relations(a) && num_reads_only_relations(b)
+        }
+        Num::Sum { over, body, .. } => {
+            set_reads_only_relations(over) && num_reads_only_relations(body)
+        }
+    }
+}
+
 /// Whether two candidate sets are syntactically disjoint: one requires a
 /// fluent the other excludes.
 fn disjoint(a: &SetExpr, b: &SetExpr) -> bool {
@@ -2474,7 +2639,18 @@ impl Plan {
             out.push(line);
         }
         if let Some(c) = &r.post {
-            out.push(format!("after the effect: {}", self.cond_text(c)));
+            let on = if reads_only_relations(c) {
+                " (applied to a copy of the fluent bitsets alone)"
+            } else {
+                ""
+            };
+            out.push(format!("after the effect{on}: {}", self.cond_text(c)));
+        }
+        if r.last_step_counted() && r.steps.len() > 1 {
+            out.push(format!(
+                "counted by a popcount of the candidates of {} per binding of the earlier elements",
+                r.lhs[r.steps.len() - 1]
+            ));
         }
         if let Some(why) = &r.interpreted {
             out.push(format!("matches from the interpreter ({why})"));
@@ -2489,6 +2665,46 @@ impl Plan {
             ));
         }
         out
+    }
+
+    /// A shared-prefix forest, one line per node: the left element it
+    /// binds, the labels through it and those ending there.
+    fn prefix_text(
+        &self,
+        labels: &[LabelPlan],
+        nodes: &[PrefixNode],
+        indent: usize,
+        o: &mut String,
+    ) {
+        for n in nodes {
+            let r = &self.rules[n.rule];
+            let name = |lb: &usize| self.rules[labels[*lb].rule].name.clone();
+            let through: Vec<String> = n.labels.iter().map(name).collect();
+            let ends: Vec<String> = n
+                .ends
+                .iter()
+                .map(|lb| {
+                    let rule = &self.rules[labels[*lb].rule];
+                    let how = if rule.last_step_counted() {
+                        "popcount"
+                    } else {
+                        "per match"
+                    };
+                    format!("{} ({how})", rule.name)
+                })
+                .collect();
+            let mut line = format!(
+                "{}{} [{}]",
+                "    ".repeat(indent) + &"  ".repeat(n.depth),
+                r.lhs[n.depth],
+                through.join(", ")
+            );
+            if !ends.is_empty() {
+                line.push_str(&format!(" ends {}", ends.join(", ")));
+            }
+            let _ = writeln!(o, "{line}");
+            self.prefix_text(labels, &n.children, indent, o);
+        }
     }
 
     /// The plan as text: what is stable, the precomputed sets, the
@@ -2607,6 +2823,14 @@ impl Plan {
                     self.players[p],
                     labels.join(", ")
                 );
+                if !pl.prefixes.is_empty() {
+                    let _ = writeln!(
+                        o,
+                        "    {}: matches counted over shared prefixes (each node enumerated once):",
+                        self.players[p]
+                    );
+                    self.prefix_text(&pl.labels, &pl.prefixes, 2, &mut o);
+                }
             }
         }
         if let Some(h) = &self.heuristic {

@@ -6,6 +6,16 @@
 //! condition, one matcher per rule, and the move generator, rule effects
 //! and payoffs per location. Everything is emitted in plan order, so the
 //! output is deterministic.
+//!
+//! The playout loop counts the moves of every label without listing them:
+//! a rule with a set of matches by a popcount; the labels of a mover's
+//! shared-prefix tree ([`crate::plan::PrefixNode`]) in one enumeration of
+//! the tree, keeping the candidate sets of last steps counted by a
+//! popcount (`sets`) to select the drawn match from; the others by listing
+//! their matches (`found`). A postcondition that reads only fluent
+//! relations is tested on the effect applied to a copy of the bitsets
+//! (`Rels`), and a test that a cut ray meets a set first tests the ray's
+//! start and full ray (a table row).
 
 use std::path::Path;
 
@@ -14,7 +24,7 @@ use quote::{format_ident, quote};
 use syn::Ident;
 use toss_runtime::ir;
 
-use crate::plan::{Bound, Cond, FunRef, Num, Plan, Rel2, SetExpr};
+use crate::plan::{Bound, Cond, FunRef, Num, Plan, PrefixNode, Rel2, RulePlan, SetExpr, Step};
 
 /// `TicTacToe` -> `__toss_tic_tac_toe`.
 fn module_name(ident: &Ident) -> Ident {
@@ -206,6 +216,29 @@ fn cond_expr(plan: &Plan, c: &Cond) -> TokenStream {
     match c {
         Cond::Const(true) => quote! { true },
         Cond::Const(false) => quote! { false },
+        Cond::NonEmpty(SetExpr::And(v)) if v.iter().any(|x| matches!(x, SetExpr::Ray { .. })) => {
+            // A cut ray is within its start and its full ray (a table
+            // row): when those miss the other parts, the cut is not
+            // computed.
+            let (rays, rest): (Vec<&SetExpr>, Vec<&SetExpr>) =
+                v.iter().partition(|x| matches!(x, SetExpr::Ray { .. }));
+            let full = rays.iter().map(|x| match x {
+                SetExpr::Ray { table, from, .. } => {
+                    let t = format_ident!("T{}", table);
+                    let from = bound(*from);
+                    quote! { (#t[#from as usize] | Set::single(#from)) }
+                }
+                _ => quote! { UNIVERSE },
+            });
+            let cut = rays.iter().map(|x| set_expr(plan, x));
+            let rest = rest.iter().map(|x| set_expr(plan, x));
+            quote! {
+                ({
+                    let x = UNIVERSE #(& #rest)*;
+                    !(x #(& #full)*).is_empty() && !(x #(& #cut)*).is_empty()
+                })
+            }
+        }
         Cond::NonEmpty(s) => {
             let s = set_expr(plan, s);
             quote! { !#s.is_empty() }
@@ -432,6 +465,127 @@ fn heuristic_fns(plan: &Plan, ident: &Ident, file_name: &str) -> TokenStream {
     }
 }
 
+/// The effect of rule `r` on the fluent bitsets `target` (an array of
+/// sets), the images of the left elements given by `elems`: the removals
+/// of each fluent as one and-not with the set of the removed elements,
+/// then the additions.
+fn rels_effect(r: &RulePlan, target: &TokenStream, elems: &[TokenStream]) -> TokenStream {
+    // Fluents in order of first removal, each with its removed elements.
+    let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+    for &(f, e) in &r.removes {
+        match groups.iter_mut().find(|(g, _)| *g == f) {
+            Some((_, v)) => v.push(e),
+            None => groups.push((f, vec![e])),
+        }
+    }
+    // One mask per distinct list of removed elements.
+    // One mask per distinct list of several removed elements (a single
+    // element is removed by one bit operation, cheaper than building a
+    // set of several words).
+    let mut masks: Vec<Vec<usize>> = Vec::new();
+    for (_, v) in &groups {
+        if v.len() > 1 && !masks.contains(v) {
+            masks.push(v.clone());
+        }
+    }
+    let mask_defs = masks.iter().enumerate().map(|(i, v)| {
+        let m = format_ident!("rm{}", i);
+        let singles = v.iter().map(|&e| {
+            let x = &elems[e];
+            quote! { Set::single(#x) }
+        });
+        quote! { let #m = #(#singles)|*; }
+    });
+    let rems = groups.iter().map(|(f, v)| {
+        let f = usize_lit(*f);
+        if let [e] = v.as_slice() {
+            let x = &elems[*e];
+            return quote! { #target[#f].remove(#x); };
+        }
+        let m = format_ident!("rm{}", masks.iter().position(|x| x == v).unwrap_or(0));
+        quote! { #target[#f] = #target[#f].and_not(#m); }
+    });
+    let adds = r.adds.iter().map(|&(f, e)| {
+        let (f, x) = (usize_lit(f), &elems[e]);
+        quote! { #target[#f].insert(#x); }
+    });
+    quote! { #(#mask_defs)* #(#rems)* #(#adds)* }
+}
+
+/// Whether the postcondition of rule `ri` holds for the match `elems` (the
+/// bound variables `e0`, `e1`, ...): a boolean expression. A postcondition
+/// that reads only fluent relations is evaluated on the effect applied to
+/// a copy of the bitsets (`Rels`); any other on a copy of the whole state.
+fn post_holds(plan: &Plan, ri: usize, elems: &[Ident]) -> Option<TokenStream> {
+    let r = &plan.rules[ri];
+    let c = r.post.as_ref()?;
+    let body = cond_expr(plan, c);
+    if crate::plan::reads_only_relations(c) {
+        let es: Vec<TokenStream> = elems.iter().map(|e| quote! { #e }).collect();
+        let fx = rels_effect(r, &quote! { rels }, &es);
+        Some(quote! {
+            ({
+                let mut rels = s.rels;
+                #fx
+                let s = &Rels { rels };
+                #body
+            })
+        })
+    } else {
+        let k = plan.max_lhs();
+        let pad = (r.lhs.len()..k).map(|_| quote! { 0 });
+        let rl = Literal::u16_unsuffixed(ri as u16);
+        Some(quote! {
+            ({
+                let after = {
+                    let mut t = *s;
+                    apply_rule(&mut t, #rl, &[#(#elems),* #(, #pad)*]);
+                    t
+                };
+                let s = &after;
+                #body
+            })
+        })
+    }
+}
+
+/// The candidates of a step once the earlier elements are bound, into `n`
+/// (its state-only part is `c<elem>`, computed beforehand).
+fn step_set(plan: &Plan, st: &Step, cand: &Ident) -> TokenStream {
+    let links = st.links.iter().map(|l| {
+        let t = format_ident!("T{}", l.table);
+        let from = format_ident!("e{}", l.from);
+        quote! { n &= #t[#from as usize]; }
+    });
+    let distinct = st.distinct_from.iter().map(|&j| {
+        let o = format_ident!("e{}", j);
+        quote! { n.remove(#o); }
+    });
+    let sets = st.inner.iter().map(|x| {
+        let x = set_expr(plan, x);
+        quote! { n &= #x; }
+    });
+    quote! {
+        let mut n = #cand;
+        #(#links)*
+        #(#distinct)*
+        #(#sets)*
+    }
+}
+
+/// The per-candidate checks of a step (`continue` when one fails).
+fn step_checks(plan: &Plan, st: &Step) -> TokenStream {
+    let checks = st.checks.iter().map(|x| {
+        let x = cond_expr(plan, x);
+        quote! {
+            if !#x {
+                continue;
+            }
+        }
+    });
+    quote! { #(#checks)* }
+}
+
 /// The matcher of rule `ri`: calls `f` on every match in canonical order
 /// until it returns false; returns whether it ran to the end.
 fn matcher(plan: &Plan, ident: &Ident, ri: usize) -> TokenStream {
@@ -498,16 +652,9 @@ fn matcher(plan: &Plan, ident: &Ident, ri: usize) -> TokenStream {
         let elems: Vec<Ident> = (0..r.lhs.len()).map(|i| format_ident!("e{}", i)).collect();
         let pad = (r.lhs.len()..k).map(|_| quote! { 0 });
         let arr = quote! { [#(#elems),* #(, #pad)*] };
-        let post = r.post.as_ref().map(|c| {
-            let c = cond_expr(plan, c);
-            let rl = Literal::u16_unsuffixed(ri as u16);
+        let post = post_holds(plan, ri, &elems).map(|holds| {
             quote! {
-                let after = {
-                    let mut t = *s;
-                    apply_rule(&mut t, #rl, &#arr);
-                    t
-                };
-                if !{ let s = &after; #c } {
+                if !#holds {
                     break 'm;
                 }
             }
@@ -541,34 +688,12 @@ fn matcher(plan: &Plan, ident: &Ident, ri: usize) -> TokenStream {
         for st in r.steps.iter().rev() {
             let c = format_ident!("c{}", st.elem);
             let e = &elems[st.elem];
-            let links = st.links.iter().map(|l| {
-                let t = format_ident!("T{}", l.table);
-                let from = &elems[l.from];
-                quote! { n &= #t[#from as usize]; }
-            });
-            let distinct = st.distinct_from.iter().map(|&j| {
-                let o = &elems[j];
-                quote! { n.remove(#o); }
-            });
-            let sets = st.inner.iter().map(|x| {
-                let x = set_expr(plan, x);
-                quote! { n &= #x; }
-            });
-            let checks = st.checks.iter().map(|x| {
-                let x = cond_expr(plan, x);
-                quote! {
-                    if !#x {
-                        continue;
-                    }
-                }
-            });
+            let set = step_set(plan, st, &c);
+            let checks = step_checks(plan, st);
             inner = quote! {
-                let mut n = #c;
-                #(#links)*
-                #(#distinct)*
-                #(#sets)*
+                #set
                 for #e in n.iter() {
-                    #(#checks)*
+                    #checks
                     #inner
                 }
             };
@@ -654,6 +779,70 @@ fn counters(plan: &Plan, ri: usize) -> TokenStream {
         }
         None => {
             let doc = format!(" The number of matches of rule `{}`.", r.name);
+            let nth_fn = if r.last_step_counted() {
+                // Whole candidate sets of the last step are skipped.
+                let last = &r.steps[r.steps.len() - 1];
+                let elems: Vec<Ident> = (0..r.lhs.len()).map(|i| format_ident!("e{}", i)).collect();
+                let pad = (r.lhs.len()..plan.max_lhs()).map(|_| quote! { 0 });
+                let le = &elems[last.elem];
+                let set = step_set(plan, last, &format_ident!("c{}", last.elem));
+                let mut inner = quote! {
+                    #set
+                    let c = n.count();
+                    if k < c {
+                        let #le = n.nth(k);
+                        return [#(#elems),* #(, #pad)*];
+                    }
+                    k -= c;
+                };
+                for st in r.steps[..r.steps.len() - 1].iter().rev() {
+                    let c = format_ident!("c{}", st.elem);
+                    let e = &elems[st.elem];
+                    let set = step_set(plan, st, &c);
+                    let checks = step_checks(plan, st);
+                    inner = quote! {
+                        #set
+                        for #e in n.iter() {
+                            #checks
+                            #inner
+                        }
+                    };
+                }
+                let cands = r.steps.iter().map(|st| {
+                    let c = format_ident!("c{}", st.elem);
+                    let e = set_expr(plan, &st.cand);
+                    quote! { let #c = #e; }
+                });
+                quote! {
+                    /// The match of rank `k` in canonical order: the
+                    /// candidates of the last left element are counted per
+                    /// binding of the earlier ones, and skipped as a whole.
+                    #[inline]
+                    pub fn #nth(s: &State, mut k: u32) -> [u32; #k] {
+                        #(#cands)*
+                        #inner
+                        [0; #k]
+                    }
+                }
+            } else {
+                quote! {
+                    /// The match of rank `k` in canonical order.
+                    #[inline]
+                    pub fn #nth(s: &State, mut k: u32) -> [u32; #k] {
+                        let mut out = [0; #k];
+                        #m(s, &mut |e| {
+                            if k == 0 {
+                                out = e;
+                                false
+                            } else {
+                                k -= 1;
+                                true
+                            }
+                        });
+                        out
+                    }
+                }
+            };
             quote! {
                 #[doc = #doc]
                 #[inline]
@@ -665,21 +854,7 @@ fn counters(plan: &Plan, ri: usize) -> TokenStream {
                     });
                     n
                 }
-                /// The match of rank `k` in canonical order.
-                #[inline]
-                pub fn #nth(s: &State, mut k: u32) -> [u32; #k] {
-                    let mut out = [0; #k];
-                    #m(s, &mut |e| {
-                        if k == 0 {
-                            out = e;
-                            false
-                        } else {
-                            k -= 1;
-                            true
-                        }
-                    });
-                    out
-                }
+                #nth_fn
             }
         }
     }
@@ -687,8 +862,7 @@ fn counters(plan: &Plan, ri: usize) -> TokenStream {
 
 /// Whether rule `ri` has a set of matches (see [`counters`]).
 fn has_set(plan: &Plan, ri: usize) -> bool {
-    let r = &plan.rules[ri];
-    r.plain() && (r.lhs.len() == 1 || r.shift.is_some())
+    plan.rules[ri].has_set()
 }
 
 /// Whether some mover's label in location `li` has no set of matches (its
@@ -698,7 +872,125 @@ fn uses_found(plan: &Plan, li: usize) -> bool {
     loc.movers
         .iter()
         .flat_map(|&p| &loc.players[p].labels)
-        .any(|l| !has_set(plan, l.rule))
+        .any(|l| !has_set(plan, l.rule) && !plan.rules[l.rule].in_prefix_tree())
+}
+
+/// Whether some mover's label in location `li` keeps the candidate sets of
+/// its last step (in `sets`) while it is counted.
+fn uses_sets(plan: &Plan, li: usize) -> bool {
+    let loc = &plan.locations[li];
+    loc.movers
+        .iter()
+        .flat_map(|&p| &loc.players[p].labels)
+        .any(|l| plan.rules[l.rule].last_step_counted())
+}
+
+/// The counting code of a shared-prefix forest of mover `mi` (player
+/// `pl`): each node binds its left element once for every label through
+/// it; a label ending at a node adds the popcount of the node's candidates
+/// (no per-candidate checks or postcondition) or one per candidate that
+/// passes them, into `n<mi>_<label>`. The state-only parts of the
+/// candidate sets go into `hoisted`, computed once before the loops.
+fn prefix_code(
+    plan: &Plan,
+    pl: &crate::plan::PlayerPlan,
+    mi: usize,
+    tags: usize,
+    nodes: &[PrefixNode],
+    hoisted: &mut Vec<TokenStream>,
+) -> TokenStream {
+    let mut out = Vec::new();
+    for node in nodes {
+        let r = &plan.rules[node.rule];
+        let st = &r.steps[node.depth];
+        let c = format_ident!("p{}", hoisted.len());
+        let cand = set_expr(plan, &st.cand);
+        hoisted.push(quote! { let #c = #cand; });
+        let set = step_set(plan, st, &c);
+        // `body` (with `#n` the label's count) when the label's sentence
+        // holds.
+        let guard = |lb: usize, body: &dyn Fn(&Ident) -> TokenStream| {
+            let n = format_ident!("n{}_{}", mi, lb);
+            let body = body(&n);
+            match plan.rules[pl.labels[lb].rule].sentence {
+                Some(cd) => {
+                    let ok = format_ident!("ok{}", cd);
+                    quote! {
+                        if #ok {
+                            #body
+                        }
+                    }
+                }
+                None => body,
+            }
+        };
+        let mut counted = Vec::new();
+        let mut per_match = Vec::new();
+        for &lb in &node.ends {
+            let ri = pl.labels[lb].rule;
+            if plan.rules[ri].last_step_counted() {
+                // The candidate set is kept (tagged with the label) for
+                // selecting the drawn match without enumerating again.
+                let tag = Literal::u16_unsuffixed((tags + lb) as u16);
+                let pre = (0..plan.max_lhs()).map(|i| {
+                    if i < node.depth {
+                        let e = format_ident!("e{}", i);
+                        quote! { #e }
+                    } else {
+                        quote! { 0 }
+                    }
+                });
+                let pre: Vec<TokenStream> = pre.collect();
+                let add = guard(lb, &|n| {
+                    quote! {
+                        sets.push((#tag, [#(#pre),*], n));
+                        #n += c;
+                    }
+                });
+                counted.push(quote! {
+                    let c = n.count();
+                    if c > 0 {
+                        #add
+                    }
+                });
+            } else {
+                let elems: Vec<Ident> = (0..plan.rules[ri].lhs.len())
+                    .map(|i| format_ident!("e{}", i))
+                    .collect();
+                let add = guard(lb, &|n| quote! { #n += 1; });
+                per_match.push(match post_holds(plan, ri, &elems) {
+                    Some(holds) => quote! {
+                        if #holds {
+                            #add
+                        }
+                    },
+                    None => add,
+                });
+            }
+        }
+        let children = prefix_code(plan, pl, mi, tags, &node.children, hoisted);
+        let each = if per_match.is_empty() && node.children.is_empty() {
+            quote! {}
+        } else {
+            let e = format_ident!("e{}", st.elem);
+            let checks = step_checks(plan, st);
+            quote! {
+                for #e in n.iter() {
+                    #checks
+                    #(#per_match)*
+                    #children
+                }
+            }
+        };
+        out.push(quote! {
+            {
+                #set
+                #(#counted)*
+                #each
+            }
+        });
+    }
+    quote! { #(#out)* }
 }
 
 /// One location's part of the playout loop: count every mover's moves
@@ -724,6 +1016,9 @@ fn playout_arm(plan: &Plan, li: usize) -> TokenStream {
     });
     let mut counts = Vec::new();
     let mut draws = Vec::new();
+    // Tags of the candidate sets kept in `sets`: the labels of the
+    // location's movers, numbered in order.
+    let mut tags = 0;
     for (mi, &p) in loc.movers.iter().enumerate() {
         let labels = &loc.players[p].labels;
         let mut totals = Vec::new();
@@ -739,7 +1034,41 @@ fn playout_arm(plan: &Plan, li: usize) -> TokenStream {
                 Literal::u16_unsuffixed(lb as u16),
                 Literal::u16_unsuffixed(l.rule as u16),
             );
-            if has_set(plan, l.rule) {
+            if plan.rules[l.rule].last_step_counted() {
+                // Counted in the shared-prefix tree below, which keeps the
+                // candidate sets of the last step: the drawn match is
+                // selected by skipping whole sets of the label.
+                let tag = Literal::u16_unsuffixed((tags + lb) as u16);
+                let last = usize_lit(plan.rules[l.rule].steps.len() - 1);
+                counts.push(quote! { let mut #n: u32 = 0; });
+                picks.push(quote! {
+                    if k < #n {
+                        for &(t, pre, set) in sets.iter() {
+                            if t == #tag {
+                                let c = set.count();
+                                if k < c {
+                                    let mut elems = pre;
+                                    elems[#last] = set.nth(k);
+                                    break 'pick Move { label: #lbl, rule: #rl, elems };
+                                }
+                                k -= c;
+                            }
+                        }
+                        ::core::unreachable!("a kept set holds the match of the drawn rank");
+                    }
+                    k -= #n;
+                });
+            } else if plan.rules[l.rule].in_prefix_tree() {
+                // Counted in the shared-prefix tree below; the drawn
+                // match is selected in the rule's own matcher.
+                counts.push(quote! { let mut #n: u32 = 0; });
+                picks.push(quote! {
+                    if k < #n {
+                        break 'pick Move { label: #lbl, rule: #rl, elems: #nth(s, k) };
+                    }
+                    k -= #n;
+                });
+            } else if has_set(plan, l.rule) {
                 let f = format_ident!("set_{}", l.rule);
                 let get = match &ok {
                     Some(ok) => quote! { if #ok { #f(s) } else { Set::EMPTY } },
@@ -784,6 +1113,18 @@ fn playout_arm(plan: &Plan, li: usize) -> TokenStream {
             }
             totals.push(n);
         }
+        let pl = &loc.players[p];
+        if !pl.prefixes.is_empty() {
+            let mut hoisted = Vec::new();
+            let tree = prefix_code(plan, pl, mi, tags, &pl.prefixes, &mut hoisted);
+            counts.push(quote! {
+                {
+                    #(#hoisted)*
+                    #tree
+                }
+            });
+        }
+        tags += labels.len();
         let total = format_ident!("t{}", mi);
         counts.push(quote! {
             let #total: u32 = #(#totals)+*;
@@ -803,9 +1144,11 @@ fn playout_arm(plan: &Plan, li: usize) -> TokenStream {
     }
     let nm = usize_lit(loc.movers.len());
     let clear = uses_found(plan, li).then(|| quote! { found.clear(); });
+    let clear_sets = uses_sets(plan, li).then(|| quote! { sets.clear(); });
     quote! {
         #lit => {
             #clear
+            #clear_sets
             #(#pre)*
             #(#counts)*
             #(#draws)*
@@ -1006,6 +1349,16 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
                 let mut found: ::std::vec::Vec<[u32; #k]> = ::std::vec::Vec::new();
             }
         });
+    let sets_decl = (0..plan.locations.len())
+        .any(|li| uses_sets(plan, li))
+        .then(|| {
+            quote! {
+                // Per ply, the candidate sets of the last step of labels
+                // counted by popcounts, with the label's tag and the
+                // earlier elements.
+                let mut sets: ::std::vec::Vec<(u16, [u32; #k], Set)> = ::std::vec::Vec::new();
+            }
+        });
     let max_movers = usize_lit(
         plan.locations
             .iter()
@@ -1049,15 +1402,14 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
             let (f, el) = (usize_lit(*f), usize_lit(*el));
             quote! { s.funs[#f][e[#el] as usize] = #u; }
         });
-        let rem = r.removes.iter().map(|&(f, e)| {
-            let (f, e) = (usize_lit(f), usize_lit(e));
-            quote! { s.rels[#f].remove(e[#e]); }
-        });
-        let add = r.adds.iter().map(|&(f, e)| {
-            let (f, e) = (usize_lit(f), usize_lit(e));
-            quote! { s.rels[#f].insert(e[#e]); }
-        });
-        quote! { #ri => { #binds #(#computes)* #(#rem)* #(#add)* #(#sets)* } }
+        let es: Vec<TokenStream> = (0..r.lhs.len())
+            .map(|i| {
+                let i = usize_lit(i);
+                quote! { e[#i] }
+            })
+            .collect();
+        let fx = rels_effect(r, &quote! { s.rels }, &es);
+        quote! { #ri => { #binds #(#computes)* #fx #(#sets)* } }
     });
 
     // Move generation, per location and player.
@@ -1360,6 +1712,15 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
 
             #state_def
 
+            /// The fluent unary relations of a state alone: a
+            /// postcondition that reads nothing else is evaluated on the
+            /// effect applied to a copy of these bitsets, not of the whole
+            /// state.
+            #[derive(Clone, Copy, Debug)]
+            pub struct Rels {
+                pub rels: [Set; #nf],
+            }
+
             /// A move: the label among the player's labels in the
             /// location, its rule, and the images of the rule's left
             /// elements (unused positions are 0).
@@ -1398,6 +1759,7 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
                 let mut turns = 0;
                 let mut joint = [Move { label: 0, rule: 0, elems: [0; #k] }; #max_movers];
                 #found_decl
+                #sets_decl
                 #playout_loop
                 let mut pay = ::std::vec![0.0; PLAYERS.len()];
                 payoffs(s, &mut pay);

@@ -300,3 +300,44 @@ fn draughts_conditions_and_chains() {
         );
     }
 }
+
+/// The number of nodes of a shared-prefix forest through both labels.
+fn shared_steps(nodes: &[toss_codegen::plan::PrefixNode], a: usize, b: usize) -> usize {
+    nodes
+        .iter()
+        .find(|n| n.labels.contains(&a) && n.labels.contains(&b))
+        .map_or(0, |n| 1 + shared_steps(&n.children, a, b))
+}
+
+/// Every draughts rule starts from the clock; the men's jump chains also
+/// agree on the moving man and the first jumped piece, and the two- and
+/// three-jump chains on the first landing square and the second jumped
+/// piece: a playout enumerates each of these prefixes once.
+#[test]
+fn draughts_jump_chains_share_prefixes() {
+    let plan = Plan::build(&game("english-draughts")).expect("specialized");
+    let black = &plan.locations[0].players[0];
+    let label = |name: &str| {
+        black
+            .labels
+            .iter()
+            .position(|l| plan.rules[l.rule].name == name)
+            .expect("label")
+    };
+    assert_eq!(black.prefixes.len(), 1, "{}", plan.dump());
+    assert_eq!(black.prefixes[0].labels.len(), 26, "{}", plan.dump());
+    let forest = &black.prefixes;
+    let (j1, j2, j3) = (
+        label("BlackManJump1"),
+        label("BlackManJump2"),
+        label("BlackManJump3"),
+    );
+    assert_eq!(shared_steps(forest, j1, label("BlackManJump3Crown")), 3);
+    assert_eq!(shared_steps(forest, j1, j2), 3);
+    assert_eq!(shared_steps(forest, j2, j3), 5);
+    assert_eq!(shared_steps(forest, j1, label("BlackKingJump1")), 1);
+    // A step ends where a jump chain continues: the step's last element
+    // is counted by a popcount.
+    let step = &plan.rules[black.labels[label("BlackManStep")].rule];
+    assert!(step.last_step_counted(), "{}", plan.dump());
+}
