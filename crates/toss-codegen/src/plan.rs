@@ -496,6 +496,40 @@ struct Builder<'g> {
     stable_funs: Vec<FunPlan>,
     /// Tuples of stable relations, per relation and arity (offset form).
     atom_tuples: BTreeMap<(String, usize), Vec<Vec<u32>>>,
+    /// Whether sets may be compiled in offset form (see
+    /// [`Builder::offset_set`]): `Some(true)` yes, `Some(false)` no,
+    /// `None` only where a condition would otherwise loop in loops.
+    offsets: Option<bool>,
+}
+
+/// How many masks, tables, patterns and conditions a builder had (what a
+/// compilation that is discarded must not leave behind).
+type Mark = (usize, usize, usize, usize);
+
+/// The depth of nested loops (`ex q in S (...)`) of a condition: a test
+/// with loops in loops (Reversi's lines walked disc by disc) costs more
+/// than the same set in offset form.
+fn loop_depth(c: &Cond) -> usize {
+    match c {
+        Cond::Exists { over, body, .. } => 1 + loop_depth(body).max(set_loop_depth(over)),
+        Cond::Not(x) => loop_depth(x),
+        Cond::And(v) | Cond::Or(v) => v.iter().map(loop_depth).max().unwrap_or(0),
+        Cond::NonEmpty(s) | Cond::In(_, s) => set_loop_depth(s),
+        Cond::Pattern { sets, .. } => sets.iter().map(set_loop_depth).max().unwrap_or(0),
+        Cond::Const(_) | Cond::Eq(..) | Cond::Cmp(..) => 0,
+    }
+}
+
+fn set_loop_depth(s: &SetExpr) -> usize {
+    match s {
+        SetExpr::If(c) => loop_depth(c),
+        SetExpr::And(v) | SetExpr::Or(v) => v.iter().map(set_loop_depth).max().unwrap_or(0),
+        SetExpr::Not(x) | SetExpr::AllIf(x) => set_loop_depth(x),
+        SetExpr::Image { of, .. } => set_loop_depth(of),
+        SetExpr::Fix { body, .. } => set_loop_depth(body),
+        SetExpr::Ray { through, .. } => set_loop_depth(through),
+        _ => 0,
+    }
 }
 
 impl Plan {
@@ -623,6 +657,7 @@ impl Plan {
             funs,
             stable_funs,
             atom_tuples: BTreeMap::new(),
+            offsets: None,
         };
         let mut rules = Vec::new();
         for r in &game.rules {
@@ -1397,7 +1432,7 @@ impl Builder<'_> {
                     vars: vec![Var::Element(y.to_string())],
                     body: Box::new(body.clone()),
                 };
-                if !self.is_fluent(&f) {
+                if self.offsets != Some(true) || !self.is_fluent(&f) {
                     return Err(e);
                 }
                 self.offset_set(&f, x)
@@ -1454,6 +1489,32 @@ impl Builder<'_> {
         Ok(and_of(parts))
     }
 
+    fn mark(&self) -> Mark {
+        (
+            self.masks.len(),
+            self.tables.len(),
+            self.patterns.len(),
+            self.conds.len(),
+        )
+    }
+
+    /// Forgets what was added since `m`.
+    fn reset(&mut self, m: Mark) {
+        self.masks.truncate(m.0);
+        self.tables.truncate(m.1);
+        self.patterns.truncate(m.2);
+        self.conds.truncate(m.3);
+    }
+
+    /// `f` run with the offset form allowed or not (see
+    /// [`Builder::offsets`]).
+    fn with_offsets<T>(&mut self, mode: Option<bool>, f: impl FnOnce(&mut Self) -> T) -> T {
+        let saved = std::mem::replace(&mut self.offsets, mode);
+        let out = f(self);
+        self.offsets = saved;
+        out
+    }
+
     /// `{x | f}` in offset form: every quantified variable is `x + o` for
     /// an offset `o` the stable relation linking it to earlier variables
     /// allows (one branch per offset, united), so that a fluent unary
@@ -1507,7 +1568,11 @@ impl Builder<'_> {
 
     /// The tuples of a stable formula for `vars`; a relation applied to
     /// distinct variables is evaluated once per relation.
-    fn stable_tuples(&mut self, f: &Formula, vars: &[String]) -> Result<Vec<Vec<u32>>, Unsupported> {
+    fn stable_tuples(
+        &mut self,
+        f: &Formula,
+        vars: &[String],
+    ) -> Result<Vec<Vec<u32>>, Unsupported> {
         if let Formula::Rel { name, args } = f {
             let distinct: BTreeSet<&String> = args.iter().collect();
             if distinct.len() == args.len() && args.iter().all(|a| vars.contains(a)) {
@@ -1585,13 +1650,20 @@ impl Builder<'_> {
     }
 
     /// `ctx` restricted to the pairs of a stable conjunct.
-    fn restrict(ctx: &BTreeSet<(u32, u32)>, pairs: &[(u32, u32, i32)], with_param: bool) -> BTreeSet<(u32, u32)> {
+    fn restrict(
+        ctx: &BTreeSet<(u32, u32)>,
+        pairs: &[(u32, u32, i32)],
+        with_param: bool,
+    ) -> BTreeSet<(u32, u32)> {
         if with_param {
             let allowed: BTreeSet<(u32, u32)> = pairs.iter().map(|&(b, p, _)| (b, p)).collect();
             ctx.intersection(&allowed).copied().collect()
         } else {
             let allowed: BTreeSet<u32> = pairs.iter().map(|&(b, _, _)| b).collect();
-            ctx.iter().filter(|(b, _)| allowed.contains(b)).copied().collect()
+            ctx.iter()
+                .filter(|(b, _)| allowed.contains(b))
+                .copied()
+                .collect()
         }
     }
 
@@ -1621,7 +1693,11 @@ impl Builder<'_> {
                     SetExpr::Empty
                 }),
                 (Some(d), None) | (None, Some(d)) => {
-                    let other = if Self::offset_of(o, a).is_some() { b } else { a };
+                    let other = if Self::offset_of(o, a).is_some() {
+                        b
+                    } else {
+                        a
+                    };
                     let e = self.bound(other).ok_or("unbound")?;
                     Ok(self.shifted(SetExpr::Elem(e), d))
                 }
@@ -1634,7 +1710,10 @@ impl Builder<'_> {
             return Ok(match (&o.param, with_param) {
                 (Some((_, of)), true) => {
                     let rows: Vec<(u32, u32)> = pairs.iter().map(|&(b, p, _)| (p, b)).collect();
-                    let table = self.table(format!("{{x | {what}}} at offsets, by the bound element"), &rows);
+                    let table = self.table(
+                        format!("{{x | {what}}} at offsets, by the bound element"),
+                        &rows,
+                    );
                     SetExpr::Row { table, of: *of }
                 }
                 _ => {
@@ -1784,9 +1863,8 @@ impl Builder<'_> {
                         Some(prev) => prev.intersection(&here).copied().collect(),
                     });
                 }
-                let offsets = offsets.ok_or_else(|| {
-                    format!("{y} is not linked to the base by a stable relation")
-                })?;
+                let offsets = offsets
+                    .ok_or_else(|| format!("{y} is not linked to the base by a stable relation"))?;
                 if offsets.len() > MAX_OFFSETS {
                     return Err(format!("{y} has {} offsets", offsets.len()));
                 }
@@ -1806,7 +1884,10 @@ impl Builder<'_> {
                     _ => SetExpr::Or(alts),
                 })
             }
-            _ => Err(format!("cannot compile `{}` in offset form", print_formula(f))),
+            _ => Err(format!(
+                "cannot compile `{}` in offset form",
+                print_formula(f)
+            )),
         }
     }
 
@@ -1880,9 +1961,34 @@ impl Builder<'_> {
                         _ => Err(format!("set or real quantifier in `{}`", print_formula(f))),
                     })
                     .collect::<Result<_, _>>()?;
-                match self.exists_direct(&names, body, MAX_DISTRIBUTED) {
+                if self.offsets.is_some() {
+                    return match self.exists_direct(&names, body, MAX_DISTRIBUTED) {
+                        Ok(c) => Ok(c),
+                        Err(_) => self.exists_loop(&names, body),
+                    };
+                }
+                let direct = self.with_offsets(Some(false), |b| {
+                    b.exists_direct(&names, body, MAX_DISTRIBUTED)
+                });
+                if let Ok(c) = direct {
+                    return Ok(c);
+                }
+                let m = self.mark();
+                let looped = self.with_offsets(Some(false), |b| b.exists_loop(&names, body));
+                if matches!(&looped, Ok(c) if loop_depth(c) <= 1) {
+                    return looped;
+                }
+                // Loops in loops: in offset form if it can be said so.
+                self.reset(m);
+                let direct = self.with_offsets(Some(true), |b| {
+                    b.exists_direct(&names, body, MAX_DISTRIBUTED)
+                });
+                match direct {
                     Ok(c) => Ok(c),
-                    Err(_) => self.exists_loop(&names, body),
+                    Err(_) => {
+                        self.reset(m);
+                        self.exists_loop(&names, body)
+                    }
                 }
             }
             _ => Err(format!("cannot compile `{}`", print_formula(f))),
@@ -2436,10 +2542,27 @@ impl Builder<'_> {
                 sentence.push(c.clone());
                 continue;
             };
-            match self.set(c, &lhs[i]) {
+            let mut set = self.set(c, &lhs[i]);
+            let mut test = None;
+            if set.is_err() {
+                // A test per candidate, unless it has loops in loops (or
+                // does not compile) and the set in offset form can be had.
+                let m = self.mark();
+                let t = self.with_offsets(Some(false), |b| b.cond(c));
+                if matches!(&t, Ok(cd) if loop_depth(cd) <= 1) {
+                    test = Some(t);
+                } else {
+                    self.reset(m);
+                    set = self.with_offsets(Some(true), |b| b.set(c, &lhs[i]));
+                    if set.is_err() {
+                        self.reset(m);
+                    }
+                }
+            }
+            match set {
                 Ok(s) if mine.len() == 1 => cands[i].push(s),
                 Ok(s) => inner[i].push(s),
-                Err(_) => match self.cond(c) {
+                Err(_) => match test.unwrap_or_else(|| self.cond(c)) {
                     Ok(cd) => {
                         let key = canonical_cond(&cd);
                         if !checks[i].iter().any(|d| canonical_cond(d) == key) {
