@@ -98,6 +98,10 @@ const MAX_DISTRIBUTED: usize = 8;
 const MAX_OFFSETS: usize = 16;
 const MAX_OFFSET_BRANCHES: usize = 4096;
 
+/// `(base, bound element, offset of the extra variable)` per tuple of a
+/// stable conjunct in offset form.
+type OffsetPairs = Vec<(u32, u32, i32)>;
+
 /// What a formula compiled in offset form ([`Builder::offset_set`]) knows
 /// at a point: the quantified variables at their offsets from the base
 /// element, the bound element it also mentions (at most one), and the
@@ -1607,7 +1611,7 @@ impl Builder<'_> {
         f: &Formula,
         o: &Offsets,
         extra: Option<&str>,
-    ) -> Result<(Vec<(u32, u32, i32)>, bool), Unsupported> {
+    ) -> Result<(OffsetPairs, bool), Unsupported> {
         let fv = free_vars(f);
         let mut vars = Vec::new();
         let mut with_param = false;
