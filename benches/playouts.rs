@@ -5,9 +5,7 @@
 //! cargo bench --bench playouts [-- FILTER]
 //! ```
 //!
-//! Groups `generated/<game>` and `interpreted/<game>`. Reversi is outside
-//! the specialized fragment (multiplicity inf): its derived type runs the
-//! interpreter path.
+//! Groups `generated/<game>` and `interpreted/<game>`.
 
 use std::time::Duration;
 

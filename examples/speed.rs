@@ -8,9 +8,7 @@
 //! GAME is a file name in games/ without `.toss`: one of the nine benchmark
 //! games (tic-tac-toe, connect4, breakthrough, gomoku, english-draughts,
 //! chess, reversi, hex, amazons) or pawn-whopping, dice,
-//! concurrent-tic-tac-toe. Reversi is outside the specialized fragment
-//! (multiplicity inf): its derived type runs the interpreter, so its ratio
-//! is about 1.
+//! concurrent-tic-tac-toe.
 //! The last line printed is
 //! `GAME generated=<playouts/s> interpreted=<playouts/s> ratio=<generated/interpreted>`.
 

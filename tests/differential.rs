@@ -193,8 +193,8 @@ differential!(
     2,
     300
 );
-// Multiplicity inf (the flips) is outside the fragment: the derived type
-// runs the interpreter path.
+// The flips have multiplicity inf: one move with every match, applied as
+// sets of images.
 differential!(reversi, Reversi, "games/reversi.toss", 4, 1000);
 
 #[test]

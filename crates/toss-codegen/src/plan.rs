@@ -21,6 +21,18 @@
 //!   fluent disjunction is distributed over it into such patterns (a piece
 //!   that can jump: a king in any direction or a man forward); a monadic
 //!   least fixed point becomes an iteration on bitsets;
+//! - *offset form*, for `{x | ex y ..}` whose variables are tied through
+//!   fluent relations (the lines of Reversi: from `x`, white discs, then a
+//!   black one): each quantified variable is `x + o` for each offset `o`
+//!   the stable relation linking it to the earlier ones allows, one branch
+//!   per offset, united; in a branch a fluent `F(v)` is `F` shifted by the
+//!   offset of `v`, a stable conjunct a mask of `x` (a table row when it
+//!   also mentions the one bound element allowed, as `n` in `FlipsB(n,
+//!   x)`), `v = n` a shifted singleton. The pairs (`x`, bound element) the
+//!   stable conjuncts around a branch allow are tracked at build time and
+//!   a branch they exclude is cut, so a line walked from `x` keeps its
+//!   direction: Reversi's legal placements and flipped discs come out as
+//!   eight directions of shifts, like a hand-written bitboard generator;
 //! - for every rule, a matcher: one candidate set per left element (the
 //!   positive unary tuples, the exactness of `emb` relations as negated
 //!   bits, and the precondition conjuncts about that element alone),
@@ -29,6 +41,13 @@
 //!   for free), and a shift for two-element rules linked by a grid step;
 //! - the effect of each rule on the fluent bitsets and on fluent functions
 //!   (functions some rule updates: per-element values in the state);
+//! - labels with multiplicity `inf` (all matches at once, spec 1.4): one
+//!   move when the rule has a match, whose matches are found in the state
+//!   before the move, as the interpreter does, and applied either as sets
+//!   (per left element, the set of its images loses and gains the rule's
+//!   bits: the same as one after the other when no element is the image
+//!   of two left elements and no function is updated, [`AllEffect::Sets`])
+//!   or one after the other in canonical order;
 //! - conditions on elements bound by the matcher or by a loop: a
 //!   precondition over several left elements is a set computed once the
 //!   earlier ones are bound, or a test per candidate; what set algebra
@@ -52,9 +71,11 @@
 //! each specialized match ([`RulePlan::check_fallback`]), its effect
 //! ([`RulePlan::effect_fallback`]), a payoff. Only a game whose state is
 //! not a fixed set of elements with unary fluents (rules that create or
-//! delete elements, fluent relations of other arities, time, parameters,
-//! multiplicities) makes [`Plan::build`] fail; it then keeps the
-//! interpreter path. [`Plan::dump`] prints the plan as text
+//! delete elements, fluent relations of other arities), or whose moves
+//! are not one label and one match (time, parameters, multiplicity `*`:
+//! a move would be any of the sets of disjoint matches), makes
+//! [`Plan::build`] fail; it then keeps the interpreter path, and the
+//! generated impl's doc comment says why. [`Plan::dump`] prints the plan as text
 //! (snapshot-tested), fallbacks included.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -80,6 +101,25 @@ const MAX_PAIR_ROWS: usize = 16_384;
 /// At most this many patterns from distributing an existential over the
 /// disjunctions in its body.
 const MAX_DISTRIBUTED: usize = 8;
+/// At most this many offsets for a variable of a formula in offset form,
+/// and this many branches (offset choices) in all.
+const MAX_OFFSETS: usize = 16;
+const MAX_OFFSET_BRANCHES: usize = 4096;
+
+/// `(base, bound element, offset of the extra variable)` per tuple of a
+/// stable conjunct in offset form.
+type OffsetPairs = Vec<(u32, u32, i32)>;
+
+/// What a formula compiled in offset form ([`Builder::offset_set`]) knows
+/// at a point: the quantified variables at their offsets from the base
+/// element, the bound element it also mentions (at most one), and the
+/// pairs `(base, bound element)` the stable conjuncts around allow.
+struct Offsets {
+    vars: Vec<(String, i32)>,
+    param: Option<(String, Bound)>,
+    ctx: BTreeSet<(u32, u32)>,
+    branches: usize,
+}
 
 /// An element bound while a matcher or a condition runs: a left element
 /// of the rule being matched, or the variable of a loop
@@ -343,6 +383,26 @@ pub struct RulePlan {
     /// Why the interpreter applies the rule (an effect the specializer
     /// cannot compile).
     pub effect_fallback: Option<Unsupported>,
+    /// How a label with multiplicity `inf` applies the rule to all its
+    /// matches at once; `None` when no label does.
+    pub all: Option<AllEffect>,
+}
+
+/// How all matches of a rule are applied at once (multiplicity `inf`).
+/// The interpreter finds the matches in the state before the move and
+/// applies them one after the other in canonical order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AllEffect {
+    /// As sets: per left element, the set of its images over all matches
+    /// has the rule's bits removed, then added. The same as one after the
+    /// other when no element is the image of two left elements (their
+    /// candidate sets are disjoint: each element is changed the same way
+    /// by every match it is in, and a change applied twice is applied once)
+    /// and no function is updated.
+    Sets,
+    /// One after the other, in canonical order (listed first): why not as
+    /// sets.
+    Sequential(Unsupported),
 }
 
 impl RulePlan {
@@ -454,6 +514,8 @@ fn prefix_forest(
 #[derive(Clone, Debug)]
 pub struct LabelPlan {
     pub rule: usize,
+    /// Multiplicity `inf`: one move, with every match of the rule.
+    pub all: bool,
     /// `(location, probability)`; one entry or several with probabilities.
     pub targets: Vec<(usize, f64)>,
 }
@@ -537,6 +599,42 @@ struct Builder<'g> {
     next_loop: usize,
     funs: Vec<FunPlan>,
     stable_funs: Vec<FunPlan>,
+    /// Tuples of stable relations, per relation and arity (offset form).
+    atom_tuples: BTreeMap<(String, usize), Vec<Vec<u32>>>,
+    /// Whether sets may be compiled in offset form (see
+    /// [`Builder::offset_set`]): `Some(true)` yes, `Some(false)` no,
+    /// `None` only where a condition would otherwise loop in loops.
+    offsets: Option<bool>,
+}
+
+/// How many masks, tables, patterns and conditions a builder had (what a
+/// compilation that is discarded must not leave behind).
+type Mark = (usize, usize, usize, usize);
+
+/// The depth of nested loops (`ex q in S (...)`) of a condition: a test
+/// with loops in loops (Reversi's lines walked disc by disc) costs more
+/// than the same set in offset form.
+fn loop_depth(c: &Cond) -> usize {
+    match c {
+        Cond::Exists { over, body, .. } => 1 + loop_depth(body).max(set_loop_depth(over)),
+        Cond::Not(x) => loop_depth(x),
+        Cond::And(v) | Cond::Or(v) => v.iter().map(loop_depth).max().unwrap_or(0),
+        Cond::NonEmpty(s) | Cond::In(_, s) => set_loop_depth(s),
+        Cond::Pattern { sets, .. } => sets.iter().map(set_loop_depth).max().unwrap_or(0),
+        Cond::Const(_) | Cond::Eq(..) | Cond::Cmp(..) => 0,
+    }
+}
+
+fn set_loop_depth(s: &SetExpr) -> usize {
+    match s {
+        SetExpr::If(c) => loop_depth(c),
+        SetExpr::And(v) | SetExpr::Or(v) => v.iter().map(set_loop_depth).max().unwrap_or(0),
+        SetExpr::Not(x) | SetExpr::AllIf(x) => set_loop_depth(x),
+        SetExpr::Image { of, .. } => set_loop_depth(of),
+        SetExpr::Fix { body, .. } => set_loop_depth(body),
+        SetExpr::Ray { through, .. } => set_loop_depth(through),
+        _ => 0,
+    }
 }
 
 impl Plan {
@@ -663,6 +761,8 @@ impl Plan {
             next_loop: 0,
             funs,
             stable_funs,
+            atom_tuples: BTreeMap::new(),
+            offsets: None,
         };
         let mut rules = Vec::new();
         for r in &game.rules {
@@ -691,10 +791,20 @@ impl Plan {
         }
         for loc in &mut locations {
             for pl in &mut loc.players {
+                // A label of multiplicity inf is one move whatever its
+                // number of matches: it is not counted in the forest.
                 let members: Vec<usize> = (0..pl.labels.len())
-                    .filter(|&lb| rules[pl.labels[lb].rule].in_prefix_tree())
+                    .filter(|&lb| !pl.labels[lb].all && rules[pl.labels[lb].rule].in_prefix_tree())
                     .collect();
                 pl.prefixes = prefix_forest(&rules, &pl.labels, &members, 0);
+            }
+        }
+        for loc in &locations {
+            for l in loc.players.iter().flat_map(|p| &p.labels) {
+                if l.all && rules[l.rule].all.is_none() {
+                    let r: &mut RulePlan = &mut rules[l.rule];
+                    r.all = Some(all_effect(r));
+                }
             }
         }
         let heuristic = heuristics.map(|h| b.heuristic(h));
@@ -1429,8 +1539,28 @@ impl Builder<'_> {
         self.set(&fix, x)
     }
 
-    /// `{x | ex y body}`.
+    /// `{x | ex y body}`: an image of the set of `y` under the stable
+    /// link between `x` and `y`, or else in offset form (variables tied
+    /// through a fluent relation: each at a fixed offset from `x`, lines
+    /// on a board).
     fn exists_one(&mut self, y: &str, body: &Formula, x: &str) -> Result<SetExpr, Unsupported> {
+        match self.exists_image(y, body, x) {
+            Ok(s) => Ok(s),
+            Err(e) => {
+                let f = Formula::Exists {
+                    vars: vec![Var::Element(y.to_string())],
+                    body: Box::new(body.clone()),
+                };
+                if self.offsets != Some(true) || !self.is_fluent(&f) {
+                    return Err(e);
+                }
+                self.offset_set(&f, x)
+                    .map_err(|o| format!("{e}; in offset form: {o}"))
+            }
+        }
+    }
+
+    fn exists_image(&mut self, y: &str, body: &Formula, x: &str) -> Result<SetExpr, Unsupported> {
         if y == x {
             return Err(format!("variable {x} rebound"));
         }
@@ -1476,6 +1606,408 @@ impl Builder<'_> {
             of: Box::new(inner),
         });
         Ok(and_of(parts))
+    }
+
+    fn mark(&self) -> Mark {
+        (
+            self.masks.len(),
+            self.tables.len(),
+            self.patterns.len(),
+            self.conds.len(),
+        )
+    }
+
+    /// Forgets what was added since `m`.
+    fn reset(&mut self, m: Mark) {
+        self.masks.truncate(m.0);
+        self.tables.truncate(m.1);
+        self.patterns.truncate(m.2);
+        self.conds.truncate(m.3);
+    }
+
+    /// `f` run with the offset form allowed or not (see
+    /// [`Builder::offsets`]).
+    fn with_offsets<T>(&mut self, mode: Option<bool>, f: impl FnOnce(&mut Self) -> T) -> T {
+        let saved = std::mem::replace(&mut self.offsets, mode);
+        let out = f(self);
+        self.offsets = saved;
+        out
+    }
+
+    /// `{x | f}` in offset form: every quantified variable is `x + o` for
+    /// an offset `o` the stable relation linking it to earlier variables
+    /// allows (one branch per offset, united), so that a fluent unary
+    /// relation of a variable is a shift of its bitset, a stable conjunct
+    /// a mask of `x` (or a table row of the one bound element `f` also
+    /// mentions), an equality with that element a shifted singleton. The
+    /// pairs (`x`, bound element) the stable conjuncts around a branch
+    /// allow are tracked at build time, and a branch they exclude is cut:
+    /// walking a line of a board keeps one direction.
+    fn offset_set(&mut self, f: &Formula, x: &str) -> Result<SetExpr, Unsupported> {
+        let fv = free_vars(f);
+        let params: Vec<&String> = fv.iter().filter(|v| *v != x).collect();
+        let param = match params.as_slice() {
+            [] => None,
+            [p] => Some(((*p).clone(), self.bound(p).ok_or("unbound")?)),
+            _ => return Err("more than one bound element".into()),
+        };
+        let ps = if param.is_some() { self.n } else { 1 };
+        let ctx = (0..self.n)
+            .flat_map(|b| (0..ps).map(move |p| (b, p)))
+            .collect();
+        let mut o = Offsets {
+            vars: vec![(x.to_string(), 0)],
+            param,
+            ctx,
+            branches: 0,
+        };
+        self.oform(f, &mut o)
+    }
+
+    /// The offset of `v` in `o`, if it is one of its variables.
+    fn offset_of(o: &Offsets, v: &str) -> Option<i32> {
+        o.vars.iter().rev().find(|(n, _)| n == v).map(|&(_, d)| d)
+    }
+
+    /// `{b | b + d in s}`.
+    fn shifted(&mut self, s: SetExpr, d: i32) -> SetExpr {
+        if d == 0 || matches!(s, SetExpr::Empty | SetExpr::Universe) {
+            return s;
+        }
+        let n = self.n as i64;
+        let sources = (0..self.n)
+            .filter(|&y| (0..n).contains(&(y as i64 - d as i64)))
+            .collect();
+        let m = self.mask_index(format!("elements e with e - {d} an element"), sources);
+        SetExpr::Image {
+            rel: Rel2::Shifts(vec![(-d, m)]),
+            of: Box::new(s),
+        }
+    }
+
+    /// The tuples of a stable formula for `vars`; a relation applied to
+    /// distinct variables is evaluated once per relation.
+    fn stable_tuples(
+        &mut self,
+        f: &Formula,
+        vars: &[String],
+    ) -> Result<Vec<Vec<u32>>, Unsupported> {
+        if let Formula::Rel { name, args } = f {
+            let distinct: BTreeSet<&String> = args.iter().collect();
+            if distinct.len() == args.len() && args.iter().all(|a| vars.contains(a)) {
+                let key = (name.clone(), args.len());
+                if !self.atom_tuples.contains_key(&key) {
+                    let names: Vec<String> = (0..args.len()).map(|i| format!("a{i}")).collect();
+                    let atom = Formula::Rel {
+                        name: name.clone(),
+                        args: names.clone(),
+                    };
+                    let t = self.query(&atom, &names)?;
+                    self.atom_tuples.insert(key.clone(), t);
+                }
+                let pos: Vec<usize> = vars
+                    .iter()
+                    .map(|v| args.iter().position(|a| a == v).unwrap_or(0))
+                    .collect();
+                return Ok(self.atom_tuples[&key]
+                    .iter()
+                    .map(|t| pos.iter().map(|&i| t[i]).collect())
+                    .collect());
+            }
+        }
+        self.query(f, vars)
+    }
+
+    /// The pairs `(base, bound element)` satisfying the stable formula `f`
+    /// with its variables at their offsets (the bound element 0 when `f`
+    /// does not mention it).
+    fn offset_pairs(
+        &mut self,
+        f: &Formula,
+        o: &Offsets,
+        extra: Option<&str>,
+    ) -> Result<(OffsetPairs, bool), Unsupported> {
+        let fv = free_vars(f);
+        let mut vars = Vec::new();
+        let mut with_param = false;
+        for v in &fv {
+            if Some(v.as_str()) == extra || Self::offset_of(o, v).is_some() {
+                vars.push(v.clone());
+            } else if o.param.as_ref().is_some_and(|(p, _)| p == v) {
+                with_param = true;
+            } else {
+                return Err(format!("`{}` mentions {v}", print_formula(f)));
+            }
+        }
+        let lead = vars
+            .iter()
+            .position(|v| Some(v.as_str()) != extra)
+            .ok_or_else(|| format!("`{}` is not linked to the base", print_formula(f)))?;
+        if let (true, Some((p, _))) = (with_param, &o.param) {
+            vars.push(p.clone());
+        }
+        let k = vars.len() - usize::from(with_param);
+        let tuples = self.stable_tuples(f, &vars)?;
+        let mut out = Vec::new();
+        'tuples: for t in tuples {
+            let b = t[lead] as i64 - Self::offset_of(o, &vars[lead]).unwrap_or(0) as i64;
+            if !(0..self.n as i64).contains(&b) {
+                continue;
+            }
+            let mut off = 0;
+            for (i, v) in vars[..k].iter().enumerate() {
+                match Self::offset_of(o, v).filter(|_| Some(v.as_str()) != extra) {
+                    Some(d) if t[i] as i64 - d as i64 != b => continue 'tuples,
+                    Some(_) => {}
+                    None => off = (t[i] as i64 - b) as i32,
+                }
+            }
+            let p = if with_param { t[k] } else { 0 };
+            out.push((b as u32, p, off));
+        }
+        Ok((out, with_param))
+    }
+
+    /// `ctx` restricted to the pairs of a stable conjunct.
+    fn restrict(
+        ctx: &BTreeSet<(u32, u32)>,
+        pairs: &[(u32, u32, i32)],
+        with_param: bool,
+    ) -> BTreeSet<(u32, u32)> {
+        if with_param {
+            let allowed: BTreeSet<(u32, u32)> = pairs.iter().map(|&(b, p, _)| (b, p)).collect();
+            ctx.intersection(&allowed).copied().collect()
+        } else {
+            let allowed: BTreeSet<u32> = pairs.iter().map(|&(b, _, _)| b).collect();
+            ctx.iter()
+                .filter(|(b, _)| allowed.contains(b))
+                .copied()
+                .collect()
+        }
+    }
+
+    /// The set of `f` in offset form (see [`Builder::offset_set`]).
+    fn oform(&mut self, f: &Formula, o: &mut Offsets) -> Result<SetExpr, Unsupported> {
+        o.branches += 1;
+        if o.branches > MAX_OFFSET_BRANCHES {
+            return Err("too many branches".into());
+        }
+        if o.ctx.is_empty() {
+            return Ok(SetExpr::Empty);
+        }
+        let fv = free_vars(f);
+        if !fv.iter().any(|v| Self::offset_of(o, v).is_some()) {
+            // About the bound element alone.
+            return Ok(match self.cond(f)? {
+                Cond::Const(true) => SetExpr::Universe,
+                Cond::Const(false) => SetExpr::Empty,
+                c => SetExpr::If(Box::new(c)),
+            });
+        }
+        if let Formula::Eq(a, b) = f {
+            return match (Self::offset_of(o, a), Self::offset_of(o, b)) {
+                (Some(d), Some(e)) => Ok(if d == e {
+                    SetExpr::Universe
+                } else {
+                    SetExpr::Empty
+                }),
+                (Some(d), None) | (None, Some(d)) => {
+                    let other = if Self::offset_of(o, a).is_some() {
+                        b
+                    } else {
+                        a
+                    };
+                    let e = self.bound(other).ok_or("unbound")?;
+                    Ok(self.shifted(SetExpr::Elem(e), d))
+                }
+                (None, None) => Err("unbound".into()),
+            };
+        }
+        if !self.is_fluent(f) {
+            let (pairs, with_param) = self.offset_pairs(f, o, None)?;
+            let what = clean(&print_formula(f));
+            return Ok(match (&o.param, with_param) {
+                (Some((_, of)), true) => {
+                    let rows: Vec<(u32, u32)> = pairs.iter().map(|&(b, p, _)| (p, b)).collect();
+                    let table = self.table(
+                        format!("{{x | {what}}} at offsets, by the bound element"),
+                        &rows,
+                    );
+                    SetExpr::Row { table, of: *of }
+                }
+                _ => {
+                    let members = pairs.iter().map(|&(b, _, _)| b).collect();
+                    self.mask(format!("{{x | {what}}} at offsets"), members)
+                }
+            });
+        }
+        match f {
+            Formula::Rel { name, args } => {
+                if let Some(i) = self.fluents.iter().position(|fl| fl.name == *name) {
+                    let [a] = args.as_slice() else {
+                        return Err(format!("{name} with {} arguments", args.len()));
+                    };
+                    let d = Self::offset_of(o, a).ok_or("unbound")?;
+                    return Ok(self.shifted(SetExpr::Fluent(i), d));
+                }
+                if self.def(name).is_none() {
+                    return Err(format!("{name} is not a unary fluent"));
+                }
+                let body = self.inline(name, args)?;
+                self.oform(&body, o)
+            }
+            Formula::Not(g) => Ok(SetExpr::Not(Box::new(self.oform(g, o)?))),
+            Formula::Or(gs) => {
+                let mut v = Vec::new();
+                for g in gs {
+                    match self.oform(g, o)? {
+                        SetExpr::Empty => {}
+                        s => v.push(s),
+                    }
+                }
+                Ok(match v.len() {
+                    0 => SetExpr::Empty,
+                    1 => v.remove(0),
+                    _ => SetExpr::Or(v),
+                })
+            }
+            Formula::And(_) => {
+                let mut conj = Vec::new();
+                flatten_and(f, &mut conj);
+                // The stable conjuncts first: they narrow the pairs the
+                // others are compiled under.
+                let saved = o.ctx.clone();
+                let mut parts = Vec::new();
+                let mut rest = Vec::new();
+                for c in conj {
+                    let on_vars = free_vars(&c)
+                        .iter()
+                        .any(|v| Self::offset_of(o, v).is_some());
+                    if on_vars && !self.is_fluent(&c) {
+                        let (pairs, with_param) = self.offset_pairs(&c, o, None)?;
+                        o.ctx = Self::restrict(&o.ctx, &pairs, with_param);
+                        parts.push(self.oform(&c, o)?);
+                    } else {
+                        rest.push(c);
+                    }
+                }
+                let mut out = Ok(SetExpr::Empty);
+                if !o.ctx.is_empty() {
+                    let mut ok = true;
+                    for c in &rest {
+                        match self.oform(c, o) {
+                            Ok(SetExpr::Empty) => {
+                                parts = vec![SetExpr::Empty];
+                                break;
+                            }
+                            Ok(s) => parts.push(s),
+                            Err(e) => {
+                                out = Err(e);
+                                ok = false;
+                                break;
+                            }
+                        }
+                    }
+                    if ok {
+                        out = Ok(and_of(parts));
+                    }
+                }
+                o.ctx = saved;
+                out
+            }
+            Formula::Implies(a, b) => {
+                let g = Formula::Or(vec![Formula::Not(a.clone()), (**b).clone()]);
+                self.oform(&g, o)
+            }
+            Formula::Iff(a, b) => {
+                let g = Formula::Or(vec![
+                    Formula::And(vec![(**a).clone(), (**b).clone()]),
+                    Formula::And(vec![Formula::Not(a.clone()), Formula::Not(b.clone())]),
+                ]);
+                self.oform(&g, o)
+            }
+            Formula::Forall { vars, body } => {
+                let g = Formula::Exists {
+                    vars: vars.clone(),
+                    body: Box::new(Formula::Not(body.clone())),
+                };
+                Ok(SetExpr::Not(Box::new(self.oform(&g, o)?)))
+            }
+            Formula::Exists { vars, body } => {
+                let (y, inner) = match vars.as_slice() {
+                    [Var::Element(y)] => (y.clone(), (**body).clone()),
+                    [Var::Element(y), more @ ..] => (
+                        y.clone(),
+                        Formula::Exists {
+                            vars: more.to_vec(),
+                            body: body.clone(),
+                        },
+                    ),
+                    _ => return Err("a set or real quantifier".into()),
+                };
+                let mut conj = Vec::new();
+                flatten_and(body, &mut conj);
+                // The offsets of `y`: those every stable conjunct linking
+                // it to the variables allows, under the pairs around.
+                let mut offsets: Option<BTreeSet<i32>> = None;
+                for c in &conj {
+                    let fv = free_vars(c);
+                    let known = fv.iter().all(|v| {
+                        *v == y
+                            || Self::offset_of(o, v).is_some()
+                            || o.param.as_ref().is_some_and(|(p, _)| p == v)
+                    });
+                    let linked = known
+                        && fv.contains(&y)
+                        && fv
+                            .iter()
+                            .any(|v| *v != y && Self::offset_of(o, v).is_some());
+                    if !linked || self.is_fluent(c) {
+                        continue;
+                    }
+                    let (pairs, with_param) = self.offset_pairs(c, o, Some(&y))?;
+                    let here: BTreeSet<i32> = pairs
+                        .iter()
+                        .filter(|&&(b, p, _)| {
+                            if with_param {
+                                o.ctx.contains(&(b, p))
+                            } else {
+                                o.ctx.range((b, 0)..(b + 1, 0)).next().is_some()
+                            }
+                        })
+                        .map(|&(_, _, d)| d)
+                        .collect();
+                    offsets = Some(match offsets {
+                        None => here,
+                        Some(prev) => prev.intersection(&here).copied().collect(),
+                    });
+                }
+                let offsets = offsets
+                    .ok_or_else(|| format!("{y} is not linked to the base by a stable relation"))?;
+                if offsets.len() > MAX_OFFSETS {
+                    return Err(format!("{y} has {} offsets", offsets.len()));
+                }
+                let mut alts = Vec::new();
+                for d in offsets {
+                    o.vars.push((y.clone(), d));
+                    let r = self.oform(&inner, o);
+                    o.vars.pop();
+                    match r? {
+                        SetExpr::Empty => {}
+                        s => alts.push(s),
+                    }
+                }
+                Ok(match alts.len() {
+                    0 => SetExpr::Empty,
+                    1 => alts.remove(0),
+                    _ => SetExpr::Or(alts),
+                })
+            }
+            _ => Err(format!(
+                "cannot compile `{}` in offset form",
+                print_formula(f)
+            )),
+        }
     }
 
     /// A sentence as a condition on the state.
@@ -1548,9 +2080,34 @@ impl Builder<'_> {
                         _ => Err(format!("set or real quantifier in `{}`", print_formula(f))),
                     })
                     .collect::<Result<_, _>>()?;
-                match self.exists_direct(&names, body, MAX_DISTRIBUTED) {
+                if self.offsets.is_some() {
+                    return match self.exists_direct(&names, body, MAX_DISTRIBUTED) {
+                        Ok(c) => Ok(c),
+                        Err(_) => self.exists_loop(&names, body),
+                    };
+                }
+                let direct = self.with_offsets(Some(false), |b| {
+                    b.exists_direct(&names, body, MAX_DISTRIBUTED)
+                });
+                if let Ok(c) = direct {
+                    return Ok(c);
+                }
+                let m = self.mark();
+                let looped = self.with_offsets(Some(false), |b| b.exists_loop(&names, body));
+                if matches!(&looped, Ok(c) if loop_depth(c) <= 1) {
+                    return looped;
+                }
+                // Loops in loops: in offset form if it can be said so.
+                self.reset(m);
+                let direct = self.with_offsets(Some(true), |b| {
+                    b.exists_direct(&names, body, MAX_DISTRIBUTED)
+                });
+                match direct {
                     Ok(c) => Ok(c),
-                    Err(_) => self.exists_loop(&names, body),
+                    Err(_) => {
+                        self.reset(m);
+                        self.exists_loop(&names, body)
+                    }
                 }
             }
             _ => Err(format!("cannot compile `{}`", print_formula(f))),
@@ -1863,6 +2420,7 @@ impl Builder<'_> {
             interpreted: None,
             check_fallback: None,
             effect_fallback: None,
+            all: None,
         };
         // Left elements in scope, for the conditions and update terms.
         let lhs_scope: Vec<(String, Bound)> = r
@@ -2103,10 +2661,27 @@ impl Builder<'_> {
                 sentence.push(c.clone());
                 continue;
             };
-            match self.set(c, &lhs[i]) {
+            let mut set = self.set(c, &lhs[i]);
+            let mut test = None;
+            if set.is_err() {
+                // A test per candidate, unless it has loops in loops (or
+                // does not compile) and the set in offset form can be had.
+                let m = self.mark();
+                let t = self.with_offsets(Some(false), |b| b.cond(c));
+                if matches!(&t, Ok(cd) if loop_depth(cd) <= 1) {
+                    test = Some(t);
+                } else {
+                    self.reset(m);
+                    set = self.with_offsets(Some(true), |b| b.set(c, &lhs[i]));
+                    if set.is_err() {
+                        self.reset(m);
+                    }
+                }
+            }
+            match set {
                 Ok(s) if mine.len() == 1 => cands[i].push(s),
                 Ok(s) => inner[i].push(s),
-                Err(_) => match self.cond(c) {
+                Err(_) => match test.unwrap_or_else(|| self.cond(c)) {
                     Ok(cd) => {
                         let key = canonical_cond(&cd);
                         if !checks[i].iter().any(|d| canonical_cond(d) == key) {
@@ -2205,8 +2780,13 @@ impl Builder<'_> {
         if l.time.is_some() || !l.params.is_empty() {
             return Err("time and parameters are not specialized".into());
         }
-        if l.multiplicity != Multiplicity::One {
-            return Err("multiplicities other than one match are not specialized".into());
+        if l.multiplicity == Multiplicity::Any {
+            // A move would be a set of matches, one of up to
+            // `ANY_MOVES_CAP` sets of disjoint matches the interpreter
+            // enumerates: not a fixed-size move of the generated code.
+            return Err(
+                "multiplicity * (a move is any set of disjoint matches) is not specialized".into(),
+            );
         }
         let rule = self
             .game
@@ -2221,7 +2801,11 @@ impl Builder<'_> {
             }
             targets.push((t.location, t.probability.unwrap_or(0.0)));
         }
-        Ok(LabelPlan { rule, targets })
+        Ok(LabelPlan {
+            rule,
+            all: l.multiplicity == Multiplicity::All,
+            targets,
+        })
     }
 }
 
@@ -2309,6 +2893,30 @@ fn prefix_projections(c: &Formula, lhs: &[String]) -> Vec<Formula> {
         }
     }
     out
+}
+
+/// How rule `r` is applied to all its matches at once (see [`AllEffect`]).
+fn all_effect(r: &RulePlan) -> AllEffect {
+    if let Some(why) = &r.effect_fallback {
+        return AllEffect::Sequential(format!("the effect is interpreted: {why}"));
+    }
+    if !r.updates.is_empty() {
+        return AllEffect::Sequential("it updates functions".into());
+    }
+    if r.interpreted.is_some() {
+        return AllEffect::Sequential("the matches are interpreted".into());
+    }
+    for (i, a) in r.steps.iter().enumerate() {
+        for b in &r.steps[..i] {
+            if !disjoint(&a.cand, &b.cand) {
+                return AllEffect::Sequential(format!(
+                    "{} and {} may match one element",
+                    r.lhs[b.elem], r.lhs[a.elem]
+                ));
+            }
+        }
+    }
+    AllEffect::Sets
 }
 
 /// The representative of `i`'s part in a union-find forest.
@@ -2646,7 +3254,14 @@ impl Plan {
             };
             out.push(format!("after the effect{on}: {}", self.cond_text(c)));
         }
-        if r.last_step_counted() && r.steps.len() > 1 {
+        // A label of multiplicity inf is one move, never counted by its
+        // matches.
+        let counted_label = self
+            .locations
+            .iter()
+            .flat_map(|l| l.players.iter().flat_map(|p| &p.labels))
+            .any(|l| !l.all && std::ptr::eq(&self.rules[l.rule], r));
+        if counted_label && r.last_step_counted() && r.steps.len() > 1 {
             out.push(format!(
                 "counted by a popcount of the candidates of {} per binding of the earlier elements",
                 r.lhs[r.steps.len() - 1]
@@ -2791,6 +3406,21 @@ impl Plan {
                     let _ = writeln!(o, "    applied by the interpreter ({why})");
                 }
             }
+            match &r.all {
+                None => {}
+                Some(AllEffect::Sets) => {
+                    let _ = writeln!(
+                        o,
+                        "    all matches at once: as sets of images per left element"
+                    );
+                }
+                Some(AllEffect::Sequential(why)) => {
+                    let _ = writeln!(
+                        o,
+                        "    all matches at once: listed, then applied one after the other ({why})"
+                    );
+                }
+            }
         }
         for (li, l) in self.locations.iter().enumerate() {
             let _ = writeln!(o, "location {li}:");
@@ -2810,7 +3440,8 @@ impl Plan {
                                 }
                             })
                             .collect();
-                        format!("{} -> {}", self.rules[lb.rule].name, t.join("; "))
+                        let mult = if lb.all { ", mult: inf" } else { "" };
+                        format!("{}{mult} -> {}", self.rules[lb.rule].name, t.join("; "))
                     })
                     .collect();
                 let payoff = match &pl.payoff {

@@ -24,7 +24,9 @@ use quote::{format_ident, quote};
 use syn::Ident;
 use toss_runtime::ir;
 
-use crate::plan::{Bound, Cond, FunRef, Num, Plan, PrefixNode, Rel2, RulePlan, SetExpr, Step};
+use crate::plan::{
+    AllEffect, Bound, Cond, FunRef, Num, Plan, PrefixNode, Rel2, RulePlan, SetExpr, Step,
+};
 
 /// `TicTacToe` -> `__toss_tic_tac_toe`.
 fn module_name(ident: &Ident) -> Ident {
@@ -650,8 +652,13 @@ fn matcher(plan: &Plan, ident: &Ident, ri: usize) -> TokenStream {
         }
     } else {
         let elems: Vec<Ident> = (0..r.lhs.len()).map(|i| format_ident!("e{}", i)).collect();
-        let pad = (r.lhs.len()..k).map(|_| quote! { 0 });
-        let arr = quote! { [#(#elems),* #(, #pad)*] };
+        // The images, then 0 for the positions of longer rules (a rule
+        // without left elements matches once, with no images).
+        let items = elems
+            .iter()
+            .map(|e| quote! { #e })
+            .chain((r.lhs.len()..k).map(|_| quote! { 0 }));
+        let arr = quote! { [#(#items),*] };
         let post = post_holds(plan, ri, &elems).map(|holds| {
             quote! {
                 if !#holds {
@@ -872,7 +879,7 @@ fn uses_found(plan: &Plan, li: usize) -> bool {
     loc.movers
         .iter()
         .flat_map(|&p| &loc.players[p].labels)
-        .any(|l| !has_set(plan, l.rule) && !plan.rules[l.rule].in_prefix_tree())
+        .any(|l| !l.all && !has_set(plan, l.rule) && !plan.rules[l.rule].in_prefix_tree())
 }
 
 /// Whether some mover's label in location `li` keeps the candidate sets of
@@ -882,7 +889,7 @@ fn uses_sets(plan: &Plan, li: usize) -> bool {
     loc.movers
         .iter()
         .flat_map(|&p| &loc.players[p].labels)
-        .any(|l| plan.rules[l.rule].last_step_counted())
+        .any(|l| !l.all && plan.rules[l.rule].last_step_counted())
 }
 
 /// The counting code of a shared-prefix forest of mover `mi` (player
@@ -998,6 +1005,7 @@ fn prefix_code(
 fn playout_arm(plan: &Plan, li: usize) -> TokenStream {
     let loc = &plan.locations[li];
     let lit = usize_lit(li);
+    let k = usize_lit(plan.max_lhs());
     if loc.movers.is_empty() {
         return quote! { #lit => break 'play, };
     }
@@ -1034,7 +1042,24 @@ fn playout_arm(plan: &Plan, li: usize) -> TokenStream {
                 Literal::u16_unsuffixed(lb as u16),
                 Literal::u16_unsuffixed(l.rule as u16),
             );
-            if plan.rules[l.rule].last_step_counted() {
+            if l.all {
+                // One move with every match, when there is one.
+                let m = format_ident!("match_{}", l.rule);
+                let any = quote! { !#m(s, &mut |_| false) };
+                let any = match &ok {
+                    Some(ok) => quote! { (#ok && #any) },
+                    None => any,
+                };
+                counts.push(quote! {
+                    let #n: u32 = if #any { 1 } else { 0 };
+                });
+                picks.push(quote! {
+                    if k < #n {
+                        break 'pick Move { label: #lbl, rule: #rl, elems: [0; #k] };
+                    }
+                    k -= #n;
+                });
+            } else if plan.rules[l.rule].last_step_counted() {
                 // Counted in the shared-prefix tree below, which keeps the
                 // candidate sets of the last step: the drawn match is
                 // selected by skipping whole sets of the label.
@@ -1412,6 +1437,164 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
         quote! { #ri => { #binds #(#computes)* #fx #(#sets)* } }
     });
 
+    // Labels with multiplicity inf: one move with every match, found in
+    // the state before the joint move.
+    let mut all_label_arms = Vec::new();
+    for (li, loc) in plan.locations.iter().enumerate() {
+        for (p, pl) in loc.players.iter().enumerate() {
+            for (lb, l) in pl.labels.iter().enumerate() {
+                if l.all {
+                    let (li, p, lb) = (
+                        usize_lit(li),
+                        usize_lit(p),
+                        Literal::u16_unsuffixed(lb as u16),
+                    );
+                    all_label_arms.push(quote! { (#li, #p, #lb) => true, });
+                }
+            }
+        }
+    }
+    let any_all = !all_label_arms.is_empty();
+    let all_rules: Vec<usize> = (0..plan.rules.len())
+        .filter(|&ri| plan.rules[ri].all.is_some())
+        .collect();
+    let all_effect_arms = all_rules.iter().map(|&ri| {
+        let r = &plan.rules[ri];
+        let m = format_ident!("match_{}", ri);
+        let rl = usize_lit(ri);
+        match &r.all {
+            Some(AllEffect::Sets) => {
+                let nl = usize_lit(r.lhs.len());
+                let ins = (0..r.lhs.len()).map(|i| {
+                    let i = usize_lit(i);
+                    quote! { r[#i].insert(e[#i]); }
+                });
+                let rem = r.removes.iter().map(|&(f, e)| {
+                    let (f, e) = (usize_lit(f), usize_lit(e));
+                    quote! { s.rels[#f] &= !r[#e]; }
+                });
+                let add = r.adds.iter().map(|&(f, e)| {
+                    let (f, e) = (usize_lit(f), usize_lit(e));
+                    quote! { s.rels[#f] |= r[#e]; }
+                });
+                quote! {
+                    #rl => {
+                        let mut r = [Set::EMPTY; #nl];
+                        #m(before, &mut |e| {
+                            #(#ins)*
+                            true
+                        });
+                        #(#rem)*
+                        #(#add)*
+                    }
+                }
+            }
+            _ => {
+                let rl16 = Literal::u16_unsuffixed(ri as u16);
+                quote! {
+                    #rl => {
+                        let mut ms = ::std::vec::Vec::new();
+                        #m(before, &mut |e| {
+                            ms.push(e);
+                            true
+                        });
+                        for e in &ms {
+                            apply_rule(s, #rl16, e);
+                        }
+                    }
+                }
+            }
+        }
+    });
+    let all_list_arms = all_rules.iter().map(|&ri| {
+        let m = format_ident!("match_{}", ri);
+        let rl = usize_lit(ri);
+        quote! {
+            #rl => {
+                #m(s, &mut |e| {
+                    out.push(e);
+                    true
+                });
+            }
+        }
+    });
+    let all_fns = any_all.then(|| {
+        quote! {
+            /// Whether `player`'s label `label` in `location` has
+            /// multiplicity `inf` (one move with every match).
+            pub fn label_all(location: usize, player: usize, label: u16) -> bool {
+                match (location, player, label) {
+                    #(#all_label_arms)*
+                    _ => false,
+                }
+            }
+
+            /// Applies rule `rule` to all its matches in `before` (the
+            /// state before the joint move), as the interpreter does: one
+            /// after the other in canonical order, or as sets when that is
+            /// the same (see the plan).
+            pub fn apply_all(s: &mut State, before: &State, rule: u16) {
+                match rule as usize {
+                    #(#all_effect_arms)*
+                    _ => {}
+                }
+            }
+
+            /// The matches of rule `rule` in canonical order (the rules
+            /// some label applies to all matches at once).
+            pub fn all_matches(s: &State, rule: u16, out: &mut ::std::vec::Vec<[u32; #k]>) {
+                out.clear();
+                match rule as usize {
+                    #(#all_list_arms)*
+                    _ => {}
+                }
+            }
+        }
+    });
+    let apply_moves = if any_all {
+        quote! {
+            let before = *s;
+            for (m, &p) in joint.iter().zip(label_players(before.location)) {
+                if label_all(before.location, p, m.label) {
+                    apply_all(s, &before, m.rule);
+                } else {
+                    apply_rule(s, m.rule, &m.elems);
+                }
+            }
+        }
+    } else {
+        quote! {
+            for m in joint {
+                apply_rule(s, m.rule, &m.elems);
+            }
+        }
+    };
+    let move_string = if any_all {
+        quote! {
+            if #module::label_all(s.location, player, m.label) {
+                let mut ms = ::std::vec::Vec::new();
+                #module::all_matches(s, m.rule, &mut ms);
+                let mut out = #module::RULES[m.rule as usize].to_string();
+                for e in &ms {
+                    out.push_str(&::toss::__private::match_to_string(
+                        "",
+                        #module::RULE_LHS[m.rule as usize],
+                        e,
+                        &#module::ELEMENTS,
+                    ));
+                }
+                return out;
+            }
+        }
+    } else {
+        quote! {}
+    };
+    let (s_arg, player_arg) = if any_all {
+        (format_ident!("s"), format_ident!("player"))
+    } else {
+        (format_ident!("_s"), format_ident!("_player"))
+    };
+
     // Move generation, per location and player.
     let mut legal_arms = Vec::new();
     let mut has_arms = Vec::new();
@@ -1443,11 +1626,21 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
                     Literal::u16_unsuffixed(lb as u16),
                     Literal::u16_unsuffixed(l.rule as u16),
                 );
-                let call = quote! {
-                    #m(s, &mut |elems| {
-                        out.push(Move { label: #lb, rule: #ri, elems });
-                        true
-                    });
+                let call = if l.all {
+                    // One move, with every match (listed by
+                    // `move_to_string`, found again by `apply`).
+                    quote! {
+                        if !#m(s, &mut |_| false) {
+                            out.push(Move { label: #lb, rule: #ri, elems: [0; #k] });
+                        }
+                    }
+                } else {
+                    quote! {
+                        #m(s, &mut |elems| {
+                            out.push(Move { label: #lb, rule: #ri, elems });
+                            true
+                        });
+                    }
                 };
                 match plan.rules[l.rule].sentence {
                     Some(c) => {
@@ -1800,6 +1993,8 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
                 }
             }
 
+            #all_fns
+
             /// Applies a joint move: the first mover's label picks the
             /// next location (drawn with `rng` when it has several edges),
             /// then the moves are applied in mover order.
@@ -1812,9 +2007,7 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
                     _ => s.location,
                 };
                 let _ = rng;
-                for m in joint {
-                    apply_rule(s, m.rule, &m.elems);
-                }
+                #apply_moves
                 s.location = next;
             }
 
@@ -1878,7 +2071,8 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
             ) -> (usize, ::std::vec::Vec<f64>) {
                 #module::random_playout(s, rng, max_plies)
             }
-            fn move_to_string(&self, _s: &Self::State, _player: usize, m: &Self::Move) -> ::std::string::String {
+            fn move_to_string(&self, #s_arg: &Self::State, #player_arg: usize, m: &Self::Move) -> ::std::string::String {
+                #move_string
                 ::toss::__private::match_to_string(
                     #module::RULES[m.rule as usize],
                     #module::RULE_LHS[m.rule as usize],

@@ -18,7 +18,7 @@ fn game(name: &str) -> toss_runtime::ir::Game {
     toss_lang::parse_game(&text, name).expect("valid game")
 }
 
-const GAMES: [&str; 11] = [
+const GAMES: [&str; 12] = [
     "tic-tac-toe",
     "breakthrough",
     "connect4",
@@ -30,6 +30,7 @@ const GAMES: [&str; 11] = [
     "english-draughts",
     "chess",
     "amazons",
+    "reversi",
 ];
 
 #[test]
@@ -115,11 +116,11 @@ fn amazons_plan() {
     insta::assert_snapshot!(dump("amazons"));
 }
 
-/// Draughts, chess and amazons need nothing from the interpreter: every
+/// Draughts, chess, amazons and reversi need nothing from the interpreter: every
 /// matcher, condition, effect and payoff is compiled.
 #[test]
 fn large_games_have_no_fallback() {
-    for g in ["english-draughts", "chess", "amazons"] {
+    for g in ["english-draughts", "chess", "amazons", "reversi"] {
         let plan = Plan::build(&game(g)).unwrap_or_else(|e| panic!("{g}: {e}"));
         assert!(!plan.has_fallback(), "{g}:\n{}", plan.dump());
     }
@@ -291,10 +292,13 @@ fn draughts_conditions_and_chains() {
         .iter()
         .find(|r| r.name == "BlackKingJump3")
         .expect("rule");
-    // Steps k, a, o1, o2, o3, e: o1 and o2 each end a jump of the chain.
+    // Steps k, a, o1, o2, o3, e: o1 and o2 each end a jump of the chain
+    // (a set of the element given the earlier ones, or a test per
+    // candidate).
     for step in [2, 3] {
+        let st = &rule.steps[step];
         assert!(
-            !rule.steps[step].checks.is_empty(),
+            !st.checks.is_empty() || !st.inner.is_empty(),
             "{}",
             plan.matcher_text(rule).join("\n")
         );
@@ -340,4 +344,11 @@ fn draughts_jump_chains_share_prefixes() {
     // is counted by a popcount.
     let step = &plan.rules[black.labels[label("BlackManStep")].rule];
     assert!(step.last_step_counted(), "{}", plan.dump());
+}
+
+/// Reversi: the placements and the flipped discs in offset form (eight
+/// directions of shifts), the flips (multiplicity inf) applied as sets.
+#[test]
+fn reversi_plan() {
+    insta::assert_snapshot!(dump("reversi"));
 }
