@@ -659,9 +659,13 @@ mod tests {
         assert_eq!(c.element("a"), None);
     }
 
+    /// Live elements, id bound, tuples per relation, value bits per
+    /// function.
+    type ById = (Vec<u32>, usize, Vec<Vec<Vec<Elem>>>, Vec<Vec<u64>>);
+
     /// The tuples and function values of `s` by element ids (equality of
     /// structures compares names only).
-    fn by_ids(s: &Structure) -> (Vec<u32>, usize, Vec<Vec<Vec<Elem>>>, Vec<Vec<u64>>) {
+    fn by_ids(s: &Structure) -> ById {
         let rels = (0..s.num_relations()).map(|r| s.tuples(r)).collect();
         let funs = (0..s.num_functions())
             .map(|f| {
