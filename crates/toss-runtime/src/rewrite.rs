@@ -227,19 +227,32 @@ impl<'a> StepMasks<'a> {
         let mask = &self.words[start + 1..start + 1 + self.nw];
         if self.words[start].get() == 0 {
             self.words[start].set(1);
-            let live = self.s.live().words();
-            for (m, &l) in mask.iter().zip(live) {
-                m.set(l);
-            }
-            for &(r, want) in &self.rule.steps[depth].unary {
-                let set = self.s.unary(r).map_or(&[][..], |b| b.words());
-                for (i, m) in mask.iter().enumerate() {
-                    let b = set.get(i).copied().unwrap_or(0);
-                    m.set(m.get() & if want { b } else { !b });
-                }
-            }
+            self.compute(depth, mask);
         }
         mask
+    }
+
+    /// Fills `mask` with the live elements passing step `depth`'s unary
+    /// checks, word by word (one pass over the relations per word).
+    #[inline(never)]
+    fn compute(&self, depth: usize, mask: &[Cell<u64>]) {
+        let live = self.s.live().words();
+        let unary = &self.rule.steps[depth].unary;
+        for (i, m) in mask.iter().enumerate() {
+            let mut w = live.get(i).copied().unwrap_or(0);
+            for &(r, want) in unary {
+                if w == 0 {
+                    break;
+                }
+                let b = self
+                    .s
+                    .unary(r)
+                    .and_then(|b| b.words().get(i).copied())
+                    .unwrap_or(0);
+                w &= if want { b } else { !b };
+            }
+            m.set(w);
+        }
     }
 }
 
@@ -255,6 +268,16 @@ struct Scratch {
 
 thread_local! {
     static SCRATCH: RefCell<Vec<Scratch>> = const { RefCell::new(Vec::new()) };
+    static APPLY_SCRATCH: RefCell<Vec<ApplyScratch>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The buffers of one rule application ([`CompiledRule::apply_into`]).
+#[derive(Default)]
+struct ApplyScratch {
+    matched: Vec<Elem>,
+    claimed: Vec<Elem>,
+    doomed: Vec<Elem>,
+    buf: Vec<Elem>,
 }
 
 #[inline]
@@ -835,15 +858,53 @@ impl CompiledRule {
     /// result that each right element became. `update_values[i]` is the new
     /// value for `update_targets()[i]`.
     pub fn apply(&self, s: &mut Structure, m: &Match, update_values: &[f64]) -> Vec<Elem> {
+        let mut rimg = Vec::with_capacity(self.rhs_names.len());
+        self.apply_into(s, m, update_values, &mut rimg);
+        rimg
+    }
+
+    /// [`CompiledRule::apply`], writing the images of the right elements
+    /// into `rimg` (cleared first); its working buffers are kept per thread
+    /// (a rule is applied once per ply of every playout).
+    pub fn apply_into(
+        &self,
+        s: &mut Structure,
+        m: &Match,
+        update_values: &[f64],
+        rimg: &mut Vec<Elem>,
+    ) {
+        let mut sc = APPLY_SCRATCH
+            .with(|p| p.borrow_mut().pop())
+            .unwrap_or_default();
+        self.apply_buffered(s, m, update_values, rimg, &mut sc);
+        APPLY_SCRATCH.with(|p| p.borrow_mut().push(sc));
+    }
+
+    fn apply_buffered(
+        &self,
+        s: &mut Structure,
+        m: &Match,
+        update_values: &[f64],
+        rimg: &mut Vec<Elem>,
+        sc: &mut ApplyScratch,
+    ) {
         debug_assert_eq!(m.elems.len(), self.lhs_names.len());
-        let mut matched: Vec<Elem> = m.elems.to_vec();
+        let ApplyScratch {
+            matched,
+            claimed,
+            doomed,
+            buf,
+        } = sc;
+        matched.clear();
+        matched.extend_from_slice(&m.elems);
         matched.sort_unstable();
         matched.dedup();
+        let matched = &matched[..];
         let in_matched = |e: Elem, matched: &[Elem]| matched.binary_search(&e).is_ok();
 
         // Images of right elements.
-        let mut claimed: Vec<Elem> = Vec::with_capacity(matched.len());
-        let mut rimg = Vec::with_capacity(self.rhs_names.len());
+        claimed.clear();
+        rimg.clear();
         let mut copies: Vec<(usize, Elem)> = Vec::new();
         for (b, src) in self.s_map.iter().enumerate() {
             match *src {
@@ -867,7 +928,7 @@ impl CompiledRule {
         if !copies.is_empty() {
             // Only fresh elements were added so far: the tuples are A's.
             let original = s.clone();
-            self.copy_tuples(&original, s, m, &matched, &rimg);
+            self.copy_tuples(&original, s, m, matched, rimg);
             for &(b, src) in &copies {
                 for f in 0..s.num_functions() {
                     let v = original.fun_value(f, src);
@@ -877,34 +938,33 @@ impl CompiledRule {
         }
 
         // Exact relations: tuples over matched elements are replaced.
-        let mut doomed: Vec<Elem> = Vec::with_capacity(4);
         for &r in &self.emb {
             match s.arity(r) {
                 0 => {
                     s.remove_tuple(r, &[]);
                 }
                 1 => {
-                    for &e in &matched {
+                    for &e in matched {
                         s.remove_tuple(r, &[e]);
                     }
                 }
                 2 => {
-                    for &a in &matched {
+                    for &a in matched {
                         doomed.clear();
                         doomed.extend(
                             s.successors(r, a)
                                 .iter()
                                 .copied()
-                                .filter(|&b| in_matched(b, &matched)),
+                                .filter(|&b| in_matched(b, matched)),
                         );
-                        for &b in &doomed {
+                        for &b in doomed.iter() {
                             s.remove_tuple(r, &[a, b]);
                         }
                     }
                 }
                 _ => {
                     let mut all: Vec<Vec<Elem>> = s.tuples(r);
-                    all.retain(|t| t.iter().all(|&e| in_matched(e, &matched)));
+                    all.retain(|t| t.iter().all(|&e| in_matched(e, matched)));
                     for t in all {
                         s.remove_tuple(r, &t);
                     }
@@ -913,14 +973,13 @@ impl CompiledRule {
         }
 
         // Deleted elements.
-        for &e in &matched {
+        for &e in matched {
             if !claimed.contains(&e) {
                 s.remove_element(e);
             }
         }
 
         // Tuples of the right side.
-        let mut buf: Vec<Elem> = Vec::with_capacity(4);
         for t in &self.rhs {
             if let Some(j) = t.depends_on
                 && m.optional >> j & 1 == 0
@@ -929,7 +988,7 @@ impl CompiledRule {
             }
             buf.clear();
             buf.extend(t.tup.args.iter().map(|&b| rimg[b]));
-            s.add_tuple(t.tup.rel, &buf);
+            s.add_tuple(t.tup.rel, buf);
         }
 
         // Function values.
@@ -939,7 +998,6 @@ impl CompiledRule {
         for (&(f, b), &v) in self.updates.iter().zip(update_values) {
             s.set_fun_value(f, rimg[b], v);
         }
-        rimg
     }
 
     /// Adds to `s` every image of a tuple of `original` touching a matched

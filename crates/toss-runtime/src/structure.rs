@@ -526,6 +526,71 @@ impl Structure {
     }
 }
 
+impl Structure {
+    /// Makes `self` a copy of `orig`, reusing the relations and functions
+    /// `self` holds unshared (written since it last matched `orig`) instead
+    /// of allocating: a scratch copy that is changed and restored for every
+    /// candidate move (checking a postcondition) then costs a few word
+    /// copies per candidate, not a clone of the structure. Relations still
+    /// shared with `orig` are left alone. Falls back to a clone when the
+    /// signatures differ.
+    pub fn restore_from(&mut self, orig: &Structure) {
+        let same_sig = self.relations.len() == orig.relations.len()
+            && self.functions.len() == orig.functions.len()
+            && self
+                .relations
+                .iter()
+                .zip(&orig.relations)
+                .all(|(a, b)| a.arity == b.arity && a.name == b.name)
+            && self
+                .functions
+                .iter()
+                .zip(&orig.functions)
+                .all(|(a, b)| a.name == b.name);
+        if !same_sig {
+            *self = orig.clone();
+            return;
+        }
+        if !Arc::ptr_eq(&self.universe, &orig.universe) {
+            self.universe = orig.universe.clone();
+        }
+        for (a, b) in self.relations.iter_mut().zip(&orig.relations) {
+            if Arc::ptr_eq(&a.data, &b.data) {
+                continue;
+            }
+            match (Arc::get_mut(&mut a.data), &*b.data) {
+                (Some(RelationData::Nullary(x)), RelationData::Nullary(y)) => *x = *y,
+                (Some(RelationData::Unary(x)), RelationData::Unary(y)) => {
+                    x.words.clone_from(&y.words)
+                }
+                (
+                    Some(RelationData::Binary { fwd, bwd, len }),
+                    RelationData::Binary {
+                        fwd: f2,
+                        bwd: b2,
+                        len: l2,
+                    },
+                ) => {
+                    fwd.clone_from(f2);
+                    bwd.clone_from(b2);
+                    *len = *l2;
+                }
+                (Some(RelationData::General(x)), RelationData::General(y)) => x.clone_from(y),
+                _ => a.data = b.data.clone(),
+            }
+        }
+        for (a, b) in self.functions.iter_mut().zip(&orig.functions) {
+            if Arc::ptr_eq(&a.values, &b.values) {
+                continue;
+            }
+            match Arc::get_mut(&mut a.values) {
+                Some(v) => v.clone_from(&b.values),
+                None => a.values = b.values.clone(),
+            }
+        }
+    }
+}
+
 /// Name-based canonical form of a structure, for comparison and printing.
 /// Function values are kept as `f64` bit patterns so the form is `Eq`.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -592,6 +657,73 @@ mod tests {
         assert_eq!(c.relation_len(e), 0);
         assert_eq!(c.relation_len(t), 0);
         assert_eq!(c.element("a"), None);
+    }
+
+    /// Live elements, id bound, tuples per relation, value bits per
+    /// function.
+    type ById = (Vec<u32>, usize, Vec<Vec<Vec<Elem>>>, Vec<Vec<u64>>);
+
+    /// The tuples and function values of `s` by element ids (equality of
+    /// structures compares names only).
+    fn by_ids(s: &Structure) -> ById {
+        let rels = (0..s.num_relations()).map(|r| s.tuples(r)).collect();
+        let funs = (0..s.num_functions())
+            .map(|f| {
+                (0..s.id_bound() as Elem)
+                    .map(|e| s.fun_value(f, e).to_bits())
+                    .collect()
+            })
+            .collect();
+        (s.elements().collect(), s.id_bound(), rels, funs)
+    }
+
+    #[test]
+    fn restore_from_undoes_every_change() {
+        let mut s = Structure::new();
+        let a = s.add_element("a");
+        let b = s.add_element("b");
+        let c = s.add_element("c");
+        let p = s.declare_relation("P", 1).expect("declared");
+        let e = s.declare_relation("E", 2).expect("declared");
+        let t = s.declare_relation("T", 3).expect("declared");
+        let z = s.declare_relation("Z", 0).expect("declared");
+        let f = s.declare_function("f");
+        s.add_tuple(p, &[a]);
+        s.add_tuple(e, &[a, b]);
+        s.add_tuple(t, &[a, b, c]);
+        s.set_fun_value(f, b, 2.5);
+        let want = by_ids(&s);
+
+        let mut scratch = Structure::new();
+        scratch.restore_from(&s);
+        assert_eq!(by_ids(&scratch), want);
+        // Several rounds: change every kind of data, restore, compare.
+        for round in 0..3 {
+            scratch.remove_tuple(p, &[a]);
+            scratch.add_tuple(p, &[c]);
+            scratch.add_tuple(e, &[b, c]);
+            scratch.remove_tuple(e, &[a, b]);
+            scratch.add_tuple(t, &[c, c, c]);
+            scratch.add_tuple(z, &[]);
+            scratch.set_fun_value(f, c, round as f64);
+            if round == 1 {
+                let d = scratch.add_fresh_element("d");
+                scratch.add_tuple(p, &[d]);
+                scratch.remove_element(a);
+            }
+            assert_ne!(by_ids(&scratch), want);
+            scratch.restore_from(&s);
+            assert_eq!(by_ids(&scratch), want, "round {round}");
+            assert_eq!(scratch, s);
+        }
+
+        // Another signature: a plain copy.
+        let mut other = Structure::new();
+        other.add_element("x");
+        other.declare_relation("Q", 2);
+        other.restore_from(&s);
+        assert_eq!(by_ids(&other), want);
+        assert_eq!(other, s);
     }
 
     #[test]

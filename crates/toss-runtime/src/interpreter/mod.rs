@@ -951,14 +951,24 @@ impl Interpreter {
                 elems: elems.into(),
                 optional: opt,
             };
-            let mut t = s.clone();
             let vals: Vec<f64> = ri
                 .updates
                 .iter()
                 .map(|&u| self.solver.value(s, u, elems, params))
                 .collect();
-            let img = ri.rule.apply(&mut t, &m, &vals);
-            return self.solver.holds(&t, post, &img, params);
+            // The candidate's result is built in a per-thread copy of `s`
+            // that is restored, not cloned, for each candidate.
+            let mut t = POST_SCRATCH
+                .with(|c| c.borrow_mut().take())
+                .unwrap_or_default();
+            t.restore_from(s);
+            let ok = IMAGES.with(|b| {
+                let img = &mut b.borrow_mut();
+                ri.rule.apply_into(&mut t, &m, &vals, img);
+                self.solver.holds(&t, post, img, params)
+            });
+            POST_SCRATCH.with(|c| *c.borrow_mut() = Some(t));
+            return ok;
         }
         true
     }
@@ -1143,7 +1153,30 @@ impl Interpreter {
 #[derive(Default)]
 struct PreCache(Vec<(FormulaId, Vec<f64>, bool)>, SetMemo);
 
+impl PreCache {
+    /// Runs `f` with an empty cache taken from a per-thread pool (one cache
+    /// per state; reusing them saves their allocations).
+    fn with<R>(f: impl FnOnce(&mut PreCache) -> R) -> R {
+        let mut c = PRE_CACHES
+            .with(|p| p.borrow_mut().pop())
+            .unwrap_or_default();
+        c.0.clear();
+        c.1.clear();
+        let out = f(&mut c);
+        PRE_CACHES.with(|p| p.borrow_mut().push(c));
+        out
+    }
+}
+
 thread_local! {
+    /// The structure in which postconditions are checked (see
+    /// [`Structure::restore_from`]).
+    static POST_SCRATCH: std::cell::RefCell<Option<Structure>> =
+        const { std::cell::RefCell::new(None) };
+    static PRE_CACHES: std::cell::RefCell<Vec<PreCache>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+    /// The images of right elements of the last rule application.
+    static IMAGES: std::cell::RefCell<Vec<Elem>> = const { std::cell::RefCell::new(Vec::new()) };
     /// Buffers for the matches of one label, kept between labels and
     /// states (a board position has tens to thousands of matches).
     static MATCH_BUFFERS: std::cell::RefCell<Vec<Vec<Match>>> =
@@ -1196,18 +1229,19 @@ impl Game for Interpreter {
     fn movers(&self, s: &State, out: &mut Vec<usize>) {
         out.clear();
         let loc = &self.locations[s.location];
-        let mut cache = PreCache::default();
-        for &p in &loc.label_players {
-            if !self.has_legal_move(s, p, &mut cache) {
-                out.clear();
-                return;
+        PreCache::with(|cache| {
+            for &p in &loc.label_players {
+                if !self.has_legal_move(s, p, cache) {
+                    out.clear();
+                    return;
+                }
+                out.push(p);
             }
-            out.push(p);
-        }
+        })
     }
 
     fn legal_moves(&self, s: &State, player: usize, out: &mut Vec<Move>) {
-        self.player_moves(s, player, out, &mut PreCache::default());
+        PreCache::with(|cache| self.player_moves(s, player, out, cache));
     }
 
     /// The movers are the label players when each has a legal move, so the
@@ -1219,15 +1253,16 @@ impl Game for Interpreter {
         if moves.len() < loc.label_players.len() {
             moves.resize_with(loc.label_players.len(), Vec::new);
         }
-        let mut cache = PreCache::default();
-        for (&p, out) in loc.label_players.iter().zip(moves.iter_mut()) {
-            self.player_moves(s, p, out, &mut cache);
-            if out.is_empty() {
-                movers.clear();
-                return;
+        PreCache::with(|cache| {
+            for (&p, out) in loc.label_players.iter().zip(moves.iter_mut()) {
+                self.player_moves(s, p, out, cache);
+                if out.is_empty() {
+                    movers.clear();
+                    return;
+                }
+                movers.push(p);
             }
-            movers.push(p);
-        }
+        })
     }
 
     fn apply(&self, s: &mut State, joint: &[Move], rng: &mut Rng) {
@@ -1284,7 +1319,10 @@ impl Game for Interpreter {
                         .iter()
                         .map(|&u| self.solver.value(&s.structure, u, &m.elems, &params)),
                 );
-                ri.rule.apply(&mut s.structure, m, &vals);
+                IMAGES.with(|b| {
+                    ri.rule
+                        .apply_into(&mut s.structure, m, &vals, &mut b.borrow_mut())
+                });
             }
         }
         s.location = target.location;

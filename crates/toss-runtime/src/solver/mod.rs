@@ -298,6 +298,16 @@ impl Rows {
 #[derive(Default)]
 pub struct SetMemo(Vec<(u32, Vec<Option<unary::Words>>)>);
 
+impl SetMemo {
+    /// Forgets every value (for use with another structure), keeping the
+    /// slots allocated.
+    pub fn clear(&mut self) {
+        for (_, slots) in &mut self.0 {
+            slots.iter_mut().for_each(|w| *w = None);
+        }
+    }
+}
+
 /// Evaluates formulas and real terms on structures of one signature.
 #[derive(Clone, Debug)]
 pub struct Solver {
