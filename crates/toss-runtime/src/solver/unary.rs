@@ -71,6 +71,48 @@ pub(crate) enum SetExpr {
     },
 }
 
+impl SetExpr {
+    /// The same expression with `f` applied to each direct subexpression
+    /// (the leaves and closed formulas unchanged).
+    fn map_children(self, mut f: impl FnMut(SetExpr) -> SetExpr) -> SetExpr {
+        match self {
+            SetExpr::Not(a) => SetExpr::Not(Box::new(f(*a))),
+            SetExpr::NonEmpty(a) => SetExpr::NonEmpty(Box::new(f(*a))),
+            SetExpr::And(xs) => SetExpr::And(xs.into_iter().map(f).collect()),
+            SetExpr::Or(xs) => SetExpr::Or(xs.into_iter().map(f).collect()),
+            SetExpr::Image {
+                rel,
+                forward,
+                arg,
+                shifts,
+            } => SetExpr::Image {
+                rel,
+                forward,
+                arg: Box::new(f(*arg)),
+                shifts,
+            },
+            SetExpr::Fix { greatest, body } => SetExpr::Fix {
+                greatest,
+                body: Box::new(f(*body)),
+            },
+            SetExpr::Closure(c) => {
+                let c = *c;
+                SetExpr::Closure(Box::new(Closure {
+                    src: f(c.src),
+                    from_cond: f(c.from_cond),
+                    to_cond: f(c.to_cond),
+                    ..c
+                }))
+            }
+            SetExpr::Memo { slot, body } => SetExpr::Memo {
+                slot,
+                body: Box::new(f(*body)),
+            },
+            e => e,
+        }
+    }
+}
+
 /// Whether `e` depends on the structure only: no element given from outside
 /// the expression, no iterate of an enclosing fixed point (`own_ok`: the
 /// iterate is that of a fixed point inside `e`), and no closed formula
@@ -110,38 +152,10 @@ pub(crate) fn memoize(e: SetExpr, next: &mut u32) -> SetExpr {
             body: Box::new(e),
         };
     }
-    let mut m = |x: SetExpr| memoize(x, next);
-    match e {
-        SetExpr::Not(a) => SetExpr::Not(Box::new(m(*a))),
-        SetExpr::NonEmpty(a) => SetExpr::NonEmpty(Box::new(m(*a))),
-        SetExpr::And(xs) => SetExpr::And(xs.into_iter().map(m).collect()),
-        SetExpr::Or(xs) => SetExpr::Or(xs.into_iter().map(m).collect()),
-        SetExpr::Image {
-            rel,
-            forward,
-            arg,
-            shifts,
-        } => SetExpr::Image {
-            rel,
-            forward,
-            arg: Box::new(m(*arg)),
-            shifts,
-        },
-        SetExpr::Fix { greatest, body } => SetExpr::Fix {
-            greatest,
-            body: Box::new(m(*body)),
-        },
-        SetExpr::Closure(c) => {
-            let c = *c;
-            SetExpr::Closure(Box::new(Closure {
-                src: m(c.src),
-                from_cond: m(c.from_cond),
-                to_cond: m(c.to_cond),
-                ..c
-            }))
-        }
-        e => e,
+    if matches!(e, SetExpr::Memo { .. }) {
+        return e;
     }
+    e.map_children(|x| memoize(x, next))
 }
 
 #[derive(Clone, Debug)]
@@ -206,9 +220,6 @@ fn same(a: &SetExpr, b: &SetExpr) -> bool {
 pub(crate) fn merge_closures(e: SetExpr) -> SetExpr {
     let m = merge_closures;
     match e {
-        SetExpr::Not(a) => SetExpr::Not(Box::new(m(*a))),
-        SetExpr::NonEmpty(a) => SetExpr::NonEmpty(Box::new(m(*a))),
-        SetExpr::And(xs) => SetExpr::And(xs.into_iter().map(m).collect()),
         SetExpr::Or(xs) => {
             let mut out: Vec<SetExpr> = Vec::with_capacity(xs.len());
             for x in xs.into_iter().map(m) {
@@ -228,35 +239,7 @@ pub(crate) fn merge_closures(e: SetExpr) -> SetExpr {
             }
             or_set(out)
         }
-        SetExpr::Image {
-            rel,
-            forward,
-            arg,
-            shifts,
-        } => SetExpr::Image {
-            rel,
-            forward,
-            arg: Box::new(m(*arg)),
-            shifts,
-        },
-        SetExpr::Fix { greatest, body } => SetExpr::Fix {
-            greatest,
-            body: Box::new(m(*body)),
-        },
-        SetExpr::Closure(c) => {
-            let c = *c;
-            SetExpr::Closure(Box::new(Closure {
-                src: m(c.src),
-                from_cond: m(c.from_cond),
-                to_cond: m(c.to_cond),
-                ..c
-            }))
-        }
-        SetExpr::Memo { slot, body } => SetExpr::Memo {
-            slot,
-            body: Box::new(m(*body)),
-        },
-        e => e,
+        e => e.map_children(m),
     }
 }
 
