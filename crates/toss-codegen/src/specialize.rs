@@ -26,6 +26,7 @@ use toss_runtime::ir;
 
 use crate::plan::{
     AllEffect, Bound, Cond, FunRef, Num, Plan, PrefixNode, Rel2, RulePlan, SetExpr, Step,
+    cond_occurrences, set_occurrences,
 };
 
 /// `TicTacToe` -> `__toss_tic_tac_toe`.
@@ -264,8 +265,12 @@ fn cond_expr(plan: &Plan, c: &Cond) -> TokenStream {
                 let s = set_expr(plan, s);
                 quote! { let #n = #s; }
             });
+            let same = sets.iter().all(|x| *x == sets[0]);
             let groups = p.groups.iter().map(|(offs, m)| {
                 let m = format_ident!("M{}", m);
+                if same && let Some(steps) = crate::plan::line_doubling(offs) {
+                    return line_by_doubling(&names[0], &m, &steps);
+                }
                 let terms = offs.iter().zip(&names).map(|(&o, n)| {
                     if o == 0 {
                         quote! { #n }
@@ -303,6 +308,91 @@ fn cond_expr(plan: &Plan, c: &Cond) -> TokenStream {
             quote! { #over.iter().any(|#q| #body) }
         }
     }
+}
+
+/// [`set_expr`], with the sets `sh` computed beforehand (into `sh0`,
+/// `sh1`, ..., see [`crate::plan::shared_sets`]) used where they occur.
+fn set_expr_shared(plan: &Plan, e: &SetExpr, sh: &[SetExpr]) -> TokenStream {
+    if let Some(i) = sh.iter().position(|x| x == e) {
+        let v = format_ident!("sh{}", i);
+        return quote! { #v };
+    }
+    if !sh.iter().any(|x| set_occurrences(e, x) > 0) {
+        return set_expr(plan, e);
+    }
+    match e {
+        SetExpr::And(v) => {
+            let parts = v.iter().map(|x| set_expr_shared(plan, x, sh));
+            quote! { (#(#parts)&*) }
+        }
+        SetExpr::Or(v) => {
+            let parts = v.iter().map(|x| set_expr_shared(plan, x, sh));
+            quote! { (#(#parts)|*) }
+        }
+        SetExpr::Not(x) => {
+            let x = set_expr_shared(plan, x, sh);
+            quote! { (UNIVERSE & !#x) }
+        }
+        SetExpr::AllIf(x) => {
+            let x = set_expr_shared(plan, x, sh);
+            quote! { (if #x.is_empty() { Set::EMPTY } else { UNIVERSE }) }
+        }
+        SetExpr::Image {
+            rel: Rel2::Shifts(v),
+            of,
+        } => {
+            let of = set_expr_shared(plan, of, sh);
+            let parts = v.iter().map(|(d, m)| {
+                let m = format_ident!("M{}", m);
+                shift(quote! { (o & #m) }, *d)
+            });
+            quote! { ({ let o = #of; #(#parts)|* }) }
+        }
+        _ => set_expr(plan, e),
+    }
+}
+
+/// [`cond_expr`], with the sets `sh` computed beforehand used where they
+/// occur (see [`set_expr_shared`]).
+fn cond_expr_shared(plan: &Plan, c: &Cond, sh: &[SetExpr]) -> TokenStream {
+    if !sh.iter().any(|x| cond_occurrences(c, x) > 0) {
+        return cond_expr(plan, c);
+    }
+    match c {
+        Cond::NonEmpty(s) => {
+            let s = set_expr_shared(plan, s, sh);
+            quote! { !#s.is_empty() }
+        }
+        Cond::In(b, s) => {
+            let (b, s) = (bound(*b), set_expr_shared(plan, s, sh));
+            quote! { #s.contains(#b) }
+        }
+        Cond::Not(x) => {
+            let x = cond_expr_shared(plan, x, sh);
+            quote! { !(#x) }
+        }
+        Cond::And(v) => {
+            let parts = v.iter().map(|x| cond_expr_shared(plan, x, sh));
+            quote! { (#(#parts)&&*) }
+        }
+        Cond::Or(v) => {
+            let parts = v.iter().map(|x| cond_expr_shared(plan, x, sh));
+            quote! { (#(#parts)||*) }
+        }
+        _ => cond_expr(plan, c),
+    }
+}
+
+/// A group of a pattern whose sets are all `v` at offsets `0, d, .., (k -
+/// 1) d` from the start: the starts in `m` with `v` at each of them, as
+/// `t = v`, then `t &= t` shifted back by each of `steps` (see
+/// [`crate::plan::line_doubling`]).
+fn line_by_doubling(v: &Ident, m: &Ident, steps: &[i32]) -> TokenStream {
+    let ands = steps.iter().map(|&o| {
+        let sh = shift(quote! { t }, -o);
+        quote! { let t = t & #sh; }
+    });
+    quote! { (#m & { let t = #v; #(#ands)* t }) }
 }
 
 /// The conditions a term uses (evaluated once per payoff computation).
@@ -588,6 +678,26 @@ fn step_checks(plan: &Plan, st: &Step) -> TokenStream {
     quote! { #(#checks)* }
 }
 
+/// `inner` in the loops over the candidates of `steps`, outermost first:
+/// each binds its left element (`elems[step.elem]`) to the candidates that
+/// pass the step's checks.
+fn nest_steps(plan: &Plan, steps: &[Step], elems: &[Ident], mut inner: TokenStream) -> TokenStream {
+    for st in steps.iter().rev() {
+        let c = format_ident!("c{}", st.elem);
+        let e = &elems[st.elem];
+        let set = step_set(plan, st, &c);
+        let checks = step_checks(plan, st);
+        inner = quote! {
+            #set
+            for #e in n.iter() {
+                #checks
+                #inner
+            }
+        };
+    }
+    inner
+}
+
 /// The matcher of rule `ri`: calls `f` on every match in canonical order
 /// until it returns false; returns whether it ran to the end.
 fn matcher(plan: &Plan, ident: &Ident, ri: usize) -> TokenStream {
@@ -675,7 +785,7 @@ fn matcher(plan: &Plan, ident: &Ident, ri: usize) -> TokenStream {
                 }
             }
         });
-        let mut inner = if post.is_none() && check.is_none() {
+        let inner = if post.is_none() && check.is_none() {
             quote! {
                 if !f(#arr) {
                     return false;
@@ -692,19 +802,7 @@ fn matcher(plan: &Plan, ident: &Ident, ri: usize) -> TokenStream {
                 }
             }
         };
-        for st in r.steps.iter().rev() {
-            let c = format_ident!("c{}", st.elem);
-            let e = &elems[st.elem];
-            let set = step_set(plan, st, &c);
-            let checks = step_checks(plan, st);
-            inner = quote! {
-                #set
-                for #e in n.iter() {
-                    #checks
-                    #inner
-                }
-            };
-        }
+        let inner = nest_steps(plan, &r.steps, &elems, inner);
         let view = r.check_fallback.as_ref().map(|_| {
             quote! { let mut view: ::core::option::Option<::toss::Structure> = None; }
         });
@@ -793,7 +891,7 @@ fn counters(plan: &Plan, ri: usize) -> TokenStream {
                 let pad = (r.lhs.len()..plan.max_lhs()).map(|_| quote! { 0 });
                 let le = &elems[last.elem];
                 let set = step_set(plan, last, &format_ident!("c{}", last.elem));
-                let mut inner = quote! {
+                let inner = quote! {
                     #set
                     let c = n.count();
                     if k < c {
@@ -802,19 +900,7 @@ fn counters(plan: &Plan, ri: usize) -> TokenStream {
                     }
                     k -= c;
                 };
-                for st in r.steps[..r.steps.len() - 1].iter().rev() {
-                    let c = format_ident!("c{}", st.elem);
-                    let e = &elems[st.elem];
-                    let set = step_set(plan, st, &c);
-                    let checks = step_checks(plan, st);
-                    inner = quote! {
-                        #set
-                        for #e in n.iter() {
-                            #checks
-                            #inner
-                        }
-                    };
-                }
+                let inner = nest_steps(plan, &r.steps[..r.steps.len() - 1], &elems, inner);
                 let cands = r.steps.iter().map(|st| {
                     let c = format_ident!("c{}", st.elem);
                     let e = set_expr(plan, &st.cand);
@@ -865,6 +951,35 @@ fn counters(plan: &Plan, ri: usize) -> TokenStream {
             }
         }
     }
+}
+
+/// The set of matches of rule `ri` (with a set of matches, see
+/// [`counters`]) computed in place with the sets `sh` computed beforehand
+/// (see [`set_expr_shared`]); `None` when its candidates use none of them
+/// (the playout calls `set_<ri>`).
+fn set_of_matches_shared(plan: &Plan, ri: usize, sh: &[SetExpr]) -> Option<TokenStream> {
+    let r = &plan.rules[ri];
+    if !r
+        .steps
+        .iter()
+        .any(|st| sh.iter().any(|x| set_occurrences(&st.cand, x) > 0))
+    {
+        return None;
+    }
+    let cands = r.steps.iter().map(|st| {
+        let c = format_ident!("c{}", st.elem);
+        let e = set_expr_shared(plan, &st.cand, sh);
+        quote! { let #c = #e; }
+    });
+    let set = match r.shift {
+        Some((d, mask)) if r.lhs.len() != 1 => {
+            let mask = format_ident!("M{}", mask);
+            let pairs = shift(quote! { (c0 & #mask) }, d);
+            quote! { (#pairs & c1) }
+        }
+        _ => quote! { c0 },
+    };
+    Some(quote! { ({ #(#cands)* #set }) })
 }
 
 /// Whether rule `ri` has a set of matches (see [`counters`]).
@@ -1017,13 +1132,26 @@ fn playout_arm(plan: &Plan, li: usize) -> TokenStream {
         .collect();
     conds.sort_unstable();
     conds.dedup();
+    // Sets used more than once per ply, computed once.
+    let sh = &loc.shared;
+    let shared = sh.iter().enumerate().map(|(i, e)| {
+        let v = format_ident!("sh{}", i);
+        let e = set_expr_shared(plan, e, &sh[..i]);
+        quote! { let #v = #e; }
+    });
     let pre = conds.iter().map(|&c| {
         let v = format_ident!("ok{}", c);
+        if sh.iter().any(|x| cond_occurrences(&plan.conds[c].1, x) > 0) {
+            let e = cond_expr_shared(plan, &plan.conds[c].1, sh);
+            return quote! { let #v = #e; };
+        }
         let f = format_ident!("c{}", c);
         quote! { let #v = #f(s); }
     });
     let mut counts = Vec::new();
     let mut draws = Vec::new();
+    // Labels of multiplicity inf applied in place: (label, effect).
+    let mut direct: Vec<(Literal, TokenStream)> = Vec::new();
     // Tags of the candidate sets kept in `sets`: the labels of the
     // location's movers, numbered in order.
     let mut tags = 0;
@@ -1042,7 +1170,63 @@ fn playout_arm(plan: &Plan, li: usize) -> TokenStream {
                 Literal::u16_unsuffixed(lb as u16),
                 Literal::u16_unsuffixed(l.rule as u16),
             );
-            if l.all {
+            let r = &plan.rules[l.rule];
+            if l.all
+                && loc.movers.len() == 1
+                && l.targets.len() == 1
+                && r.all == Some(AllEffect::Sets)
+            {
+                // One move with every match, when there is one: the
+                // images per left element are collected while counting,
+                // and the drawn move is applied from them here (the same
+                // as `apply_all`, without finding the matches again).
+                let m = format_ident!("match_{}", l.rule);
+                let images = format_ident!("a{}_{}", mi, lb);
+                let nl = usize_lit(r.lhs.len());
+                let ins = (0..r.lhs.len()).map(|i| {
+                    let i = usize_lit(i);
+                    quote! { #images[#i].insert(e[#i]); }
+                });
+                let list = quote! {
+                    #m(s, &mut |e| {
+                        #n = 1;
+                        #(#ins)*
+                        true
+                    });
+                };
+                let list = match &ok {
+                    Some(ok) => quote! { if #ok { #list } },
+                    None => list,
+                };
+                counts.push(quote! {
+                    let mut #n: u32 = 0;
+                    let mut #images = [Set::EMPTY; #nl];
+                    #list
+                });
+                picks.push(quote! {
+                    if k < #n {
+                        break 'pick Move { label: #lbl, rule: #rl, elems: [0; #k] };
+                    }
+                    k -= #n;
+                });
+                let rem = r.removes.iter().map(|&(f, e)| {
+                    let (f, e) = (usize_lit(f), usize_lit(e));
+                    quote! { s.rels[#f] &= !#images[#e]; }
+                });
+                let add = r.adds.iter().map(|&(f, e)| {
+                    let (f, e) = (usize_lit(f), usize_lit(e));
+                    quote! { s.rels[#f] |= #images[#e]; }
+                });
+                let target = usize_lit(l.targets[0].0);
+                direct.push((
+                    lbl.clone(),
+                    quote! {
+                        #(#rem)*
+                        #(#add)*
+                        s.location = #target;
+                    },
+                ));
+            } else if l.all {
                 // One move with every match, when there is one.
                 let m = format_ident!("match_{}", l.rule);
                 let any = quote! { !#m(s, &mut |_| false) };
@@ -1095,9 +1279,10 @@ fn playout_arm(plan: &Plan, li: usize) -> TokenStream {
                 });
             } else if has_set(plan, l.rule) {
                 let f = format_ident!("set_{}", l.rule);
+                let f = set_of_matches_shared(plan, l.rule, sh).unwrap_or(quote! { #f(s) });
                 let get = match &ok {
-                    Some(ok) => quote! { if #ok { #f(s) } else { Set::EMPTY } },
-                    None => quote! { #f(s) },
+                    Some(ok) => quote! { if #ok { #f } else { Set::EMPTY } },
+                    None => quote! { #f },
                 };
                 counts.push(quote! {
                     let #set = #get;
@@ -1168,16 +1353,30 @@ fn playout_arm(plan: &Plan, li: usize) -> TokenStream {
         });
     }
     let nm = usize_lit(loc.movers.len());
+    // The number of moves left for `apply`: none when the drawn move was
+    // applied in place.
+    let mut applied = quote! { #nm };
+    for (lbl, effect) in direct.into_iter().rev() {
+        applied = quote! {
+            if joint[0].label == #lbl {
+                #effect
+                0
+            } else {
+                #applied
+            }
+        };
+    }
     let clear = uses_found(plan, li).then(|| quote! { found.clear(); });
     let clear_sets = uses_sets(plan, li).then(|| quote! { sets.clear(); });
     quote! {
         #lit => {
             #clear
             #clear_sets
+            #(#shared)*
             #(#pre)*
             #(#counts)*
             #(#draws)*
-            #nm
+            #applied
         }
     }
 }
