@@ -64,7 +64,11 @@
 //!   destination in amazons) enumerate those steps once per ply for all of
 //!   them; a label whose last step has no per-candidate test is counted by
 //!   a popcount per binding of the earlier elements
-//!   ([`RulePlan::last_step_counted`]).
+//!   ([`RulePlan::last_step_counted`]);
+//! - per location, the sets a playout would compute more than once per
+//!   ply (a rule's set of matches and a sentence of another label: the
+//!   legal placements of Reversi and its pass rule's `CanB()`), computed
+//!   once ([`shared_sets`]).
 //!
 //! Per rule and per payoff, what is outside this fragment runs on the
 //! interpreter: a rule's matches ([`RulePlan::interpreted`]), the check of

@@ -352,3 +352,35 @@ fn draughts_jump_chains_share_prefixes() {
 fn reversi_plan() {
     insta::assert_snapshot!(dump("reversi"));
 }
+
+/// Lines of four and five cells are covered by doubling (each step at
+/// most doubles the covered length); shorter lines and offsets that are
+/// not one step apart keep a shift per cell.
+#[test]
+fn lines_by_doubling() {
+    use toss_codegen::plan::line_doubling;
+    assert_eq!(line_doubling(&[0, -7, -14, -21]), Some(vec![-7, -14]));
+    assert_eq!(line_doubling(&[0, 1, 2, 3, 4]), Some(vec![1, 2, 1]));
+    assert_eq!(
+        line_doubling(&[0, 8, 16, 24, 32, 40, 48, 56]),
+        Some(vec![8, 16, 32])
+    );
+    assert_eq!(line_doubling(&[0, 1, 2]), None);
+    assert_eq!(line_doubling(&[0, 1, 3, 4]), None);
+    assert_eq!(line_doubling(&[0, 0, 0, 0]), None);
+}
+
+/// Reversi's legal placements are computed once per placement ply, for
+/// the placement rule's matches and the pass rule's `CanB()` (`CanW()`).
+#[test]
+fn reversi_shares_the_legal_placements() {
+    let plan = Plan::build(&game("reversi")).expect("specialized");
+    for li in [0, 2] {
+        assert_eq!(plan.locations[li].shared.len(), 1, "location {li}");
+    }
+    for li in [1, 3] {
+        assert!(plan.locations[li].shared.is_empty(), "location {li}");
+    }
+    let c4 = Plan::build(&game("connect4")).expect("specialized");
+    assert!(c4.locations.iter().all(|l| l.shared.is_empty()));
+}
