@@ -107,37 +107,7 @@ fn set_expr(plan: &Plan, e: &SetExpr) -> TokenStream {
             let (a, b) = (bound(*a), bound(*b));
             quote! { #t[#a as usize * ELEMENTS.len() + #b as usize] }
         }
-        SetExpr::Ray {
-            table,
-            from,
-            through,
-            up,
-        } => {
-            let t = format_ident!("T{}", table);
-            let from = bound(*from);
-            let through = set_expr(plan, through);
-            let first = if *up {
-                quote! { b.first() }
-            } else {
-                quote! { b.last() }
-            };
-            quote! {
-                ({
-                    let r = #t[#from as usize];
-                    let b = r & !#through;
-                    let mut out = if b.is_empty() {
-                        r
-                    } else {
-                        let f = #first;
-                        let mut out = r & !#t[f as usize];
-                        out.remove(f);
-                        out
-                    };
-                    out.insert(#from);
-                    out
-                })
-            }
-        }
+        SetExpr::Ray { .. } => ray_expr(plan, e, true),
         SetExpr::If(c) => {
             let c = cond_expr(plan, c);
             quote! { (if #c { UNIVERSE } else { Set::EMPTY }) }
@@ -212,6 +182,62 @@ fn set_expr(plan: &Plan, e: &SetExpr) -> TokenStream {
                 })
             }
         }
+    }
+}
+
+/// A [`SetExpr::Ray`], with or without its start. The cells of a ray
+/// table's row follow its direction in increasing ids (`up`) or decreasing
+/// ones, so the cells before the first blocker are those below (above) it:
+/// one mask of the ids below an id, no second table look-up.
+fn ray_expr(plan: &Plan, e: &SetExpr, with_from: bool) -> TokenStream {
+    let SetExpr::Ray {
+        table,
+        from,
+        through,
+        up,
+    } = e
+    else {
+        return set_expr(plan, e);
+    };
+    let t = format_ident!("T{}", table);
+    let from = bound(*from);
+    let through = set_expr(plan, through);
+    // Without a blocker, `first` and `last` are `u32::MAX`: every id is
+    // below the one, none above the other (no test for a blocker).
+    let cut = if *up {
+        quote! { r & Set::below(b.first()) }
+    } else {
+        quote! { r.and_not(Set::below(b.last().wrapping_add(1))) }
+    };
+    let start = with_from.then(|| quote! { out.insert(#from); });
+    quote! {
+        ({
+            let r = #t[#from as usize];
+            let b = r & !#through;
+            #[allow(unused_mut)]
+            let mut out = #cut;
+            #start
+            out
+        })
+    }
+}
+
+/// A set expression that is intersected with a set excluding the bound
+/// elements `skip`: rays from them in monotone positions (under unions and
+/// intersections) leave out their start, which the intersection removes
+/// anyway.
+fn set_expr_without(plan: &Plan, e: &SetExpr, skip: &[Bound]) -> TokenStream {
+    match e {
+        SetExpr::Ray { from, .. } if skip.contains(from) => ray_expr(plan, e, false),
+        SetExpr::And(v) => {
+            let parts = v.iter().map(|x| set_expr_without(plan, x, skip));
+            quote! { (#(#parts)&*) }
+        }
+        SetExpr::Or(v) => {
+            let parts = v.iter().map(|x| set_expr_without(plan, x, skip));
+            quote! { (#(#parts)|*) }
+        }
+        _ => set_expr(plan, e),
     }
 }
 
@@ -653,8 +679,22 @@ fn step_set(plan: &Plan, st: &Step, cand: &Ident) -> TokenStream {
         let o = format_ident!("e{}", j);
         quote! { n.remove(#o); }
     });
+    // Earlier elements that a link's table leaves out of the candidates
+    // (no row of the table holds its own element).
+    let skip: Vec<Bound> = st
+        .links
+        .iter()
+        .filter(|l| {
+            plan.tables[l.table]
+                .rows
+                .iter()
+                .enumerate()
+                .all(|(y, row)| !row.contains(&(y as u32)))
+        })
+        .map(|l| Bound::Left(l.from))
+        .collect();
     let sets = st.inner.iter().map(|x| {
-        let x = set_expr(plan, x);
+        let x = set_expr_without(plan, x, &skip);
         quote! { n &= #x; }
     });
     quote! {

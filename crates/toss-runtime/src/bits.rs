@@ -28,13 +28,46 @@ impl<const W: usize> Bits<W> {
     #[inline]
     pub const fn single(i: u32) -> Self {
         let mut w = [0; W];
-        w[(i / 64) as usize] = 1 << (i % 64);
+        if W == 2 {
+            // Both words are written (one bit or zero) rather than one
+            // by index, so that a set built in registers stays there (a
+            // store by index and a load of the whole set stall).
+            let mut j = 0;
+            while j < W {
+                w[j] = if j == (i / 64) as usize {
+                    1 << (i % 64)
+                } else {
+                    0
+                };
+                j += 1;
+            }
+        } else {
+            w[(i / 64) as usize] = 1 << (i % 64);
+        }
+        Bits(w)
+    }
+
+    /// The set of ids below `i` (every id when `i >= 64 * W`).
+    #[inline]
+    pub fn below(i: u32) -> Self {
+        let mut w = [0; W];
+        for (j, x) in w.iter_mut().enumerate() {
+            let lo = j as u32 * 64;
+            *x = if i >= lo + 64 {
+                !0
+            } else if i > lo {
+                (1 << (i - lo)) - 1
+            } else {
+                0
+            };
+        }
         Bits(w)
     }
 
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.0.iter().all(|&w| w == 0)
+        // Without early exit: one test of the words' union.
+        self.0.iter().fold(0, |a, &w| a | w) == 0
     }
 
     #[inline]
@@ -44,12 +77,21 @@ impl<const W: usize> Bits<W> {
 
     #[inline]
     pub fn insert(&mut self, i: u32) {
-        self.0[(i / 64) as usize] |= 1 << (i % 64);
+        if W == 2 {
+            // Word by word, so that a set in registers stays there.
+            *self |= Self::single(i);
+        } else {
+            self.0[(i / 64) as usize] |= 1 << (i % 64);
+        }
     }
 
     #[inline]
     pub fn remove(&mut self, i: u32) {
-        self.0[(i / 64) as usize] &= !(1 << (i % 64));
+        if W == 2 {
+            *self = self.and_not(Self::single(i));
+        } else {
+            self.0[(i / 64) as usize] &= !(1 << (i % 64));
+        }
     }
 
     /// The number of members.
@@ -180,6 +222,18 @@ impl<const W: usize> Iterator for BitsIter<W> {
     type Item = u32;
     #[inline]
     fn next(&mut self) -> Option<u32> {
+        if W == 2 {
+            // The words in order, at constant indices (no word counter
+            // kept in memory).
+            for (i, w) in self.bits.0.iter_mut().enumerate() {
+                if *w != 0 {
+                    let b = w.trailing_zeros();
+                    *w &= *w - 1;
+                    return Some(i as u32 * 64 + b);
+                }
+            }
+            return None;
+        }
         while self.word < W {
             let w = &mut self.bits.0[self.word];
             if *w != 0 {
@@ -261,5 +315,21 @@ mod tests {
         assert!(b.contains_all(&Bits::single(63)));
         let all: Vec<u32> = (0..6).map(|k| b.nth(k)).collect();
         assert_eq!(all, [0, 5, 63, 64, 100, 150]);
+    }
+
+    #[test]
+    fn two_word_sets() {
+        assert_eq!(Bits::<2>::below(0), Bits::EMPTY);
+        assert_eq!(Bits::<2>::below(70), Bits([!0, 0x3f]));
+        assert_eq!(Bits::<2>::below(64), Bits([!0, 0]));
+        assert_eq!(Bits::<2>::below(5), Bits([0x1f, 0]));
+        assert_eq!(Bits::<2>::below(200), Bits([!0, !0]));
+        let mut s = Bits::<2>::EMPTY;
+        s.insert(3);
+        s.insert(70);
+        s.insert(127);
+        assert_eq!(s.iter().collect::<Vec<_>>(), [3, 70, 127]);
+        s.remove(70);
+        assert_eq!(s, Bits::single(3) | Bits::single(127));
     }
 }
