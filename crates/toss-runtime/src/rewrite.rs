@@ -943,11 +943,7 @@ impl CompiledRule {
                 0 => {
                     s.remove_tuple(r, &[]);
                 }
-                1 => {
-                    for &e in matched {
-                        s.remove_tuple(r, &[e]);
-                    }
-                }
+                1 => s.remove_members(r, matched),
                 2 => {
                     for &a in matched {
                         doomed.clear();

@@ -378,6 +378,25 @@ impl Structure {
         true
     }
 
+    /// Removes the elements `es` from the unary relation `r`; the storage
+    /// is written (and unshared) only when one of them is a member.
+    pub fn remove_members(&mut self, r: RelId, es: &[Elem]) {
+        let RelationData::Unary(s) = &*self.relations[r].data else {
+            for &e in es {
+                self.remove_tuple(r, &[e]);
+            }
+            return;
+        };
+        if !es.iter().any(|&e| s.contains(e)) {
+            return;
+        }
+        if let RelationData::Unary(s) = Arc::make_mut(&mut self.relations[r].data) {
+            for &e in es {
+                s.remove(e);
+            }
+        }
+    }
+
     /// The members of a unary relation.
     pub fn unary(&self, r: RelId) -> Option<&BitSet> {
         match &*self.relations[r].data {
@@ -541,12 +560,12 @@ impl Structure {
                 .relations
                 .iter()
                 .zip(&orig.relations)
-                .all(|(a, b)| a.arity == b.arity && a.name == b.name)
+                .all(|(a, b)| a.arity == b.arity && same_name(&a.name, &b.name))
             && self
                 .functions
                 .iter()
                 .zip(&orig.functions)
-                .all(|(a, b)| a.name == b.name);
+                .all(|(a, b)| same_name(&a.name, &b.name));
         if !same_sig {
             *self = orig.clone();
             return;
@@ -589,6 +608,13 @@ impl Structure {
             }
         }
     }
+}
+
+/// Whether two declared names are equal (clones share the allocation, so
+/// the pointers usually decide).
+#[inline]
+fn same_name(a: &Arc<str>, b: &Arc<str>) -> bool {
+    Arc::ptr_eq(a, b) || a == b
 }
 
 /// Name-based canonical form of a structure, for comparison and printing.

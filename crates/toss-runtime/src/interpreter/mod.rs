@@ -439,6 +439,13 @@ impl Interpreter {
         // (e.g. `not WinB()` of all of a player's rules), so that one state
         // evaluates each only once (see `PreCache`).
         let mut shared_pres: Vec<(Formula, Vec<String>, FormulaId)> = Vec::new();
+        // Set-at-a-time conjuncts, likewise: (formula, variable, constants,
+        // parameters) -> compiled set (if in the fragment).
+        #[allow(clippy::type_complexity)]
+        let mut shared_sets: Vec<(
+            (Formula, String, Vec<String>, Vec<String>),
+            Option<FormulaId>,
+        )> = Vec::new();
         // Which relations rules can change: the one analysis that `toss
         // check`, the heuristics and the code generator also use.
         let reshapeable: Vec<String> = (0..sig.num_relations())
@@ -497,10 +504,27 @@ impl Interpreter {
                         let consts: Vec<usize> =
                             used.iter().copied().filter(|&i| i != order[k]).collect();
                         let names: Vec<&str> = consts.iter().map(|&i| lhs[i]).collect();
-                        solver
-                            .compile_set(&f, lhs[order[k]], &names, &params)
-                            .map_err(|e| solver_err("pre", e))?
-                            .map(|id| (k, id, consts))
+                        let key = (
+                            f.clone(),
+                            lhs[order[k]].to_string(),
+                            names.iter().map(|n| n.to_string()).collect::<Vec<_>>(),
+                            rule_params[ri].clone(),
+                        );
+                        // The same conjunct in several rules (a bishop's
+                        // moves and captures) is compiled once, so that one
+                        // state evaluates it once per binding (see
+                        // `PreCache`).
+                        let id = match shared_sets.iter().find(|(k, _)| *k == key) {
+                            Some((_, id)) => *id,
+                            None => {
+                                let id = solver
+                                    .compile_set(&f, lhs[order[k]], &names, &params)
+                                    .map_err(|e| solver_err("pre", e))?;
+                                shared_sets.push((key, id));
+                                id
+                            }
+                        };
+                        id.map(|id| (k, id, consts))
                     }
                     None => None,
                 };
@@ -951,11 +975,15 @@ impl Interpreter {
                 elems: elems.into(),
                 optional: opt,
             };
-            let vals: Vec<f64> = ri
-                .updates
-                .iter()
-                .map(|&u| self.solver.value(s, u, elems, params))
-                .collect();
+            // The update values, in a per-thread buffer (this runs per
+            // candidate move).
+            let mut vals = UPDATE_VALUES.with(|b| std::mem::take(&mut *b.borrow_mut()));
+            vals.clear();
+            vals.extend(
+                ri.updates
+                    .iter()
+                    .map(|&u| self.solver.value(s, u, elems, params)),
+            );
             // The candidate's result is built in a per-thread copy of `s`
             // that is restored, not cloned, for each candidate.
             let mut t = POST_SCRATCH
@@ -968,6 +996,7 @@ impl Interpreter {
                 self.solver.holds(&t, post, img, params)
             });
             POST_SCRATCH.with(|c| *c.borrow_mut() = Some(t));
+            UPDATE_VALUES.with(|b| *b.borrow_mut() = vals);
             return ok;
         }
         true
@@ -1007,12 +1036,23 @@ impl Interpreter {
         k: usize,
         assign: &[Elem],
         params: &[f64],
-        memo: &mut SetMemo,
+        memo: &mut StepSets,
     ) -> Option<BitSet> {
         let mut out: Option<BitSet> = None;
         for (f, consts) in ri.step_sets.get(k)? {
             let cs: Vec<Elem> = consts.iter().map(|&i| assign[i]).collect();
-            let set = self.solver.set_of_memo(s, *f, &cs, params, memo);
+            let known = memo
+                .1
+                .iter()
+                .find(|(g, c, p, _)| g == f && *c == cs && p[..] == *params);
+            let set = match known {
+                Some((_, _, _, set)) => set.clone(),
+                None => {
+                    let set = self.solver.set_of_memo(s, *f, &cs, params, &mut memo.0);
+                    memo.1.push((*f, cs, params.to_vec(), set.clone()));
+                    set
+                }
+            };
             out = Some(match out {
                 None => set,
                 Some(mut acc) => {
@@ -1151,7 +1191,22 @@ impl Interpreter {
 /// a precondition evaluate it once.
 /// It also keeps the state-only parts of the set-at-a-time conjuncts.
 #[derive(Default)]
-struct PreCache(Vec<(FormulaId, Vec<f64>, bool)>, SetMemo);
+struct PreCache(Vec<(FormulaId, Vec<f64>, bool)>, StepSets);
+
+/// The set-at-a-time conjuncts evaluated on one state: the memo of their
+/// state-only parts, and each value by formula, constants and parameters
+/// (rules sharing a conjunct, like a bishop's moves and captures, evaluate
+/// it once per bound piece).
+#[derive(Default)]
+#[allow(clippy::type_complexity)]
+struct StepSets(SetMemo, Vec<(FormulaId, Vec<Elem>, Vec<f64>, BitSet)>);
+
+impl StepSets {
+    fn clear(&mut self) {
+        self.0.clear();
+        self.1.clear();
+    }
+}
 
 impl PreCache {
     /// Runs `f` with an empty cache taken from a per-thread pool (one cache
@@ -1175,6 +1230,8 @@ thread_local! {
         const { std::cell::RefCell::new(None) };
     static PRE_CACHES: std::cell::RefCell<Vec<PreCache>> =
         const { std::cell::RefCell::new(Vec::new()) };
+    /// The update values of the candidate whose postcondition is checked.
+    static UPDATE_VALUES: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
     /// The images of right elements of the last rule application.
     static IMAGES: std::cell::RefCell<Vec<Elem>> = const { std::cell::RefCell::new(Vec::new()) };
     /// Buffers for the matches of one label, kept between labels and

@@ -88,21 +88,44 @@ impl Env {
         }
     }
 
-    /// Makes `self` what `Env::new(c)` returns, keeping the buffers.
+    /// Makes `self` ready for an evaluation of `c`, as `Env::new(c)`
+    /// would, keeping the buffers: it runs once per evaluation, and one
+    /// pooled environment serves formulas of different sizes in turn, so
+    /// the containers are emptied in place (empty ones untouched) and never
+    /// shortened (members past `c`'s counts are not read by `c`; each is
+    /// emptied here before a formula that uses it runs).
     pub fn reset(&mut self, c: &super::Compiled) {
         self.e.clear();
         self.e.resize(c.n_e as usize, 0);
         self.r.clear();
         self.r.resize(c.n_r as usize, 0.0);
-        self.s.clear();
-        self.s.resize(c.n_s as usize, BitSet::new());
-        self.locals.clear();
-        self.locals
-            .extend((0..c.n_local).map(|_| TupleSet::Hash(HashSet::new())));
-        self.caches.clear();
-        self.caches.extend((0..c.n_cache).map(|_| HashMap::new()));
+        for b in at_least(&mut self.s, c.n_s as usize, BitSet::new) {
+            b.clear();
+        }
+        let locals = at_least(&mut self.locals, c.n_local as usize, || {
+            TupleSet::Hash(HashSet::new())
+        });
+        for l in locals {
+            if l.len() > 0 {
+                *l = TupleSet::Hash(HashSet::new());
+            }
+        }
+        for m in at_least(&mut self.caches, c.n_cache as usize, HashMap::new) {
+            if !m.is_empty() {
+                m.clear();
+            }
+        }
         self.memo.clear();
     }
+}
+
+/// The first `n` members of `v`, filled up with `f` to at least `n`.
+#[inline]
+fn at_least<T>(v: &mut Vec<T>, n: usize, mut f: impl FnMut() -> T) -> &mut [T] {
+    while v.len() < n {
+        v.push(f());
+    }
+    &mut v[..n]
 }
 
 /// Comparison of reals; `eps` is the hook for the epsilon semantics of
@@ -183,17 +206,50 @@ impl<'a> Ev<'a> {
         }
     }
 
+    /// Whether `n` holds. Atoms and equalities, most of the nodes visited,
+    /// are decided inline at the call site; the rest in
+    /// [`Ev::holds_node`], whose frame is larger.
+    #[inline]
     pub fn holds(&self, n: &Node, env: &mut Env) -> bool {
+        match n {
+            Node::Atom { rel, args } => self.atom(*rel, args, env),
+            Node::Eq(a, b) => env.e[*a as usize] == env.e[*b as usize],
+            _ => self.holds_node(n, env),
+        }
+    }
+
+    #[inline]
+    fn atom(&self, rel: RelRef, args: &[Slot], env: &Env) -> bool {
+        match *args {
+            [a] => match self.data(rel) {
+                RelationData::Unary(s) => s.contains(env.e[a as usize]),
+                d => data_contains(d, &[env.e[a as usize]]),
+            },
+            [a, b] => match self.data(rel) {
+                RelationData::Binary { fwd, .. } => fwd
+                    .get(env.e[a as usize] as usize)
+                    .is_some_and(|v| v.binary_search(&env.e[b as usize]).is_ok()),
+                d => data_contains(d, &[env.e[a as usize], env.e[b as usize]]),
+            },
+            _ => self.atom_tuple(rel, args, env),
+        }
+    }
+
+    #[inline(never)]
+    fn atom_tuple(&self, rel: RelRef, args: &[Slot], env: &Env) -> bool {
+        if let Some(rows) = self.rows(rel) {
+            return tuple_of(env, args, |t| rows.contains(t));
+        }
+        let d = self.data(rel);
+        tuple_of(env, args, |t| data_contains(d, t))
+    }
+
+    #[inline(never)]
+    fn holds_node(&self, n: &Node, env: &mut Env) -> bool {
         match n {
             Node::True => true,
             Node::False => false,
-            Node::Atom { rel, args } => {
-                if let Some(rows) = self.rows(*rel) {
-                    return tuple_of(env, args, |t| rows.contains(t));
-                }
-                let d = self.data(*rel);
-                tuple_of(env, args, |t| data_contains(d, t))
-            }
+            Node::Atom { rel, args } => self.atom(*rel, args, env),
             Node::Local { idx, args } => {
                 let l = &env.locals[*idx as usize];
                 tuple_of(env, args, |t| l.contains(t))
@@ -271,6 +327,32 @@ impl<'a> Ev<'a> {
             Gen::Eq { var, from } => {
                 env.e[*var as usize] = env.e[*from as usize];
                 next(env)
+            }
+            Gen::Unaries { var, pos, neg } => {
+                let words = |r: RelRef| match self.data(r) {
+                    RelationData::Unary(b) => b.words(),
+                    _ => &[],
+                };
+                let Some((&first, pos)) = pos.split_first() else {
+                    return false;
+                };
+                for (i, &w0) in words(first).iter().enumerate() {
+                    let mut w = w0;
+                    for &r in pos {
+                        w &= words(r).get(i).copied().unwrap_or(0);
+                    }
+                    for &r in neg.iter() {
+                        w &= !words(r).get(i).copied().unwrap_or(0);
+                    }
+                    while w != 0 {
+                        env.e[*var as usize] = (i * 64) as Elem + w.trailing_zeros();
+                        w &= w - 1;
+                        if next(env) {
+                            return true;
+                        }
+                    }
+                }
+                false
             }
             Gen::Atom { rel, args } if self.rows(*rel).is_some() => {
                 let Some(rows) = self.rows(*rel) else {

@@ -602,7 +602,18 @@ impl Solver {
     fn pick(&self, id: u32, s: &Structure) -> &Compiled {
         let e = &self.entries[id as usize];
         match (&e.tabled, &self.tables_live) {
-            (Some(t), Some(live)) if s.live() == live => t,
+            // Word by word: a slice comparison calls `memcmp`, a visible
+            // cost at one call per evaluation.
+            (Some(t), Some(live))
+                if s.live().words().len() == live.words().len()
+                    && s.live()
+                        .words()
+                        .iter()
+                        .zip(live.words())
+                        .all(|(a, b)| a == b) =>
+            {
+                t
+            }
             _ => &e.plain,
         }
     }

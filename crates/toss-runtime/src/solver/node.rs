@@ -226,6 +226,14 @@ pub(crate) enum Gen {
     Eq { var: Slot, from: Slot },
     /// The tuples of a relation matching the bound arguments.
     Atom { rel: RelRef, args: Box<[Arg]> },
+    /// The members of the unary relations `pos` that are in none of `neg`
+    /// (a unary generator with the unary filters of its variable, `W(s)
+    /// and King(s)`, intersected word by word instead of tested per member).
+    Unaries {
+        var: Slot,
+        pos: Box<[RelRef]>,
+        neg: Box<[RelRef]>,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -300,6 +308,9 @@ fn search_vars(s: &Search, v: &mut Vars) {
             Gen::Eq { var, from } => {
                 inner.e.insert(*var);
                 inner.e.insert(*from);
+            }
+            Gen::Unaries { var, .. } => {
+                inner.e.insert(*var);
             }
             Gen::Atom { args, .. } => {
                 for a in args.iter() {

@@ -471,10 +471,51 @@ impl Planner<'_> {
                     Gen::All(v)
                 }
             };
-            let filters = take_ready(&mut rest, &bound);
+            let mut filters = take_ready(&mut rest, &bound);
+            let generator = self.intersect_unaries(generator, &mut filters);
             steps.push(Step { generator, filters });
         }
         Search::new(vars, pre, steps)
+    }
+
+    /// A unary generator joined with the unary filters (positive or
+    /// negated) of the variable it binds, which leave `filters`: the
+    /// members are then found by word operations.
+    fn intersect_unaries(&self, generator: Gen, filters: &mut Vec<Node>) -> Gen {
+        let Gen::Atom { rel, args } = &generator else {
+            return generator;
+        };
+        let [Arg::Bind(var)] = args[..] else {
+            return generator;
+        };
+        let unary_of = |n: &Node| match n {
+            Node::Atom { rel, args } if args[..] == [var] && (self.table_arity)(*rel) == 1 => {
+                Some(*rel)
+            }
+            _ => None,
+        };
+        let (mut pos, mut neg) = (vec![*rel], Vec::new());
+        filters.retain(|f| {
+            if let Some(r) = unary_of(f) {
+                pos.push(r);
+                return false;
+            }
+            if let Node::Not(g) = f
+                && let Some(r) = unary_of(g)
+            {
+                neg.push(r);
+                return false;
+            }
+            true
+        });
+        if pos.len() == 1 && neg.is_empty() {
+            return generator;
+        }
+        Gen::Unaries {
+            var,
+            pos: pos.into(),
+            neg: neg.into(),
+        }
     }
 
     /// Cost of using `c` as a generator binding some unbound variables, if
