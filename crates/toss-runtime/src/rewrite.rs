@@ -165,7 +165,7 @@ struct Tup {
 }
 
 /// Where the candidates of one element come from during matching.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum Source {
     /// Every live element.
     All,
@@ -1167,6 +1167,9 @@ fn plan(
     }
     steps
 }
+
+mod forest;
+pub use forest::MatchForest;
 
 #[cfg(test)]
 pub(crate) mod tests;

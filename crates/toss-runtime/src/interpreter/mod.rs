@@ -25,6 +25,10 @@
 //!   WinQ()` in `Playable(a) and not WinQ()`) are evaluated once per state
 //!   and parameter choice, shared by all labels whose rules have the same
 //!   such conjuncts, not per match;
+//! - the labels of a player whose rules share the first steps of their
+//!   matchers (draughts' jump chains of different lengths) are matched
+//!   together ([`MatchForest`]), each rule's matches listed as its own
+//!   matcher lists them;
 //! - a joint action is applied move by move in player order (update terms
 //!   are evaluated just before each rule application); the next location is
 //!   the target of the *first* mover's label, drawn by probability with the
@@ -55,7 +59,7 @@ use crate::continuous::{CompiledTerms, ContinuousRule, derivative_name};
 use crate::game::{Game, Rng, uniform01};
 use crate::ir::{self, Bound, Distribution, Formula, Multiplicity, RealExpr};
 use crate::ode::Method;
-use crate::rewrite::{CompiledRule, Match};
+use crate::rewrite::{CompiledRule, Match, MatchForest};
 use crate::structure::{BitSet, Elem, FunId, RelId, Structure};
 
 pub mod evolve;
@@ -180,9 +184,22 @@ struct LabelInfo {
     choices: Vec<(Option<f64>, Vec<f64>)>,
 }
 
+/// Labels of one player matched together (see [`MatchForest`]).
+struct LabelForest {
+    forest: MatchForest,
+    /// The labels (indices among the player's labels), in forest order.
+    labels: Vec<usize>,
+    /// Per label of the player: its index in `labels`, if there.
+    slot: Vec<Option<usize>>,
+}
+
 struct LocInfo {
     /// Per player, the labels.
     labels: Vec<Vec<LabelInfo>>,
+    /// Per player, the labels whose rules share matcher prefixes, matched
+    /// together: those with one choice (no time, no parameters) and no
+    /// set-at-a-time conjuncts.
+    forests: Vec<Option<LabelForest>>,
     payoffs: Vec<RealId>,
     /// Players with at least one label, in order.
     label_players: Vec<usize>,
@@ -784,8 +801,33 @@ impl Interpreter {
                 }
                 labels.push(ls);
             }
+            let forests = labels
+                .iter()
+                .map(|ls| {
+                    let members: Vec<usize> = (0..ls.len())
+                        .filter(|&i| {
+                            let l: &LabelInfo = &ls[i];
+                            matches!(&l.choices[..], [(None, ps)] if ps.is_empty())
+                                && rules[l.rule].step_sets.iter().all(|v| v.is_empty())
+                        })
+                        .collect();
+                    let compiled: Vec<&CompiledRule> =
+                        members.iter().map(|&i| &rules[ls[i].rule].rule).collect();
+                    let forest = MatchForest::new(&compiled)?;
+                    let mut slot = vec![None; ls.len()];
+                    for (k, &i) in members.iter().enumerate() {
+                        slot[i] = Some(k);
+                    }
+                    Some(LabelForest {
+                        forest,
+                        labels: members,
+                        slot,
+                    })
+                })
+                .collect();
             locations.push(LocInfo {
                 labels,
+                forests,
                 payoffs,
                 label_players,
             });
@@ -1238,15 +1280,72 @@ thread_local! {
     /// states (a board position has tens to thousands of matches).
     static MATCH_BUFFERS: std::cell::RefCell<Vec<Vec<Match>>> =
         const { std::cell::RefCell::new(Vec::new()) };
+    /// Per label of a [`LabelForest`], its matches (kept as `MATCH_BUFFERS`).
+    static FOREST_LISTS: std::cell::RefCell<Vec<Vec<Vec<Match>>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
 }
 
 impl Interpreter {
     fn player_moves(&self, s: &State, player: usize, out: &mut Vec<Move>, cache: &mut PreCache) {
         out.clear();
         let loc = &self.locations[s.location];
-        for (li, label) in loc.labels[player].iter().enumerate() {
-            self.label_moves(s, li, label, out, cache);
+        match &loc.forests[player] {
+            Some(lf) => self.forest_moves(s, &loc.labels[player], lf, out, cache),
+            None => {
+                for (li, label) in loc.labels[player].iter().enumerate() {
+                    self.label_moves(s, li, label, out, cache);
+                }
+            }
         }
+    }
+
+    /// [`Interpreter::player_moves`] for a player with a [`LabelForest`]:
+    /// its labels are matched together, then filtered and turned into
+    /// moves in label order as `label_moves` does.
+    #[inline(never)]
+    fn forest_moves(
+        &self,
+        s: &State,
+        labels: &[LabelInfo],
+        lf: &LabelForest,
+        out: &mut Vec<Move>,
+        cache: &mut PreCache,
+    ) {
+        let active: Vec<bool> = lf
+            .labels
+            .iter()
+            .map(|&li| {
+                let ri = &self.rules[labels[li].rule];
+                self.independent_pre_ok(ri, &s.structure, &[], cache)
+            })
+            .collect();
+        let rules: Vec<&CompiledRule> = lf
+            .labels
+            .iter()
+            .map(|&li| &self.rules[labels[li].rule].rule)
+            .collect();
+        let mut lists = FOREST_LISTS
+            .with(|b| b.borrow_mut().pop())
+            .unwrap_or_default();
+        if lists.len() < rules.len() {
+            lists.resize_with(rules.len(), Vec::new);
+        }
+        lf.forest
+            .matches(&rules, &s.structure, &active, &mut lists[..rules.len()]);
+        for (li, label) in labels.iter().enumerate() {
+            let Some(k) = lf.slot[li] else {
+                self.label_moves(s, li, label, out, cache);
+                continue;
+            };
+            let ri = &self.rules[label.rule];
+            let list = &mut lists[k];
+            if ri.pre.is_some() || ri.post.is_some() {
+                list.retain(|m| self.match_ok(ri, &s.structure, &m.elems, m.optional, &[]));
+            }
+            self.push_moves(li, label, None, &[], list, out);
+            list.clear();
+        }
+        FOREST_LISTS.with(|b| b.borrow_mut().push(lists));
     }
 }
 

@@ -435,3 +435,94 @@ fn names_resolved_once() {
     );
     assert!(CompiledRule::new(&r, &a, &["Def"]).is_err());
 }
+
+/// Rules matched together in a forest give each rule's own matches, in the
+/// same order, also where they share steps (and none for inactive rules).
+#[test]
+fn forest_matches_are_each_rules_matches() {
+    let s = st(
+        &["u", "v", "w", "x", "y", "z"],
+        &[
+            ("P", 1, &[&["u"], &["v"], &["x"]]),
+            ("Q", 1, &[&["w"], &["y"], &["u"]]),
+            (
+                "E",
+                2,
+                &[
+                    &["u", "v"],
+                    &["v", "w"],
+                    &["w", "x"],
+                    &["x", "y"],
+                    &["v", "y"],
+                    &["y", "z"],
+                    &["u", "x"],
+                ],
+            ),
+        ],
+        &[],
+    );
+    let rhs = |es: &[&str]| side(es, &[]);
+    let rules = [
+        rule(
+            "Step",
+            side(&["a", "b"], &[("P", &["a"]), ("E", &["a", "b"])]),
+            rhs(&["a", "b"]),
+            &["P"],
+        ),
+        rule(
+            "Two",
+            side(
+                &["a", "b", "c"],
+                &[("P", &["a"]), ("E", &["a", "b"]), ("E", &["b", "c"])],
+            ),
+            rhs(&["a", "b", "c"]),
+            &["P"],
+        ),
+        rule(
+            "TwoOpt",
+            side(
+                &["a", "b", "c"],
+                &[
+                    ("P", &["a"]),
+                    ("E", &["a", "b"]),
+                    ("E", &["b", "c"]),
+                    ("_opt_Q", &["c"]),
+                ],
+            ),
+            rhs(&["a", "b", "c"]),
+            &["P"],
+        ),
+        rule(
+            "FromQ",
+            side(&["a", "b"], &[("Q", &["a"]), ("E", &["a", "b"])]),
+            rhs(&["a", "b"]),
+            &[],
+        ),
+        rule(
+            "StepAgain",
+            side(&["a", "b"], &[("P", &["a"]), ("E", &["a", "b"])]),
+            rhs(&["a", "b"]),
+            &["P"],
+        ),
+    ];
+    let compiled: Vec<CompiledRule> = rules
+        .iter()
+        .map(|r| CompiledRule::new(r, &s, &[]).expect("rule"))
+        .collect();
+    let refs: Vec<&CompiledRule> = compiled.iter().collect();
+    let forest = MatchForest::new(&refs).expect("the rules share prefixes");
+    for active in [vec![true; 5], vec![true, false, true, false, true]] {
+        let mut out = vec![Vec::new(); 5];
+        forest.matches(&refs, &s, &active, &mut out);
+        for (i, r) in compiled.iter().enumerate() {
+            let mut own = Vec::new();
+            if active[i] {
+                r.matches(&s, &mut own);
+                assert!(!own.is_empty(), "rule {} has matches", r.name());
+            }
+            assert_eq!(out[i], own, "rule {}", r.name());
+        }
+    }
+    // No two rules share a first step: no forest.
+    assert!(MatchForest::new(&[&compiled[0], &compiled[3]]).is_none());
+}

@@ -4,6 +4,8 @@ use std::collections::{HashMap, HashSet};
 
 use super::Solver;
 use super::node::*;
+use super::plan::MAX_JOIN_ARITY;
+use super::unary::{Words, words_contain};
 use crate::ir::CmpOp;
 use crate::structure::{BitSet, Elem, RelationData, Structure};
 
@@ -264,7 +266,10 @@ impl<'a> Ev<'a> {
             Node::Not(x) => !self.holds(x, env),
             Node::And(xs) => xs.iter().all(|x| self.holds(x, env)),
             Node::Or(xs) => xs.iter().any(|x| self.holds(x, env)),
-            Node::Search(s) => self.run(s, env, &mut |_, _| true),
+            Node::Search(s) => match &s.join {
+                Some(j) => self.table_join(s, j, env),
+                None => self.run(s, env, &mut |_, _| true),
+            },
             Node::Exists { vars, body } => self.naive_quant(vars, body, env, false),
             Node::Forall { vars, body } => self.naive_quant(vars, body, env, true),
             Node::SetQ(q) => self.set_quantifier(q, env),
@@ -280,6 +285,71 @@ impl<'a> Ev<'a> {
                 self.holds(body, env)
             }
         }
+    }
+
+    /// Whether a tuple of the join's relation has each element in the set
+    /// of its position (see [`TableJoin`]).
+    fn table_join(&self, s: &Search, j: &TableJoin, env: &mut Env) -> bool {
+        let mut sets: [Option<Words>; MAX_JOIN_ARITY] = Default::default();
+        for (w, e) in sets.iter_mut().zip(&j.sets) {
+            let v = self.set_words(e, env, &[]);
+            if v.iter().all(|&x| x == 0) {
+                return false;
+            }
+            *w = Some(v);
+        }
+        let arity = j.of_pos.len();
+        let rest_in = |t: &[Elem]| {
+            (1..arity).all(|i| {
+                j.of_pos[i]
+                    .is_none_or(|k| sets[k].as_deref().is_some_and(|w| words_contain(w, t[i])))
+            })
+        };
+        let Some(first) = j.of_pos[0].and_then(|k| sets[k].as_deref()) else {
+            return self.run(s, env, &mut |_, _| true);
+        };
+        let rows = self.rows(j.rel);
+        let data = self.data(j.rel);
+        for (wi, &word) in first.iter().enumerate() {
+            let mut w = word;
+            while w != 0 {
+                let e = wi as Elem * 64 + w.trailing_zeros();
+                w &= w - 1;
+                let found = match (rows, data) {
+                    (Some(rows), _) => {
+                        let mut rest = rows.starting_with(e);
+                        let mut hit = false;
+                        while rest.len() >= arity {
+                            let (t, r) = rest.split_at(arity);
+                            if rest_in(t) {
+                                hit = true;
+                                break;
+                            }
+                            rest = r;
+                        }
+                        hit
+                    }
+                    (None, RelationData::Binary { fwd, .. }) => fwd
+                        .get(e as usize)
+                        .is_some_and(|ys| ys.iter().any(|&y| rest_in(&[e, y]))),
+                    (None, RelationData::General(set)) => {
+                        let lo = [e];
+                        let range = (
+                            std::ops::Bound::Included(&lo[..]),
+                            std::ops::Bound::Unbounded,
+                        );
+                        set.range::<[Elem], _>(range)
+                            .take_while(|t| t[0] == e)
+                            .any(|t| rest_in(t))
+                    }
+                    (None, _) => false,
+                };
+                if found {
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     /// Unplanned quantifiers (not produced by the planner; kept for

@@ -55,7 +55,11 @@
 //!   element by element while it does not branch (a ray), and closures
 //!   from the same element under the same conditions, joined by `or`, are
 //!   evaluated together. The interpreter uses it to restrict rule
-//!   matching by preconditions.
+//!   matching by preconditions. An existential block that is one atom
+//!   over all its variables and conditions on one variable each (Connect
+//!   Four's `ex a, b, c, d (Q(a) and Q(b) and Q(c) and Q(d) and Four(a, b,
+//!   c, d))`) is decided by computing the conditions as sets and scanning
+//!   the atom's tuples from the members of the first one, testing bits.
 //! - Comparisons are exact on `f64` unless [`Solver::set_epsilon`] sets
 //!   the epsilon semantics of spec 1.3 (the interpreter does for games with
 //!   continuous dynamics).

@@ -195,6 +195,24 @@ pub(crate) struct Search {
     /// The free variables (computed once by [`Search::new`]: planning asks
     /// for them at every enclosing level).
     pub free: Vars,
+    /// Set at a time form of the search as a sentence, when it has one:
+    /// decided by it instead of the steps when only its truth is asked.
+    pub join: Option<std::sync::Arc<TableJoin>>,
+}
+
+/// `ex x1..xk (R(x1, .., xk) and phi1(x1) and .. and phik(xk))` with
+/// distinct `xi` and each `phii` a set expression (Connect Four's
+/// `ex a, b, c, d (Q(a) and Q(b) and Q(c) and Q(d) and Four(a, b, c, d))`):
+/// the sets are computed once with word operations, then the tuples of `R`
+/// starting with a member of the first set are tested bit by bit.
+#[derive(Clone, Debug)]
+pub(crate) struct TableJoin {
+    pub rel: RelRef,
+    /// The distinct sets.
+    pub sets: Vec<super::unary::SetExpr>,
+    /// Per argument position, the index in `sets` of the set its element
+    /// must be in (`None`: any; the first position always has one).
+    pub of_pos: Vec<Option<usize>>,
 }
 
 impl Search {
@@ -204,6 +222,7 @@ impl Search {
             pre,
             steps,
             free: Vars::default(),
+            join: None,
         };
         let mut free = Vars::default();
         search_vars(&s, &mut free);

@@ -26,6 +26,9 @@ const MAX_BRANCHES: usize = 32;
 /// disjunction stays a filter.
 pub(crate) const MAX_TOTAL_BRANCHES: usize = 512;
 
+/// The largest arity of a [`TableJoin`] (its sets are kept on the stack).
+pub(crate) const MAX_JOIN_ARITY: usize = 8;
+
 /// The conjunct of `conj` to distribute over, if any: a disjunction (of at
 /// most as many disjuncts as `branches` leaves room for) that mentions a
 /// variable of `vars` that no other conjunct can generate (a relation atom
@@ -369,10 +372,69 @@ impl Planner<'_> {
         let mut parts = outer;
         for (vs, cs) in comps {
             let vs: Vec<Slot> = vars.iter().copied().filter(|v| vs.contains(v)).collect();
-            let s = self.enumerate(vs, cs);
+            let join = self.table_join(&vs, &cs);
+            let mut s = self.enumerate(vs, cs);
+            s.join = join.map(std::sync::Arc::new);
             parts.push(Node::Search(std::sync::Arc::new(s)));
         }
         and(parts)
+    }
+
+    /// The set at a time form of `ex vars (conj)` when `conj` is one atom
+    /// over all of `vars` (each once, at most [`MAX_JOIN_ARITY`] of them)
+    /// and conjuncts of one variable each that are set expressions, the
+    /// first argument having at least one (its members are where the scan
+    /// starts).
+    fn table_join(&self, vars: &[Slot], conj: &[Node]) -> Option<TableJoin> {
+        if vars.len() < 2 || vars.len() > MAX_JOIN_ARITY {
+            return None;
+        }
+        let mut atom = None;
+        let mut of_var: Vec<Vec<Node>> = vec![Vec::new(); vars.len()];
+        for c in conj {
+            let vs: Vec<Slot> = node_vars(c)
+                .e
+                .into_iter()
+                .filter(|x| vars.contains(x))
+                .collect();
+            match c {
+                Node::Atom { rel, args }
+                    if atom.is_none() && vs.len() == vars.len() && args.len() == vars.len() =>
+                {
+                    atom = Some((*rel, args));
+                }
+                _ if vs.len() == 1 => {
+                    let i = vars.iter().position(|v| *v == vs[0])?;
+                    of_var[i].push(c.clone());
+                }
+                _ => return None,
+            }
+        }
+        let (rel, args) = atom?;
+        let mut sets: Vec<super::unary::SetExpr> = Vec::new();
+        let mut of_pos = Vec::with_capacity(args.len());
+        for a in args.iter() {
+            let i = vars.iter().position(|v| v == a)?;
+            let e = match of_var[i].len() {
+                0 => {
+                    of_pos.push(None);
+                    continue;
+                }
+                1 => self.set_expr(&of_var[i][0], *a, &[*a], None)?,
+                _ => self.set_expr(&Node::And(of_var[i].clone()), *a, &[*a], None)?,
+            };
+            // Positions with the same condition (`Q(a) and Q(b) and ...`)
+            // share one set.
+            match sets.iter().position(|x| super::unary::same(x, &e)) {
+                Some(k) => of_pos.push(Some(k)),
+                None => {
+                    sets.push(e);
+                    of_pos.push(Some(sets.len() - 1));
+                }
+            }
+        }
+        of_pos[0]?;
+        Some(TableJoin { rel, sets, of_pos })
     }
 
     /// Plans the enumeration of `vars` satisfying `node`, as a union of

@@ -183,7 +183,7 @@ pub(crate) struct Along {
 
 /// Whether two expressions (in the same scope) surely denote the same set;
 /// `false` when unsure.
-fn same(a: &SetExpr, b: &SetExpr) -> bool {
+pub(crate) fn same(a: &SetExpr, b: &SetExpr) -> bool {
     match (a, b) {
         (SetExpr::All, SetExpr::All)
         | (SetExpr::Empty, SetExpr::Empty)
