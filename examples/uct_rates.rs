@@ -63,7 +63,7 @@ fn main() {
         let joint = vec![moves.swap_remove(i)];
         g.apply(&mut s, &joint, &mut rng);
         if ply % 10 == 9 {
-            states.push(s.clone());
+            states.push(s);
         }
     }
     let heuristic = || {

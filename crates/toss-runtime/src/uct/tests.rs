@@ -332,8 +332,8 @@ fn mix_playout_weighs_evaluation_and_random_playout() {
                 format!("{t:?}"),
                 "the same random playout"
             );
-            for p in 0..2 {
-                close(w.pay[p], lambda * 2.0 + (1.0 - lambda) * random[p]);
+            for (&got, &r) in w.pay.iter().zip(&random) {
+                close(got, lambda * 2.0 + (1.0 - lambda) * r);
             }
             // At the end of the play: its payoffs, whatever lambda.
             Search::playout(
