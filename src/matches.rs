@@ -133,14 +133,21 @@ impl std::str::FromStr for PlayerSpec {
                         "evaluate" => PlayoutPolicy::Evaluate,
                         "random" => PlayoutPolicy::Random,
                         "basic" => PlayoutPolicy::Basic,
-                        _ => match value.strip_prefix("cutoff") {
-                            Some(k) if k.parse::<u32>().is_ok_and(|k| k > 0) => {
+                        _ => match (value.strip_prefix("cutoff"), value.strip_prefix("mix")) {
+                            (Some(k), _) if k.parse::<u32>().is_ok_and(|k| k > 0) => {
                                 PlayoutPolicy::Cutoff(k.parse().unwrap_or(1))
+                            }
+                            (_, Some(l))
+                                if l.parse::<f64>().is_ok_and(|l| (0.0..=1.0).contains(&l)) =>
+                            {
+                                PlayoutPolicy::Mix(l.parse().unwrap_or(0.5))
                             }
                             _ => {
                                 return Err(format!(
-                                    "`{arg}`: expected playout=evaluate, random, basic or \
-                                     cutoffK (K random turns, then the evaluation; K >= 1)"
+                                    "`{arg}`: expected playout=evaluate, random, basic, \
+                                     cutoffK (K random turns, then the evaluation; K >= 1) or \
+                                     mixL (L times the evaluation plus 1 - L times a random \
+                                     playout; 0 <= L <= 1)"
                                 ));
                             }
                         },
@@ -304,32 +311,67 @@ pub fn choose_joint<G: Game>(
     Some(joint)
 }
 
-/// Plays one game: `seats[p]` plays game player `p`. Returns the payoffs.
-pub fn play_one<G: Game>(g: &G, seats: &mut [Seat<G>], seed: u64, max_plies: usize) -> Vec<f64> {
+/// Plays one game: `seats[p]` plays game player `p`. Returns the payoffs
+/// and the number of plies (joint moves) played.
+pub fn play_one<G: Game>(
+    g: &G,
+    seats: &mut [Seat<G>],
+    seed: u64,
+    max_plies: usize,
+) -> (Vec<f64>, usize) {
     let mut rng = rng_from_seed(seed);
     let mut s = g.initial_state();
     let mut movers = Vec::new();
-    for _ in 0..max_plies {
+    let mut plies = 0;
+    while plies < max_plies {
         g.movers(&s, &mut movers);
         if movers.is_empty() {
             break;
         }
         if movers.iter().any(|&p| seats[p].player.is_none()) {
-            return vec![0.0; g.num_players()];
+            return (vec![0.0; g.num_players()], plies);
         }
         let Some(joint) = choose_joint(g, &s, seats, &movers) else {
             break;
         };
         g.apply(&mut s, &joint, &mut rng);
+        plies += 1;
     }
     let mut pay = vec![0.0; g.num_players()];
     g.payoffs(&s, &mut pay);
-    pay
+    (pay, plies)
+}
+
+/// The progress line of one finished game of a match: its number, which
+/// spec played which seat, the result and the plies, e.g.
+/// `game 3/10: white uct+heur:iters=100, black uct:iters=100; black wins; 57 plies`.
+/// `specs_by_seat[p]` is the spec that played seat `p`.
+pub fn game_line(
+    number: u64,
+    games: u64,
+    seat_names: &[String],
+    specs_by_seat: &[&str],
+    payoffs: &[f64],
+    plies: usize,
+) -> String {
+    let seats: Vec<String> = seat_names
+        .iter()
+        .zip(specs_by_seat)
+        .map(|(name, spec)| format!("{name} {spec}"))
+        .collect();
+    let result = match (0..payoffs.len()).find(|&p| outcome(payoffs, p).wins == 1) {
+        Some(p) => format!("{} wins", seat_names[p]),
+        None => "draw".to_string(),
+    };
+    format!(
+        "game {number}/{games}: {}; {result}; {plies} plies",
+        seats.join(", ")
+    )
 }
 
 /// A match of `games` games between programs, one spec per game player;
-/// with `swap` the seats rotate every game. Shows a progress bar and
-/// prints the table of wins, draws and losses per spec and seat, then a
+/// with `swap` the seats rotate every game. Shows a progress bar, prints
+/// one line per finished game to stderr ([`game_line`]), then the table of wins, draws and losses per spec and seat, then a
 /// `result` line. `g` implements the description `game` (interpreted as
 /// `interp`, or generated).
 pub fn run_match<G: Game + Sync + 'static>(
@@ -377,10 +419,15 @@ where
                 game_seed.wrapping_add(97 * k as u64),
             )?);
         }
-        let payoffs = play_one(g, &mut seats, game_seed, 100_000);
+        let (payoffs, plies) = play_one(g, &mut seats, game_seed, 100_000);
         for (k, &p) in seat_of_spec.iter().enumerate() {
             records[k][p].add(outcome(&payoffs, p));
         }
+        let by_seat: Vec<&str> = seats.iter().map(|s| s.spec.text.as_str()).collect();
+        let line = game_line(i + 1, games, g.player_names(), &by_seat, &payoffs, plies);
+        // Printed above the bar (and also when the bar is hidden because
+        // stderr is not a terminal), so a long match shows its progress.
+        bar.suspend(|| eprintln!("{line}"));
         let total: Record = records[0].iter().fold(Default::default(), |mut a, r| {
             a.add(*r);
             a
@@ -488,6 +535,40 @@ pub fn outcome(payoffs: &[f64], p: usize) -> Record {
         Record {
             draws: 1,
             ..Record::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_game_line_names_the_seats_the_winner_and_the_plies() {
+        let names = ["white".to_string(), "black".to_string()];
+        assert_eq!(
+            game_line(3, 10, &names, &["uct:iters=5", "random"], &[-1.0, 1.0], 57),
+            "game 3/10: white uct:iters=5, black random; black wins; 57 plies"
+        );
+        assert_eq!(
+            game_line(1, 1, &names, &["random", "random"], &[0.0, 0.0], 9),
+            "game 1/1: white random, black random; draw; 9 plies"
+        );
+    }
+
+    #[test]
+    fn mix_playouts_parse_with_their_weight() {
+        let spec: PlayerSpec = "uct+heur:time=0.05,playout=mix0.25"
+            .parse()
+            .expect("parses");
+        assert_eq!(spec.playout, Some(PlayoutPolicy::Mix(0.25)));
+        let spec: PlayerSpec = "uct+heur:playout=mix1".parse().expect("parses");
+        assert_eq!(spec.playout, Some(PlayoutPolicy::Mix(1.0)));
+        for bad in ["mix", "mix1.5", "mix-0.1", "mixnan", "mixed"] {
+            let err = format!("uct+heur:playout={bad}")
+                .parse::<PlayerSpec>()
+                .expect_err(bad);
+            assert!(err.contains("0 <= L <= 1"), "{bad}: {err}");
         }
     }
 }

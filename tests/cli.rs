@@ -206,6 +206,31 @@ fn match_prints_a_table_and_the_result_line_last() {
         3,
         "{stdout}"
     );
+    // One progress line per game on stderr, in order, the seats rotating
+    // with --swap; tic-tac-toe ends after 5 to 9 plies.
+    let stderr = text(&out.stderr);
+    let games: Vec<&str> = stderr.lines().filter(|l| l.starts_with("game ")).collect();
+    assert_eq!(games.len(), 6, "{stderr}");
+    for (i, line) in games.iter().enumerate() {
+        let seats = if i % 2 == 0 {
+            "xplayer uct:iters=200, oplayer random;"
+        } else {
+            "xplayer random, oplayer uct:iters=200;"
+        };
+        assert!(
+            line.starts_with(&format!("game {}/6: {seats}", i + 1)),
+            "{line}"
+        );
+        let (rest, plies) = line.rsplit_once("; ").expect("plies");
+        let plies: usize = plies.trim_end_matches(" plies").parse().expect("plies");
+        assert!((5..=9).contains(&plies), "{line}");
+        assert!(
+            rest.ends_with("; xplayer wins")
+                || rest.ends_with("; oplayer wins")
+                || rest.ends_with("; draw"),
+            "{line}"
+        );
+    }
 }
 
 #[test]
@@ -222,7 +247,15 @@ fn match_is_reproducible_for_a_seed() {
         "--seed",
         "9",
     ];
-    assert_eq!(toss(&args, "").stdout, toss(&args, "").stdout);
+    let (a, b) = (toss(&args, ""), toss(&args, ""));
+    assert_eq!(a.stdout, b.stdout);
+    // The per-game progress lines too.
+    assert!(
+        text(&a.stderr).contains("game 4/4: "),
+        "{}",
+        text(&a.stderr)
+    );
+    assert_eq!(a.stderr, b.stderr);
 }
 
 #[test]
@@ -247,6 +280,7 @@ fn bad_player_specs_are_refused_with_a_reason() {
     for (spec, why) in [
         ("uct:evals=2,weight=3", "1 <= E' <= E"),
         ("uct+heur:playout=cutoff0", "K >= 1"),
+        ("uct+heur:playout=mix2", "0 <= L <= 1"),
         ("uct+heur:scale=-1", "positive"),
         ("uct:scale=2", "`scale` is not an option of `uct`"),
     ] {

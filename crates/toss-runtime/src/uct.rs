@@ -163,7 +163,7 @@ impl<G: Game + Sync> Evaluator<G> for RandomPlayout {
 }
 
 /// How a play continues below a newly expanded node.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum PlayoutPolicy {
     /// No playout: the iteration records one more evaluation of the
     /// selected child.
@@ -182,6 +182,12 @@ pub enum PlayoutPolicy {
     /// play: the evaluation cutoff of MCTS programs for Breakthrough-like
     /// games, where random playouts say little about a position.
     Cutoff(u32),
+    /// The value of a new leaf mixes the evaluation and a uniformly random
+    /// playout from it: `lambda * evaluation + (1 - lambda) * playout`
+    /// (the leaf evaluation of AlphaGo). The evaluation carries what it
+    /// knows of the position up the tree, the playout what the rules
+    /// decide a few moves ahead; `lambda` is in [0, 1].
+    Mix(f64),
 }
 
 /// Parameters of the search.
@@ -483,6 +489,18 @@ impl Search {
                     w.pay.copy_from_slice(&p);
                 } else {
                     eval.evaluate(game, s, rng, &mut w.pay);
+                }
+            }
+            PlayoutPolicy::Mix(lambda) => {
+                game.movers(s, &mut w.movers);
+                if w.movers.is_empty() {
+                    game.payoffs(s, &mut w.pay);
+                } else {
+                    eval.evaluate(game, s, rng, &mut w.tmp);
+                    let (_, p) = game.random_playout_from(s, rng, cfg.max_playout_plies);
+                    for ((x, &e), &r) in w.pay.iter_mut().zip(&w.tmp).zip(&p) {
+                        *x = lambda * e + (1.0 - lambda) * r;
+                    }
                 }
             }
             PlayoutPolicy::Basic => {

@@ -299,6 +299,56 @@ fn cutoff_playout_evaluates_after_k_turns() {
     }
 }
 
+/// `Mix(lambda)` records `lambda` times the evaluation of the new leaf plus
+/// `1 - lambda` times the payoffs of a random playout from it (the same
+/// playout as `Random` draws for the same seed, since the evaluation draws
+/// nothing), and the payoffs alone at the end of the play.
+#[test]
+fn mix_playout_weighs_evaluation_and_random_playout() {
+    let g = Interpreter::new(&tic_tac_toe()).expect("loads");
+    let mut w = Work::<Interpreter>::new(2);
+    let mut rng = rng_from_seed(7);
+    let mut two_marks = g.initial_state();
+    g.random_playout_from(&mut two_marks, &mut rng, 2);
+    for seed in 0..20 {
+        for lambda in [0.0, 0.25, 0.5, 1.0] {
+            let cfg = UctConfig {
+                playout: PlayoutPolicy::Mix(lambda),
+                ..UctConfig::default()
+            };
+            let mut s = two_marks.clone();
+            Search::playout(
+                &cfg,
+                &g,
+                &MarksOnBoard,
+                &mut s,
+                &mut rng_from_seed(seed),
+                &mut w,
+            );
+            let mut t = two_marks.clone();
+            let (_, random) = g.random_playout_from(&mut t, &mut rng_from_seed(seed), 1000);
+            assert_eq!(
+                format!("{s:?}"),
+                format!("{t:?}"),
+                "the same random playout"
+            );
+            for (&got, &r) in w.pay.iter().zip(&random) {
+                close(got, lambda * 2.0 + (1.0 - lambda) * r);
+            }
+            // At the end of the play: its payoffs, whatever lambda.
+            Search::playout(
+                &cfg,
+                &g,
+                &MarksOnBoard,
+                &mut s,
+                &mut rng_from_seed(seed),
+                &mut w,
+            );
+            assert_eq!(w.pay, random);
+        }
+    }
+}
+
 /// Counts its evaluations; `deterministic` says what it claims to be.
 struct Counting {
     calls: std::sync::atomic::AtomicUsize,

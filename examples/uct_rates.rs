@@ -1,0 +1,97 @@
+//! UCT iterations per second of the `toss match` players on the generated
+//! Breakthrough: plain UCT (`uct`: every new child evaluated by a random
+//! playout, then a random playout below the selected child) and UCT with
+//! the compiled heuristic (`uct+heur`) with `playout=evaluate`, `random`
+//! and `mix0.5`; one search of about SECONDS each, from the starting state
+//! and from the states after 10, 20 and 30 seeded random plies:
+//!
+//! ```text
+//! cargo run --release --example uct_rates -- [SECONDS]
+//! ```
+//!
+//! Tree nodes per second follow in parentheses.
+
+use std::time::Duration;
+
+use rand_core::Rng as _;
+use toss::Game;
+use toss::runtime::heuristic::{CompiledHeuristic, HeuristicKind};
+use toss::runtime::player::Budget;
+use toss::runtime::uct::{Evaluator, PlayoutPolicy, RandomPlayout, Uct, UctConfig};
+
+#[derive(toss::Game)]
+#[toss(file = "games/breakthrough.toss", heuristics)]
+struct Breakthrough;
+
+type State = <Breakthrough as Game>::State;
+
+/// Iterations and nodes per second of one search of `secs` from `s`.
+fn rate<E: Evaluator<Breakthrough>>(
+    s: &State,
+    eval: E,
+    playout: PlayoutPolicy,
+    secs: f64,
+) -> (f64, f64) {
+    let config = UctConfig {
+        playout,
+        ..UctConfig::default()
+    };
+    let mut uct = Uct::new(config, eval, 1);
+    uct.search(
+        &Breakthrough,
+        s,
+        Budget::Time(Duration::from_secs_f64(secs)),
+    );
+    let r = uct.report();
+    (r.iterations as f64 / r.seconds, r.nodes as f64 / r.seconds)
+}
+
+fn main() {
+    let secs: f64 = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1.0);
+    let g = Breakthrough;
+    let mut states = vec![g.initial_state()];
+    let mut rng = toss::rng_from_seed(3);
+    let mut s = g.initial_state();
+    let (mut movers, mut moves) = (Vec::new(), Vec::new());
+    for ply in 0..30 {
+        g.movers(&s, &mut movers);
+        g.legal_moves(&s, movers[0], &mut moves);
+        let i = (rng.next_u64() % moves.len() as u64) as usize;
+        let joint = vec![moves.swap_remove(i)];
+        g.apply(&mut s, &joint, &mut rng);
+        if ply % 10 == 9 {
+            states.push(s);
+        }
+    }
+    let heuristic = || {
+        CompiledHeuristic::for_game(&g, HeuristicKind::Existential)
+            .expect("the example compiles the heuristic")
+    };
+    for (k, st) in states.iter().enumerate() {
+        let uct = rate(
+            st,
+            RandomPlayout { max_plies: 100_000 },
+            PlayoutPolicy::Random,
+            secs,
+        );
+        let evaluate = rate(st, heuristic(), PlayoutPolicy::Evaluate, secs);
+        let random = rate(st, heuristic(), PlayoutPolicy::Random, secs);
+        let mix = rate(st, heuristic(), PlayoutPolicy::Mix(0.5), secs);
+        println!(
+            "after {:>2} plies: uct {:.0} ({:.0}), uct+heur evaluate {:.0} ({:.0}), \
+             random {:.0} ({:.0}), mix0.5 {:.0} ({:.0}) iterations/s (nodes/s)",
+            10 * k,
+            uct.0,
+            uct.1,
+            evaluate.0,
+            evaluate.1,
+            random.0,
+            random.1,
+            mix.0,
+            mix.1
+        );
+    }
+}
