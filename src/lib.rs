@@ -17,7 +17,7 @@
 pub use toss_lang as lang;
 pub use toss_macros::Game;
 pub use toss_runtime as runtime;
-pub use toss_runtime::game::{Game, Rng, rng_from_seed};
+pub use toss_runtime::game::{Game, Payoffs, Rng, rng_from_seed};
 pub use toss_runtime::{Interpreter, Structure};
 
 pub mod ggp;

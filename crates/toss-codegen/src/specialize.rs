@@ -2187,13 +2187,13 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
                 s: &mut State,
                 rng: &mut ::toss::Rng,
                 max_turns: usize,
-            ) -> (usize, ::std::vec::Vec<f64>) {
+            ) -> (usize, ::toss::Payoffs) {
                 let mut turns = 0;
                 let mut joint = [Move { label: 0, rule: 0, elems: [0; #k] }; #max_movers];
                 #found_decl
                 #sets_decl
                 #playout_loop
-                let mut pay = ::std::vec![0.0; PLAYERS.len()];
+                let mut pay = ::toss::Payoffs::from_elem(0.0, PLAYERS.len());
                 payoffs(s, &mut pay);
                 (turns, pay)
             }
@@ -2307,7 +2307,7 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
                 s: &mut Self::State,
                 rng: &mut ::toss::Rng,
                 max_plies: usize,
-            ) -> (usize, ::std::vec::Vec<f64>) {
+            ) -> (usize, ::toss::Payoffs) {
                 #module::random_playout(s, rng, max_plies)
             }
             fn move_to_string(&self, #s_arg: &Self::State, #player_arg: usize, m: &Self::Move) -> ::std::string::String {

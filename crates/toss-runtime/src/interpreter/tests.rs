@@ -229,7 +229,7 @@ fn turns_terminal_detection_and_payoffs() {
 
     let (plies, pay) = g.random_playout(&mut rng_from_seed(7), 100);
     assert_eq!(plies, 2);
-    assert_eq!(pay, vec![1.0, -1.0]);
+    assert_eq!(pay[..], [1.0, -1.0]);
 }
 
 /// A match-dependent precondition and a postcondition filter matches.

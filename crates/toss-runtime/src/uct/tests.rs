@@ -344,7 +344,7 @@ fn mix_playout_weighs_evaluation_and_random_playout() {
                 &mut rng_from_seed(seed),
                 &mut w,
             );
-            assert_eq!(w.pay, random);
+            assert_eq!(w.pay[..], random[..]);
         }
     }
 }
