@@ -11,7 +11,7 @@
 //! let game = toss::interpret(source, "marks.toss").expect("a valid game");
 //! let mut rng = toss::rng_from_seed(7);
 //! let (plies, payoffs) = game.random_playout(&mut rng, 100);
-//! assert_eq!((plies, payoffs), (2, vec![2.0]));
+//! assert_eq!((plies, payoffs.as_slice()), (2, &[2.0][..]));
 //! ```
 
 pub use toss_lang as lang;
