@@ -16,7 +16,6 @@
 
 use std::time::{Duration, Instant};
 
-use rand_core::Rng as _;
 use toss::Game;
 use toss::runtime::heuristic::{
     CompiledHeuristic, HeuristicConfig, HeuristicEval, HeuristicKind, derive,
@@ -53,7 +52,7 @@ fn states<G: Game>(g: &G) -> Vec<G::State> {
             let mut joint = Vec::new();
             for &p in &movers {
                 g.legal_moves(&s, p, &mut moves);
-                let i = (rng.next_u64() % moves.len() as u64) as usize;
+                let i = toss::runtime::game::index_below(&mut rng, moves.len());
                 joint.push(moves.swap_remove(i));
             }
             g.apply(&mut s, &joint, &mut rng);

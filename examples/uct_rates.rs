@@ -13,7 +13,6 @@
 
 use std::time::Duration;
 
-use rand_core::Rng as _;
 use toss::Game;
 use toss::runtime::heuristic::{CompiledHeuristic, HeuristicKind};
 use toss::runtime::player::Budget;
@@ -59,7 +58,7 @@ fn main() {
     for ply in 0..30 {
         g.movers(&s, &mut movers);
         g.legal_moves(&s, movers[0], &mut moves);
-        let i = (rng.next_u64() % moves.len() as u64) as usize;
+        let i = toss::runtime::game::index_below(&mut rng, moves.len());
         let joint = vec![moves.swap_remove(i)];
         g.apply(&mut s, &joint, &mut rng);
         if ply % 10 == 9 {

@@ -46,13 +46,30 @@ pub mod __private {
     pub use std::sync::OnceLock;
     use toss_runtime::Structure;
 
-    /// The next 64 random bits (what the default playout draws moves with).
-    #[inline]
-    pub fn next_u64(rng: &mut crate::Rng) -> u64 {
-        rand_core::Rng::next_u64(rng)
-    }
     pub use toss_runtime::bits::Bits;
     pub use toss_runtime::continuous::{CompiledTerms, root};
+    pub use toss_runtime::game::index_below;
+
+    /// Whether this processor has the bit-manipulation instructions that
+    /// the second copy of a generated playout is compiled for (x86-64:
+    /// `popcnt`, `bmi1`, `bmi2`, `lzcnt`; the features named in the
+    /// generated `#[target_feature]`). The default x86-64 target has none
+    /// of them, so without this check a set's size is a software popcount
+    /// of about 17 instructions, in every ply. The answer is cached by std.
+    #[inline]
+    pub fn has_bit_instructions() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            std::is_x86_feature_detected!("popcnt")
+                && std::is_x86_feature_detected!("bmi1")
+                && std::is_x86_feature_detected!("bmi2")
+                && std::is_x86_feature_detected!("lzcnt")
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            false
+        }
+    }
     pub use toss_runtime::game::uniform01;
     pub use toss_runtime::interpreter::{Interpreter, Move, State};
 

@@ -425,7 +425,7 @@ fn lockstep<D: Game<State = State, Move = Move>>(d: &D, file: &str, playouts: u6
                 d.legal_moves(&sd, p, &mut ld);
                 it.legal_moves(&si, p, &mut li);
                 assert_eq!(ld, li, "{file} seed {seed} ply {ply}");
-                let k = (rand_core::Rng::next_u64(&mut choose) % ld.len() as u64) as usize;
+                let k = toss::runtime::game::index_below(&mut choose, ld.len());
                 let mut c2 = choose.clone();
                 let (mut a, mut b) = (ld[k].clone(), li[k].clone());
                 d.draw_continuous(&sd, p, &mut a, &mut choose);

@@ -7,7 +7,6 @@
 //! tests/continuous.rs, within a tolerance on function values, with their
 //! times and parameters drawn at random.
 
-use rand_core::Rng as _;
 use toss::{Game, Interpreter, Structure};
 
 const MAX_PLIES: usize = 400;
@@ -79,7 +78,7 @@ fn lockstep<G: Game>(g: &G, file: &str, playouts: u64) {
                     names_g, names_i,
                     "{file} seed {seed} ply {ply}: moves of {p}"
                 );
-                let k = (choose.next_u64() % lg.len() as u64) as usize;
+                let k = toss::runtime::game::index_below(&mut choose, lg.len());
                 joint_g.push(lg[k].clone());
                 joint_i.push(li[k].clone());
             }

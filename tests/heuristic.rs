@@ -6,7 +6,6 @@
 //! choose the same moves. Chess is left out: deriving its heuristic takes
 //! minutes (see the README).
 
-use rand_core::Rng as _;
 use toss::Game;
 use toss::runtime::alphabeta::AlphaBeta;
 use toss::runtime::heuristic::{
@@ -65,7 +64,7 @@ fn agrees<G: Game>(g: &G, file: &str, playouts: u64, max_plies: usize) -> usize 
             let mut joint = Vec::new();
             for &p in &movers {
                 g.legal_moves(&s, p, &mut moves);
-                let i = (rng.next_u64() % moves.len() as u64) as usize;
+                let i = toss::runtime::game::index_below(&mut rng, moves.len());
                 joint.push(moves.swap_remove(i));
             }
             g.apply(&mut s, &joint, &mut rng);

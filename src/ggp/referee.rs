@@ -11,7 +11,6 @@ use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
-use rand_core::Rng as _;
 use toss_lang::gdl::syntax;
 use toss_runtime::Game;
 use toss_runtime::game::rng_from_seed;
@@ -296,7 +295,7 @@ pub fn run_match(
                     role: roles[p].clone(),
                     what,
                 });
-                legal[(rng.next_u64() % legal.len() as u64) as usize]
+                legal[toss_runtime::game::index_below(&mut rng, legal.len())]
             });
             joint.push(m);
         }

@@ -1385,7 +1385,7 @@ fn playout_arm(plan: &Plan, li: usize) -> TokenStream {
         let mi_lit = usize_lit(mi);
         draws.push(quote! {
             joint[#mi_lit] = 'pick: {
-                let mut k = (::toss::__private::next_u64(rng) % #total as u64) as u32;
+                let mut k = ::toss::__private::index_below(rng, #total as usize) as u32;
                 #(#picks)*
                 let _ = k;
                 ::core::unreachable!("a move of rank below the count")
@@ -2180,10 +2180,38 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
 
             /// A random playout from `s`, drawing exactly as the default
             /// `Game::random_playout_from` does (one number per mover, the
-            /// move of that rank modulo the number of legal moves), without
+            /// move of rank `index_below(number of legal moves)`), without
             /// listing the moves: they are counted per label and the chosen
-            /// one is selected.
+            /// one is selected. On an x86-64 processor with the bit
+            /// instructions (`popcnt`, `bmi1`, `bmi2`, `lzcnt`) it runs a
+            /// copy compiled for them; both copies compute the same.
             pub fn random_playout(
+                s: &mut State,
+                rng: &mut ::toss::Rng,
+                max_turns: usize,
+            ) -> (usize, ::toss::Payoffs) {
+                #[cfg(target_arch = "x86_64")]
+                {
+                    #[target_feature(enable = "popcnt,bmi1,bmi2,lzcnt")]
+                    fn with_bit_instructions(
+                        s: &mut State,
+                        rng: &mut ::toss::Rng,
+                        max_turns: usize,
+                    ) -> (usize, ::toss::Payoffs) {
+                        random_playout_body(s, rng, max_turns)
+                    }
+                    if ::toss::__private::has_bit_instructions() {
+                        // SAFETY: the processor has the features the copy is
+                        // compiled for (checked just above).
+                        return unsafe { with_bit_instructions(s, rng, max_turns) };
+                    }
+                }
+                random_playout_body(s, rng, max_turns)
+            }
+
+            /// The body of [`random_playout`], inlined into each copy.
+            #[inline(always)]
+            fn random_playout_body(
                 s: &mut State,
                 rng: &mut ::toss::Rng,
                 max_turns: usize,
@@ -2237,6 +2265,7 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
             /// Applies a joint move: the first mover's label picks the
             /// next location (drawn with `rng` when it has several edges),
             /// then the moves are applied in mover order.
+            #[inline]
             pub fn apply(s: &mut State, joint: &[Move], rng: &mut ::toss::Rng) {
                 if joint.is_empty() {
                     return;

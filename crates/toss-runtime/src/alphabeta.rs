@@ -213,7 +213,7 @@ impl<E> AlphaBeta<E> {
             }
             let best = vals.iter().map(|x| x.1).fold(f64::NEG_INFINITY, f64::max);
             let ties: Vec<usize> = vals.iter().filter(|x| x.1 >= best).map(|x| x.0).collect();
-            chosen = ties[(rand_core::Rng::next_u64(&mut self.rng) % ties.len() as u64) as usize];
+            chosen = ties[crate::game::index_below(&mut self.rng, ties.len())];
             vals.sort_by(|a, b| b.1.total_cmp(&a.1));
             order = vals.iter().map(|x| x.0).collect();
             self.last.depth = depth;

@@ -6,8 +6,6 @@
 
 use std::time::Duration;
 
-use rand_core::Rng as _;
-
 use crate::game::{Game, Rng, rng_from_seed};
 
 /// How much a player may think about one move.
@@ -64,7 +62,7 @@ impl<G: Game> Player<G> for RandomPlayer {
                 if moves.is_empty() {
                     return None;
                 }
-                let i = (self.rng.next_u64() % moves.len() as u64) as usize;
+                let i = crate::game::index_below(&mut self.rng, moves.len());
                 let mut m = moves.swap_remove(i);
                 game.draw_continuous(state, p, &mut m, &mut self.rng);
                 Some(m)

@@ -34,8 +34,6 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
-use rand_core::Rng as _;
-
 use crate::game::{Game, Rng, rng_from_seed};
 use crate::player::{Budget, Player};
 
@@ -441,7 +439,7 @@ fn joint_of<G: Game>(moves: &[Vec<G::Move>], m: usize, mut j: usize, out: &mut V
 }
 
 fn pick(rng: &mut Rng, xs: &[usize]) -> usize {
-    xs[(rng.next_u64() % xs.len() as u64) as usize]
+    xs[crate::game::index_below(rng, xs.len())]
 }
 
 /// Chooses a joint index from the remaining actions of each mover.
