@@ -3,7 +3,9 @@
 //! playout, then a random playout below the selected child) and UCT with
 //! the compiled heuristic (`uct+heur`) with `playout=evaluate`, `random`
 //! and `mix0.5`; one search of about SECONDS each, from the starting state
-//! and from the states after 10, 20 and 30 seeded random plies:
+//! and from the states after 10, 20 and 30 seeded random plies; and plain
+//! UCT again with root parallelism on two threads (`uct:threads=2`, the
+//! iterations of both trees counted):
 //!
 //! ```text
 //! cargo run --release --example uct_rates -- [SECONDS]
@@ -29,10 +31,12 @@ fn rate<E: Evaluator<Breakthrough>>(
     s: &State,
     eval: E,
     playout: PlayoutPolicy,
+    threads: usize,
     secs: f64,
 ) -> (f64, f64) {
     let config = UctConfig {
         playout,
+        threads,
         ..UctConfig::default()
     };
     let mut uct = Uct::new(config, eval, 1);
@@ -74,17 +78,28 @@ fn main() {
             st,
             RandomPlayout { max_plies: 100_000 },
             PlayoutPolicy::Random,
+            1,
             secs,
         );
-        let evaluate = rate(st, heuristic(), PlayoutPolicy::Evaluate, secs);
-        let random = rate(st, heuristic(), PlayoutPolicy::Random, secs);
-        let mix = rate(st, heuristic(), PlayoutPolicy::Mix(0.5), secs);
+        let uct2 = rate(
+            st,
+            RandomPlayout { max_plies: 100_000 },
+            PlayoutPolicy::Random,
+            2,
+            secs,
+        );
+        let evaluate = rate(st, heuristic(), PlayoutPolicy::Evaluate, 1, secs);
+        let random = rate(st, heuristic(), PlayoutPolicy::Random, 1, secs);
+        let mix = rate(st, heuristic(), PlayoutPolicy::Mix(0.5), 1, secs);
         println!(
-            "after {:>2} plies: uct {:.0} ({:.0}), uct+heur evaluate {:.0} ({:.0}), \
+            "after {:>2} plies: uct {:.0} ({:.0}), uct:threads=2 {:.0} ({:.0}), \
+             uct+heur evaluate {:.0} ({:.0}), \
              random {:.0} ({:.0}), mix0.5 {:.0} ({:.0}) iterations/s (nodes/s)",
             10 * k,
             uct.0,
             uct.1,
+            uct2.0,
+            uct2.1,
             evaluate.0,
             evaluate.1,
             random.0,

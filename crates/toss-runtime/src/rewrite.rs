@@ -233,26 +233,32 @@ impl<'a> StepMasks<'a> {
     }
 
     /// Fills `mask` with the live elements passing step `depth`'s unary
-    /// checks, word by word (one pass over the relations per word).
+    /// checks.
     #[inline(never)]
     fn compute(&self, depth: usize, mask: &[Cell<u64>]) {
-        let live = self.s.live().words();
-        let unary = &self.rule.steps[depth].unary;
-        for (i, m) in mask.iter().enumerate() {
-            let mut w = live.get(i).copied().unwrap_or(0);
-            for &(r, want) in unary {
-                if w == 0 {
-                    break;
-                }
-                let b = self
-                    .s
-                    .unary(r)
-                    .and_then(|b| b.words().get(i).copied())
-                    .unwrap_or(0);
-                w &= if want { b } else { !b };
+        fill_unary_mask(self.s, &self.rule.steps[depth].unary, mask);
+    }
+}
+
+/// Fills `mask` with the live elements of `s` that are in (`true`) or out
+/// of (`false`) each unary relation of `unary`, word by word (one pass over
+/// the relations per word). The candidate mask of a matcher step, shared by
+/// single rules ([`StepMasks`]) and prefix forests.
+fn fill_unary_mask(s: &Structure, unary: &[(RelId, bool)], mask: &[Cell<u64>]) {
+    let live = s.live().words();
+    for (i, m) in mask.iter().enumerate() {
+        let mut w = live.get(i).copied().unwrap_or(0);
+        for &(r, want) in unary {
+            if w == 0 {
+                break;
             }
-            m.set(w);
+            let b = s
+                .unary(r)
+                .and_then(|b| b.words().get(i).copied())
+                .unwrap_or(0);
+            w &= if want { b } else { !b };
         }
+        m.set(w);
     }
 }
 

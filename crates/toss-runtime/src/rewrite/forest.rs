@@ -12,7 +12,7 @@
 
 use std::cell::{Cell, RefCell};
 
-use super::{CompiledRule, Match, Source, Step, Tup, word_members, words_contain};
+use super::{CompiledRule, Match, Source, Step, Tup, fill_unary_mask, word_members, words_contain};
 use crate::structure::{Elem, Structure};
 
 /// At most this many rules share one forest (a match's active rules are a
@@ -199,23 +199,7 @@ impl<'a> Enum<'a, '_> {
         if masks[start].get() == 0 {
             masks[start].set(1);
             let node = &self.forest.nodes[n];
-            let unary = &self.rules[node.rule].steps[node.depth].unary;
-            let live = self.s.live().words();
-            for (i, m) in mask.iter().enumerate() {
-                let mut w = live.get(i).copied().unwrap_or(0);
-                for &(r, want) in unary {
-                    if w == 0 {
-                        break;
-                    }
-                    let b = self
-                        .s
-                        .unary(r)
-                        .and_then(|b| b.words().get(i).copied())
-                        .unwrap_or(0);
-                    w &= if want { b } else { !b };
-                }
-                m.set(w);
-            }
+            fill_unary_mask(self.s, &self.rules[node.rule].steps[node.depth].unary, mask);
         }
         mask
     }
