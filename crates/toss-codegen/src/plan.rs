@@ -88,6 +88,7 @@ use std::fmt::Write as _;
 use toss_lang::print::{print_formula, print_real};
 use toss_runtime::game::Game as _;
 use toss_runtime::heuristic::Heuristics;
+use toss_runtime::ir::subst::{BoundNames, Substitution};
 use toss_runtime::ir::{self, Formula, Multiplicity, RealExpr, Var};
 use toss_runtime::solver::Solver;
 use toss_runtime::{Interpreter, Structure};
@@ -996,154 +997,16 @@ impl Builder<'_> {
     /// `f` with free element variables renamed by `map` and every bound
     /// element variable renamed fresh (no capture).
     fn rename(&mut self, f: &Formula, map: &BTreeMap<String, String>) -> Formula {
-        let r = |v: &String| map.get(v).cloned().unwrap_or_else(|| v.clone());
-        match f {
-            Formula::True => Formula::True,
-            Formula::False => Formula::False,
-            Formula::Rel { name, args } => Formula::Rel {
-                name: name.clone(),
-                args: args.iter().map(r).collect(),
-            },
-            Formula::Eq(a, b) => Formula::Eq(r(a), r(b)),
-            Formula::In { element, set } => Formula::In {
-                element: r(element),
-                set: set.clone(),
-            },
-            Formula::Cmp { lhs, op, rhs } => Formula::Cmp {
-                lhs: self.rename_real(lhs, map),
-                op: *op,
-                rhs: self.rename_real(rhs, map),
-            },
-            Formula::Not(g) => Formula::Not(Box::new(self.rename(g, map))),
-            Formula::And(gs) => Formula::And(gs.iter().map(|g| self.rename(g, map)).collect()),
-            Formula::Or(gs) => Formula::Or(gs.iter().map(|g| self.rename(g, map)).collect()),
-            Formula::Implies(a, b) => {
-                Formula::Implies(Box::new(self.rename(a, map)), Box::new(self.rename(b, map)))
-            }
-            Formula::Iff(a, b) => {
-                Formula::Iff(Box::new(self.rename(a, map)), Box::new(self.rename(b, map)))
-            }
-            Formula::Exists { vars, body } | Formula::Forall { vars, body } => {
-                let mut inner = map.clone();
-                let vars: Vec<Var> = vars
-                    .iter()
-                    .map(|v| match v {
-                        Var::Element(n) => {
-                            let m = self.fresh(n);
-                            inner.insert(n.clone(), m.clone());
-                            Var::Element(m)
-                        }
-                        other => other.clone(),
-                    })
-                    .collect();
-                let body = Box::new(self.rename(body, &inner));
-                if matches!(f, Formula::Exists { .. }) {
-                    Formula::Exists { vars, body }
-                } else {
-                    Formula::Forall { vars, body }
-                }
-            }
-            Formula::Fixpoint {
-                kind,
-                relation,
-                params,
-                body,
-            } => Formula::Fixpoint {
-                kind: *kind,
-                relation: relation.clone(),
-                params: params.iter().map(r).collect(),
-                body: Box::new(self.rename(body, map)),
-            },
-            Formula::Tc {
-                steps,
-                from,
-                to,
-                body,
-            } => Formula::Tc {
-                steps: *steps,
-                from: from.iter().map(r).collect(),
-                to: to.iter().map(r).collect(),
-                body: Box::new(self.rename(body, map)),
-            },
-            Formula::Let {
-                relation,
-                params,
-                def,
-                body,
-            } => {
-                let mut inner = map.clone();
-                for p in params {
-                    inner.remove(p);
-                }
-                Formula::Let {
-                    relation: relation.clone(),
-                    params: params.clone(),
-                    def: Box::new(self.rename(def, &inner)),
-                    body: Box::new(self.rename(body, map)),
-                }
-            }
-            Formula::LetReal { var, value, body } => Formula::LetReal {
-                var: var.clone(),
-                value: self.rename_real(value, map),
-                body: Box::new(self.rename(body, map)),
-            },
+        let counter = &mut self.fresh;
+        let mut fresh = |base: &str| {
+            *counter += 1;
+            format!("{base}__{}", *counter)
+        };
+        Substitution {
+            bound: BoundNames::Fresh,
+            fresh: &mut fresh,
         }
-    }
-
-    fn rename_real(&mut self, t: &RealExpr, map: &BTreeMap<String, String>) -> RealExpr {
-        let r = |v: &String| map.get(v).cloned().unwrap_or_else(|| v.clone());
-        let bx = |b: &mut Self, a: &RealExpr| Box::new(b.rename_real(a, map));
-        match t {
-            RealExpr::Const(_) | RealExpr::Var(_) => t.clone(),
-            RealExpr::Fun { name, element } => RealExpr::Fun {
-                name: name.clone(),
-                element: r(element),
-            },
-            RealExpr::Derivative {
-                name,
-                order,
-                element,
-            } => RealExpr::Derivative {
-                name: name.clone(),
-                order: *order,
-                element: r(element),
-            },
-            RealExpr::Char(f) => RealExpr::Char(Box::new(self.rename(f, map))),
-            RealExpr::Neg(a) => RealExpr::Neg(bx(self, a)),
-            RealExpr::Root(k, a) => RealExpr::Root(*k, bx(self, a)),
-            RealExpr::Add(a, b) => RealExpr::Add(bx(self, a), bx(self, b)),
-            RealExpr::Sub(a, b) => RealExpr::Sub(bx(self, a), bx(self, b)),
-            RealExpr::Mul(a, b) => RealExpr::Mul(bx(self, a), bx(self, b)),
-            RealExpr::Div(a, b) => RealExpr::Div(bx(self, a), bx(self, b)),
-            RealExpr::Pow(a, b) => RealExpr::Pow(bx(self, a), bx(self, b)),
-            RealExpr::Min { var, body } => RealExpr::Min {
-                var: var.clone(),
-                body: Box::new(self.rename(body, map)),
-            },
-            RealExpr::Let { var, value, body } => RealExpr::Let {
-                var: var.clone(),
-                value: bx(self, value),
-                body: bx(self, body),
-            },
-            RealExpr::Sum { vars, guard, body } | RealExpr::Product { vars, guard, body } => {
-                let mut inner = map.clone();
-                let vars: Vec<String> = vars
-                    .iter()
-                    .map(|v| {
-                        let m = self.fresh(v);
-                        inner.insert(v.clone(), m.clone());
-                        m
-                    })
-                    .collect();
-                let guard = Box::new(self.rename(guard, &inner));
-                let body = Box::new(self.rename_real(body, &inner));
-                if matches!(t, RealExpr::Sum { .. }) {
-                    RealExpr::Sum { vars, guard, body }
-                } else {
-                    RealExpr::Product { vars, guard, body }
-                }
-            }
-        }
+        .formula(f, map)
     }
 
     /// The body of a defined relation applied to `args`.

@@ -15,6 +15,8 @@
 
 use crate::structure::Structure;
 
+pub mod subst;
+
 /// A whole game: signature, defined relations, rules, the game graph and the
 /// starting structure.
 #[derive(Clone, Debug, PartialEq)]

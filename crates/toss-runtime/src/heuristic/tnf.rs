@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::ir::subst::{BoundNames, Substitution};
 use crate::ir::{DefinedRelation, Formula, RealExpr, Var};
 
 /// Element variables (and constants) occurring free in `f`.
@@ -148,84 +149,15 @@ impl Fresh {
     }
 }
 
-/// Renames free element variables of `f` by `map`; a bound first-order
-/// variable whose name is a substituted one is renamed to a fresh name (no
-/// capture).
+/// Renames free element variables of `f` by `map` (also inside real
+/// terms); a bound first-order variable whose name is a substituted one is
+/// renamed to a fresh name (no capture), the others keep theirs.
 pub fn rename(f: &Formula, map: &BTreeMap<String, String>, fresh: &mut Fresh) -> Formula {
-    let r = |a: &String| map.get(a).cloned().unwrap_or_else(|| a.clone());
-    match f {
-        Formula::True | Formula::False => f.clone(),
-        Formula::Rel { name, args } => Formula::Rel {
-            name: name.clone(),
-            args: args.iter().map(r).collect(),
-        },
-        Formula::Eq(a, b) => Formula::Eq(r(a), r(b)),
-        Formula::In { element, set } => Formula::In {
-            element: r(element),
-            set: set.clone(),
-        },
-        Formula::Not(g) => Formula::Not(Box::new(rename(g, map, fresh))),
-        Formula::And(gs) => Formula::And(gs.iter().map(|g| rename(g, map, fresh)).collect()),
-        Formula::Or(gs) => Formula::Or(gs.iter().map(|g| rename(g, map, fresh)).collect()),
-        Formula::Implies(a, b) => Formula::Implies(
-            Box::new(rename(a, map, fresh)),
-            Box::new(rename(b, map, fresh)),
-        ),
-        Formula::Iff(a, b) => Formula::Iff(
-            Box::new(rename(a, map, fresh)),
-            Box::new(rename(b, map, fresh)),
-        ),
-        Formula::Exists { vars, body } | Formula::Forall { vars, body } => {
-            let mut inner = map.clone();
-            let vars: Vec<Var> = vars
-                .iter()
-                .map(|v| match v {
-                    Var::Element(n) if map.values().any(|m| m == n) => {
-                        // The name would capture a substituted variable.
-                        let m = fresh.var(n);
-                        inner.insert(n.clone(), m.clone());
-                        Var::Element(m)
-                    }
-                    other => {
-                        inner.remove(other.name());
-                        other.clone()
-                    }
-                })
-                .collect();
-            let body = Box::new(rename(body, &inner, fresh));
-            if matches!(f, Formula::Exists { .. }) {
-                Formula::Exists { vars, body }
-            } else {
-                Formula::Forall { vars, body }
-            }
-        }
-        // In `tc x, y phi` and `lfp R(x) = phi` the variables x, y are both
-        // the free variables of the construct and free in `phi`, so a
-        // substitution applies to them and to the body alike.
-        Formula::Tc {
-            steps,
-            from,
-            to,
-            body,
-        } => Formula::Tc {
-            steps: *steps,
-            from: from.iter().map(r).collect(),
-            to: to.iter().map(r).collect(),
-            body: Box::new(rename(body, map, fresh)),
-        },
-        Formula::Fixpoint {
-            kind,
-            relation,
-            params,
-            body,
-        } => Formula::Fixpoint {
-            kind: *kind,
-            relation: relation.clone(),
-            params: params.iter().map(r).collect(),
-            body: Box::new(rename(body, map, fresh)),
-        },
-        _ => f.clone(),
+    Substitution {
+        bound: BoundNames::KeepUnlessCaptured,
+        fresh: &mut |v: &str| fresh.var(v),
     }
+    .formula(f, map)
 }
 
 /// Inlines the defined relations for which `inline(name)` holds (their
