@@ -941,6 +941,58 @@ impl Checker<'_> {
                 self.label(label);
             }
         }
+        self.joint_edges(l);
+    }
+
+    /// Spec 1.4 labels the edges of a location by the tuple of the movers'
+    /// labels, but a file gives each label its own targets. Where several
+    /// players move at once, the joint action's edge is only well defined
+    /// when all their labels lead to the same edges (same locations,
+    /// probabilities and drawn end-points).
+    fn joint_edges(&mut self, l: &LocDef) {
+        let key = |t: &TargetDef| {
+            (
+                t.location.value,
+                t.probability.as_ref().map(|p| p.value.to_bits()),
+                t.draws
+                    .iter()
+                    .map(|(n, d)| (n.name.clone(), format!("{d:?}")))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let mut movers = l.players.iter().filter(|pb| !pb.moves.is_empty());
+        let Some(first) = movers.next() else {
+            return;
+        };
+        let others: Vec<&PlayerBlock> = movers.collect();
+        if others.is_empty() {
+            return;
+        }
+        let reference = &first.moves[0];
+        let want: Vec<_> = reference.targets.iter().map(key).collect();
+        for pb in std::iter::once(first).chain(others) {
+            for label in &pb.moves {
+                let got: Vec<_> = label.targets.iter().map(key).collect();
+                if got != want {
+                    self.err(
+                        Diagnostic::new(
+                            format!(
+                                "in location {}, players move simultaneously, but this label \
+                                 of `{}` leads elsewhere than `{}`'s label `{}`",
+                                l.id.value, pb.name.name, first.name.name, reference.rule.name
+                            ),
+                            label.span.clone(),
+                        )
+                        .with_label(reference.span.clone(), "the first label's edges")
+                        .with_note(
+                            "where several players have moves, the next location is the edge \
+                             of the joint action: every label there must have the same targets \
+                             (locations, probabilities and drawn end-points)",
+                        ),
+                    );
+                }
+            }
+        }
     }
 
     fn label(&mut self, l: &LabelDef) {
@@ -1184,6 +1236,29 @@ impl Checker<'_> {
                 self.formula(body, sc);
                 Self::unbind(sc, mark);
                 sc.local_rels.pop();
+                // A fixed point exists, and iteration reaches it, only when
+                // the body is monotone in the relation: every occurrence
+                // positive (under an even number of negations, outside
+                // counting and real terms).
+                let mut occ = Vec::new();
+                occurrences(body, &relation.name, true, &mut occ);
+                if let Some((span, _)) = occ.iter().find(|(_, positive)| !positive) {
+                    self.err(
+                        Diagnostic::new(
+                            format!(
+                                "`{}` occurs negatively in the body of its own fixed point",
+                                relation.name
+                            ),
+                            span.clone(),
+                        )
+                        .with_label(relation.span.clone(), "the fixed point's relation")
+                        .with_note(
+                            "an `lfp`/`gfp` body must be monotone in its relation: every \
+                             occurrence under an even number of negations (`not`, the left \
+                             of `->`), and none inside `<->` or a real term",
+                        ),
+                    );
+                }
                 // The fixed point holds of its parameters, which stay free.
                 for p in params {
                     self.elem_use(p, sc);
@@ -1312,4 +1387,106 @@ impl Checker<'_> {
             }
         }
     }
+}
+
+/// The occurrences of relation `rel` in `f` with their polarity (`true`:
+/// under an even number of negations). Occurrences inside `<->` and inside
+/// real terms count as negative (they are not monotone in general); an
+/// inner `lfp`/`gfp`/`let` binding the same name hides it; an occurrence in
+/// the definition of a `let` relation takes the polarity of that relation's
+/// uses in the `let` body.
+fn occurrences(f: &Formula, rel: &str, positive: bool, out: &mut Vec<(Span, bool)>) {
+    match &f.kind {
+        FormulaKind::True
+        | FormulaKind::False
+        | FormulaKind::Eq(..)
+        | FormulaKind::Ne(..)
+        | FormulaKind::In { .. } => {}
+        FormulaKind::Rel { name, .. } => {
+            if name.name == rel {
+                out.push((name.span.clone(), positive));
+            }
+        }
+        FormulaKind::Cmp { lhs, rhs, .. } => {
+            term_occurrences(lhs, rel, out);
+            term_occurrences(rhs, rel, out);
+        }
+        FormulaKind::Not(g) => occurrences(g, rel, !positive, out),
+        FormulaKind::And(fs) | FormulaKind::Or(fs) => {
+            for g in fs {
+                occurrences(g, rel, positive, out);
+            }
+        }
+        FormulaKind::Implies(a, b) => {
+            occurrences(a, rel, !positive, out);
+            occurrences(b, rel, positive, out);
+        }
+        FormulaKind::Iff(a, b) => {
+            occurrences(a, rel, false, out);
+            occurrences(b, rel, false, out);
+        }
+        FormulaKind::Exists { body, .. }
+        | FormulaKind::Forall { body, .. }
+        | FormulaKind::Tc { body, .. } => occurrences(body, rel, positive, out),
+        FormulaKind::Fixpoint { relation, body, .. } => {
+            if relation.name != rel {
+                occurrences(body, rel, positive, out);
+            }
+        }
+        FormulaKind::Let {
+            relation,
+            def,
+            body,
+            ..
+        } => {
+            let mut in_def = Vec::new();
+            occurrences(def, rel, true, &mut in_def);
+            if !in_def.is_empty() {
+                let mut uses = Vec::new();
+                occurrences(body, &relation.name, positive, &mut uses);
+                for (span, p) in &in_def {
+                    for (_, q) in &uses {
+                        out.push((span.clone(), p == q));
+                    }
+                }
+            }
+            if relation.name != rel {
+                occurrences(body, rel, positive, out);
+            }
+        }
+        FormulaKind::LetReal { value, body, .. } => {
+            term_occurrences(value, rel, out);
+            occurrences(body, rel, positive, out);
+        }
+    }
+}
+
+/// Occurrences of `rel` inside a real term, all counted as negative.
+fn term_occurrences(t: &Term, rel: &str, out: &mut Vec<(Span, bool)>) {
+    let mut inner = Vec::new();
+    match &t.kind {
+        TermKind::Num(_) | TermKind::Var(_) | TermKind::Fun { .. } => {}
+        TermKind::Char(f) => occurrences(f, rel, true, &mut inner),
+        TermKind::Neg(a) | TermKind::Sqrt(a) | TermKind::Root(_, a) => {
+            term_occurrences(a, rel, &mut inner)
+        }
+        TermKind::Add(a, b)
+        | TermKind::Sub(a, b)
+        | TermKind::Mul(a, b)
+        | TermKind::Div(a, b)
+        | TermKind::Pow(a, b) => {
+            term_occurrences(a, rel, &mut inner);
+            term_occurrences(b, rel, &mut inner);
+        }
+        TermKind::Sum { guard, body, .. } | TermKind::Product { guard, body, .. } => {
+            occurrences(guard, rel, true, &mut inner);
+            term_occurrences(body, rel, &mut inner);
+        }
+        TermKind::Min { body, .. } => occurrences(body, rel, true, &mut inner),
+        TermKind::Let { value, body, .. } => {
+            term_occurrences(value, rel, &mut inner);
+            term_occurrences(body, rel, &mut inner);
+        }
+    }
+    out.extend(inner.into_iter().map(|(s, _)| (s, false)));
 }

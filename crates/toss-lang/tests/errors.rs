@@ -466,3 +466,61 @@ fn rule_parameters_get_intervals() {
     let src = src.replace("t: 0 -- 1", "t: 0 -- 1, k: -1 -- 1");
     assert!(parse_game(&src, "t.toss").is_ok());
 }
+
+#[test]
+fn simultaneous_labels_with_different_edges() {
+    let src = "PLAYERS a, b\n\
+               RULE A: [x | P:1 {} | ] -> [x | P (x) | ] emb P\n\
+               RULE B: [x | Q:1 {} | ] -> [x | Q (x) | ] emb Q\n\
+               LOC 0 { PLAYER a { MOVES [A -> 1] } PLAYER b { MOVES [B -> 2] } }\n\
+               LOC 1 {}\nLOC 2 {}\n\
+               START [ x, y | P:1 {}; Q:1 {} | ]\n";
+    expect_err(src, "players move simultaneously", 4, 54);
+    // The same edges for both: fine.
+    let ok = src.replace("[B -> 2]", "[B -> 1]");
+    assert!(parse_game(&ok, "t.toss").is_ok());
+    // Same location, different probabilities: an error too.
+    let src = src
+        .replace("[A -> 1]", "[A -> 1 (p 0.5); 2 (p 0.5)]")
+        .replace("[B -> 2]", "[B -> 1 (p 0.25); 2 (p 0.75)]");
+    expect_err(&src, "players move simultaneously", 4, 73);
+}
+
+#[test]
+fn fixed_point_must_be_monotone() {
+    expect_err(
+        &with_base("REL Odd(x) = lfp O(x) = P(x) or not O(x)\n"),
+        "`O` occurs negatively in the body of its own fixed point",
+        4,
+        37,
+    );
+    // Through `->` and inside a counting term: negative.
+    expect_err(
+        &with_base("REL V(x) = gfp O(x) = O(x) -> P(x)\n"),
+        "occurs negatively",
+        4,
+        23,
+    );
+    expect_err(
+        &with_base("REL V(x) = lfp O(x) = P(x) or :(O(x)) > 0\n"),
+        "occurs negatively",
+        4,
+        33,
+    );
+    // Two negations make a positive occurrence; a shadowing inner fixed
+    // point hides the outer relation.
+    assert!(
+        parse_game(
+            &with_base("REL V(x) = lfp O(x) = P(x) or not not O(x)\n"),
+            "t.toss"
+        )
+        .is_ok()
+    );
+    assert!(
+        parse_game(
+            &with_base("REL V(x) = lfp O(x) = P(x) or not (lfp O(x) = P(x) or O(x))\n"),
+            "t.toss"
+        )
+        .is_ok()
+    );
+}
