@@ -239,6 +239,18 @@ fn chess_perft_test_positions() {
     }
 }
 
+/// Random chess playouts are long (408.8 plies at the peers', many of them
+/// ended by the 100-ply rule) and mostly drawn.
+#[test]
+fn chess_plays_like_the_peers() {
+    peer_statistics("chess", 400, 408.8, 49.7);
+}
+
+#[test]
+fn amazons_plays_like_the_peers() {
+    peer_statistics("amazons", 1_000, 71.5, 50.1);
+}
+
 #[test]
 fn amazons_first_moves() {
     perft("amazons", &[2176]);

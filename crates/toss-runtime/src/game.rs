@@ -131,6 +131,15 @@ pub trait Game {
         false
     }
 
+    /// Why this game cannot be played on faithfully, once it cannot: an
+    /// evaluation ran into a limit of the implementation (the interpreter's
+    /// set-quantifier enumeration or its count of `*` move sets). From then
+    /// on every state is terminal, so plays stop at once, and their results
+    /// mean nothing: callers report the fault instead. The default: never.
+    fn fault(&self) -> Option<String> {
+        None
+    }
+
     /// A readable form of a move, e.g. `Cross{a: b2}`.
     fn move_to_string(&self, s: &Self::State, player: usize, m: &Self::Move) -> String;
 

@@ -228,9 +228,15 @@ impl Choices {
                 }
                 let mut inner = scope.clone();
                 inner.bind_rel(&relation, params.len());
-                // Positive occurrences only: the body is a disjunction of a
-                // base case and an atom of the fixed-point relation.
-                let base = self.formula(sig, &inner, depth - 1);
+                // Positive occurrences only (the front end requires a
+                // monotone body): the body is a disjunction of a base case
+                // that does not mention the relation (nor an outer one of
+                // the same name, which it would now denote) and an atom of
+                // the fixed-point relation.
+                let mut base_scope = scope.clone();
+                base_scope.local_rels.retain(|(n, _)| *n != relation);
+                base_scope.elems = inner.elems.clone();
+                let base = self.formula(sig, &base_scope, depth - 1);
                 let args = (0..params.len())
                     .map(|_| self.pick(&inner.elems).clone())
                     .collect();
@@ -809,6 +815,45 @@ impl Choices {
             if !used && !rule_params[r].is_empty() {
                 let label = self.label(rule, &rule_params[r], num_locs);
                 locations[0].players[0].moves.push(label);
+            }
+        }
+
+        // Where several players move, the joint action has one edge: all
+        // labels there get the same targets (those of the first label, with
+        // a draw for every end-point any of the labels draws).
+        for loc in &mut locations {
+            let movers = loc.players.iter().filter(|p| !p.moves.is_empty()).count();
+            if movers < 2 {
+                continue;
+            }
+            let mut names: Vec<String> = Vec::new();
+            for m in loc.players.iter().flat_map(|p| &p.moves) {
+                for i in m.time.iter().chain(m.params.iter().map(|(_, i)| i)) {
+                    for b in [&i.lo, &i.hi] {
+                        if let Bound::Drawn(n) = b
+                            && !names.contains(n)
+                        {
+                            names.push(n.clone());
+                        }
+                    }
+                }
+            }
+            let mut targets = loc
+                .players
+                .iter()
+                .find_map(|p| p.moves.first())
+                .map(|m| m.targets.clone())
+                .unwrap_or_default();
+            for t in &mut targets {
+                for n in &names {
+                    if !t.draws.iter().any(|(d, _)| d == n) {
+                        t.draws
+                            .push((n.clone(), Distribution::Uniform { lo: 0.0, hi: 1.0 }));
+                    }
+                }
+            }
+            for m in loc.players.iter_mut().flat_map(|p| &mut p.moves) {
+                m.targets = targets.clone();
             }
         }
 

@@ -15,9 +15,12 @@
 //!   after which `post` holds:
 //!   - `One`: one move per match;
 //!   - `Any`: one move per non-empty set of pairwise disjoint matches
-//!     (disjoint element images), in lexicographic order of match indices,
-//!     at most [`ANY_MOVES_CAP`] sets per label and choice (more are cut);
-//!     `post` is checked per match, not per set;
+//!     (disjoint element images) on which `pre` holds, in lexicographic
+//!     order of match indices, such that `post` holds for every match of
+//!     the set in the structure after all of them are applied (spec 1.1:
+//!     `post` holds in the result). The sets are all listed: a label with
+//!     more than [`ANY_MOVES_LIMIT`] of them is a fault of the game
+//!     ([`Game::fault`]), never a silent cut;
 //!   - `All`: one move with all matches (when there is at least one); they
 //!     are applied one after the other in canonical order, skipping a match
 //!     whose elements an earlier one deleted;
@@ -53,7 +56,7 @@
 //!
 //! Payoffs in non-terminal states are just the terms' current values.
 
-use crate::solver::{FormulaId, RealId, SetMemo, Solver, SolverError};
+use crate::solver::{FormulaId, RealId, SET_ENUMERATION_LIMIT, SetMemo, Solver, SolverError};
 
 use crate::continuous::{CompiledTerms, ContinuousRule, derivative_name};
 use crate::game::{Game, Rng, uniform01};
@@ -70,9 +73,11 @@ use evolve::RuleCont;
 /// gives one (spec 1.3: `a < b` holds when `a + eps < b - eps`).
 pub const DEFAULT_EPSILON: f64 = 1e-9;
 
-/// At most this many move sets are offered per label (and time/parameter
-/// choice) with multiplicity `Any`.
-pub const ANY_MOVES_CAP: usize = 1024;
+/// The most move sets one label (and time/parameter choice) with
+/// multiplicity `Any` may have: every set is listed, and a state with more
+/// (e.g. 17 pairwise disjoint matches give 131,071 sets) stops the play
+/// with a fault ([`Game::fault`]) rather than offer only some of them.
+pub const ANY_MOVES_LIMIT: usize = 1 << 16;
 
 /// Why a game could not be loaded.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -221,6 +226,8 @@ pub struct Interpreter {
     derivatives: Vec<Vec<FunId>>,
     /// Whether some ply continues a turn ([`crate::analysis::has_compound_turns`]).
     compound_turns: bool,
+    /// The first limit the play ran into (see [`Game::fault`]).
+    fault: std::sync::OnceLock<String>,
 }
 
 /// The conjuncts of `f` (nested `and`s flattened), appended to `out`.
@@ -849,7 +856,17 @@ impl Interpreter {
         // Tabulate defined relations over stable relations (recompiles all
         // formulas compiled above).
         solver.set_stable(&stable);
+        if solver.enumerates_sets() && structure.num_elements() > SET_ENUMERATION_LIMIT {
+            return Err(ierr(format!(
+                "{} (the structure has {} elements)",
+                crate::solver::enumeration_fault(structure.num_elements()),
+                structure.num_elements()
+            )));
+        }
         solver.set_stable_from(&structure);
+        if let Some(f) = solver.fault() {
+            return Err(ierr(f));
+        }
         Ok(Interpreter {
             players: game.players.clone(),
             solver,
@@ -865,7 +882,14 @@ impl Interpreter {
             method: Method::default(),
             derivatives,
             compound_turns: crate::analysis::has_compound_turns(game),
+            fault: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Whether the play ran into a limit ([`Game::fault`]): every state is
+    /// then terminal.
+    fn faulted(&self) -> bool {
+        self.fault.get().is_some() || self.solver.fault().is_some()
     }
 
     /// Whether joint actions evolve continuously (a rule with `dynamics` or
@@ -1004,6 +1028,20 @@ impl Interpreter {
         opt: u64,
         params: &[f64],
     ) -> bool {
+        self.match_ok_with(ri, s, elems, opt, params, true)
+    }
+
+    /// [`Interpreter::match_ok`], checking `post` only if `with_post` (a
+    /// label of multiplicity `Any` checks it per set of matches).
+    fn match_ok_with(
+        &self,
+        ri: &RuleInfo,
+        s: &Structure,
+        elems: &[Elem],
+        opt: u64,
+        params: &[f64],
+        with_post: bool,
+    ) -> bool {
         if let Some(pre) = ri.pre
             && !self.solver.holds(s, pre, elems, params)
         {
@@ -1012,6 +1050,7 @@ impl Interpreter {
         // With dynamics, `post` is checked after the evolution.
         if let Some(post) = ri.post
             && ri.cont.is_none()
+            && with_post
         {
             let m = Match {
                 elems: elems.into(),
@@ -1042,6 +1081,30 @@ impl Interpreter {
             return ok;
         }
         true
+    }
+
+    /// Whether `post` of rule `ri` holds for every match of `set` in the
+    /// structure after all of them are applied to `s` (in order, with the
+    /// update terms evaluated in `s`, as [`Game::apply`] does).
+    fn set_post_ok(&self, ri: &RuleInfo, s: &Structure, set: &[Match], params: &[f64]) -> bool {
+        let (Some(post), None) = (ri.post, &ri.cont) else {
+            return true;
+        };
+        let mut t = s.clone();
+        let mut images: Vec<Vec<Elem>> = Vec::with_capacity(set.len());
+        for m in set {
+            let vals: Vec<f64> = ri
+                .updates
+                .iter()
+                .map(|&u| self.solver.value(s, u, &m.elems, params))
+                .collect();
+            let mut img = Vec::new();
+            ri.rule.apply_into(&mut t, m, &vals, &mut img);
+            images.push(img);
+        }
+        images
+            .iter()
+            .all(|img| self.solver.holds(&t, post, img, params))
     }
 
     fn independent_pre_ok(
@@ -1110,8 +1173,17 @@ impl Interpreter {
 
     fn has_legal_move(&self, s: &State, player: usize, cache: &mut PreCache) -> bool {
         let loc = &self.locations[s.location];
-        for label in &loc.labels[player] {
+        for (li, label) in loc.labels[player].iter().enumerate() {
             let ri = &self.rules[label.rule];
+            if label.multiplicity == Multiplicity::Any && ri.post.is_some() && ri.cont.is_none() {
+                // A set may pass `post` where no single match does.
+                let mut moves = Vec::new();
+                self.label_moves(s, li, label, &mut moves, cache);
+                if !moves.is_empty() {
+                    return true;
+                }
+                continue;
+            }
             for (_, params) in &label.choices {
                 if !self.independent_pre_ok(ri, &s.structure, params, cache) {
                     continue;
@@ -1138,6 +1210,7 @@ impl Interpreter {
         cache: &mut PreCache,
     ) {
         let ri = &self.rules[label.rule];
+        let with_post = label.multiplicity != Multiplicity::Any;
         // The matches, computed at most once per label (choices without
         // set-at-a-time conjuncts share them).
         let mut all = MATCH_BUFFERS
@@ -1160,9 +1233,18 @@ impl Interpreter {
                     |_| true,
                 );
                 if filtered {
-                    all.retain(|m| self.match_ok(ri, &s.structure, &m.elems, m.optional, params));
+                    all.retain(|m| {
+                        self.match_ok_with(
+                            ri,
+                            &s.structure,
+                            &m.elems,
+                            m.optional,
+                            params,
+                            with_post,
+                        )
+                    });
                 }
-                self.push_moves(li, label, *time, params, &mut all, out);
+                self.push_moves(&s.structure, li, label, *time, params, &mut all, out);
                 continue;
             }
             if !have_all {
@@ -1172,18 +1254,35 @@ impl Interpreter {
             if ci == last {
                 // The last choice takes the list.
                 if filtered {
-                    all.retain(|m| self.match_ok(ri, &s.structure, &m.elems, m.optional, params));
+                    all.retain(|m| {
+                        self.match_ok_with(
+                            ri,
+                            &s.structure,
+                            &m.elems,
+                            m.optional,
+                            params,
+                            with_post,
+                        )
+                    });
                 }
-                self.push_moves(li, label, *time, params, &mut all, out);
+                self.push_moves(&s.structure, li, label, *time, params, &mut all, out);
             } else {
                 let mut ok: Vec<Match> = all
                     .iter()
                     .filter(|m| {
-                        !filtered || self.match_ok(ri, &s.structure, &m.elems, m.optional, params)
+                        !filtered
+                            || self.match_ok_with(
+                                ri,
+                                &s.structure,
+                                &m.elems,
+                                m.optional,
+                                params,
+                                with_post,
+                            )
                     })
                     .cloned()
                     .collect();
-                self.push_moves(li, label, *time, params, &mut ok, out);
+                self.push_moves(&s.structure, li, label, *time, params, &mut ok, out);
             }
         }
         all.clear();
@@ -1191,10 +1290,12 @@ impl Interpreter {
     }
 
     /// The moves of label `li` for one choice of time and parameters, from
-    /// the matches `ok` that pass `pre` and `post`, by multiplicity (`ok`
-    /// is left empty).
+    /// the matches `ok` that pass `pre` and (but for `Any`) `post`, by
+    /// multiplicity (`ok` is left empty).
+    #[allow(clippy::too_many_arguments)]
     fn push_moves(
         &self,
+        s: &Structure,
         li: usize,
         label: &LabelInfo,
         time: Option<f64>,
@@ -1217,11 +1318,25 @@ impl Interpreter {
             }
             Multiplicity::Any => {
                 let mut sets = Vec::new();
-                disjoint_sets(ok, 0, &mut Vec::new(), &mut sets);
-                out.extend(
-                    sets.into_iter()
-                        .map(|set| mk(Matches::Many(set.iter().map(|&i| ok[i].clone()).collect()))),
-                );
+                if !disjoint_sets(ok, 0, &mut Vec::new(), &mut sets) {
+                    let ri = &self.rules[label.rule];
+                    let _ = self.fault.set(format!(
+                        "rule `{}` has multiplicity `*` and more than {ANY_MOVES_LIMIT} sets of \
+                         pairwise disjoint matches here ({} matches): listing them all is out \
+                         of reach",
+                        ri.rule.name(),
+                        ok.len()
+                    ));
+                    ok.clear();
+                    return;
+                }
+                let ri = &self.rules[label.rule];
+                for set in sets {
+                    let set: Vec<Match> = set.iter().map(|&i| ok[i].clone()).collect();
+                    if self.set_post_ok(ri, s, &set, params) {
+                        out.push(mk(Matches::Many(set)));
+                    }
+                }
                 ok.clear();
             }
         }
@@ -1340,9 +1455,12 @@ impl Interpreter {
             let ri = &self.rules[label.rule];
             let list = &mut lists[k];
             if ri.pre.is_some() || ri.post.is_some() {
-                list.retain(|m| self.match_ok(ri, &s.structure, &m.elems, m.optional, &[]));
+                let with_post = label.multiplicity != Multiplicity::Any;
+                list.retain(|m| {
+                    self.match_ok_with(ri, &s.structure, &m.elems, m.optional, &[], with_post)
+                });
             }
-            self.push_moves(li, label, None, &[], list, out);
+            self.push_moves(&s.structure, li, label, None, &[], list, out);
             list.clear();
         }
         FOREST_LISTS.with(|b| b.borrow_mut().push(lists));
@@ -1351,11 +1469,17 @@ impl Interpreter {
 
 /// Appends to `out`, in lexicographic order of index lists, every non-empty
 /// set of pairwise disjoint matches extending `cur` with indices from
-/// `start` on (at most [`ANY_MOVES_CAP`] sets).
-fn disjoint_sets(ms: &[Match], start: usize, cur: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+/// `start` on; false (with `out` incomplete) when there are more than
+/// [`ANY_MOVES_LIMIT`].
+fn disjoint_sets(
+    ms: &[Match],
+    start: usize,
+    cur: &mut Vec<usize>,
+    out: &mut Vec<Vec<usize>>,
+) -> bool {
     for i in start..ms.len() {
-        if out.len() >= ANY_MOVES_CAP {
-            return;
+        if out.len() >= ANY_MOVES_LIMIT {
+            return false;
         }
         let clash = cur
             .iter()
@@ -1365,9 +1489,12 @@ fn disjoint_sets(ms: &[Match], start: usize, cur: &mut Vec<usize>, out: &mut Vec
         }
         cur.push(i);
         out.push(cur.clone());
-        disjoint_sets(ms, i + 1, cur, out);
+        if !disjoint_sets(ms, i + 1, cur, out) {
+            return false;
+        }
         cur.pop();
     }
+    true
 }
 
 impl Game for Interpreter {
@@ -1393,11 +1520,17 @@ impl Game for Interpreter {
                 }
                 out.push(p);
             }
-        })
+        });
+        if self.faulted() {
+            out.clear();
+        }
     }
 
     fn legal_moves(&self, s: &State, player: usize, out: &mut Vec<Move>) {
         PreCache::with(|cache| self.player_moves(s, player, out, cache));
+        if self.faulted() {
+            out.clear();
+        }
     }
 
     /// The movers are the label players when each has a legal move, so the
@@ -1418,7 +1551,17 @@ impl Game for Interpreter {
                 }
                 movers.push(p);
             }
-        })
+        });
+        if self.faulted() {
+            movers.clear();
+        }
+    }
+
+    fn fault(&self) -> Option<String> {
+        self.fault
+            .get()
+            .map(|f| f.to_string())
+            .or_else(|| self.solver.fault().map(|f| f.to_string()))
     }
 
     fn apply(&self, s: &mut State, joint: &[Move], rng: &mut Rng) {

@@ -867,10 +867,10 @@ impl<'a> Ev<'a> {
             return self.holds(body, env);
         };
         let n = elems.len();
-        assert!(
-            n < 64,
-            "set quantifier over {n} elements is too large to enumerate"
-        );
+        if n > super::SET_ENUMERATION_LIMIT {
+            self.sv.report_fault(super::enumeration_fault(n));
+            return false;
+        }
         for mask in 0..(1u64 << n) {
             let mut s = BitSet::with_capacity(self.st.id_bound());
             for (i, &e) in elems.iter().enumerate() {

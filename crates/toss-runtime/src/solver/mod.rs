@@ -164,6 +164,9 @@ pub(crate) struct Compiled {
     pub n_cache: u32,
     /// Memo slots of a set expression ([`unary::memoize`]).
     pub n_memo: u32,
+    /// Some set quantifier is decided by enumerating subsets of the
+    /// universe (see [`SET_ENUMERATION_LIMIT`]).
+    pub enumerates_sets: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -330,6 +333,24 @@ pub struct Solver {
     shifts: HashMap<RelRef, (Arc<Shifts>, Arc<Shifts>)>,
     pub(crate) backend: Arc<dyn SatBackend>,
     pub(crate) epsilon: f64,
+    /// The first evaluation that could not be done (see [`Solver::fault`]).
+    fault: std::sync::OnceLock<String>,
+}
+
+/// The most elements over which a set quantifier is decided by enumerating
+/// all subsets (2^20 evaluations of its body); above it the evaluation
+/// stops with a fault ([`Solver::fault`]). Set quantifiers grounded to SAT
+/// have no such limit.
+pub const SET_ENUMERATION_LIMIT: usize = 20;
+
+/// Why a set quantifier over `n` elements is refused.
+pub(crate) fn enumeration_fault(n: usize) -> String {
+    format!(
+        "a set quantifier over {n} elements would need all 2^{n} subsets enumerated: its set \
+         variable occurs inside a fixed point, a transitive closure or a real term, or a \
+         universal set quantifier sits inside an existential one, which the SAT backend does \
+         not decide; enumeration is limited to {SET_ENUMERATION_LIMIT} elements"
+    )
 }
 
 impl Solver {
@@ -360,6 +381,7 @@ impl Solver {
             shifts: HashMap::new(),
             backend: Arc::new(Splr),
             epsilon: 0.0,
+            fault: std::sync::OnceLock::new(),
         };
         // Check every definition compiles (names, arities, recursion).
         for d in &solver.defs {
@@ -371,6 +393,25 @@ impl Solver {
                 })?;
         }
         Ok(solver)
+    }
+
+    /// The first evaluation this solver could not carry out, if any: a set
+    /// quantifier over more than [`SET_ENUMERATION_LIMIT`] elements that
+    /// only enumeration decides. Such an evaluation answers `false`, so a
+    /// caller must check this before trusting results.
+    pub fn fault(&self) -> Option<&str> {
+        self.fault.get().map(|s| s.as_str())
+    }
+
+    pub(crate) fn report_fault(&self, message: String) {
+        let _ = self.fault.set(message);
+    }
+
+    /// Whether some compiled formula or term decides a set quantifier by
+    /// enumerating subsets (it then works only on structures of at most
+    /// [`SET_ENUMERATION_LIMIT`] elements).
+    pub fn enumerates_sets(&self) -> bool {
+        self.entries.iter().any(|e| e.plain.enumerates_sets)
     }
 
     /// Replaces the SAT backend used for set quantifiers (splr by default).
@@ -418,6 +459,7 @@ impl Solver {
             table_arity: &arity,
             shifts: &shifts,
             budget: std::cell::Cell::new(plan::MAX_TOTAL_BRANCHES),
+            enumerates: std::cell::Cell::new(false),
         };
         let mut free = Vec::new();
         let mut n_memo = 0;
@@ -461,6 +503,7 @@ impl Solver {
             n_local: c.n_local,
             n_cache: c.n_cache,
             n_memo,
+            enumerates_sets: planner.enumerates.get(),
         })
     }
 
@@ -702,6 +745,10 @@ impl Solver {
         match &c.body {
             Body::Query(qs) => {
                 for search in qs {
+                    if sat::has_sat_filter(search) {
+                        out.extend(sat::enumerate(&ev, search, &c.free, &mut env));
+                        continue;
+                    }
                     ev.run(search, &mut env, &mut |_, env| {
                         out.push(c.free.iter().map(|&v| env.e[v as usize]).collect());
                         false

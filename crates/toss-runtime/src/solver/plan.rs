@@ -66,6 +66,9 @@ pub(crate) struct Planner<'a> {
     pub shifts: super::unary::ShiftsOf<'a>,
     /// Branches distributing may still create (see [`MAX_TOTAL_BRANCHES`]).
     pub budget: std::cell::Cell<usize>,
+    /// Set when a set quantifier will be decided by enumerating subsets of
+    /// the universe (see [`needs_enumeration`]).
+    pub enumerates: std::cell::Cell<bool>,
 }
 
 fn not(n: Node) -> Node {
@@ -182,9 +185,9 @@ impl Planner<'_> {
                     forall, vars, body, ..
                 } = *q;
                 let body = self.norm(body, forall);
-                let mut sat = true;
-                if !groundable(&body, &vars.iter().copied().collect()) {
-                    sat = false;
+                let sat = groundable(&body, &vars.iter().copied().collect());
+                if !sat || symbolic_under_negation(&body, &vars.iter().copied().collect(), true) {
+                    self.enumerates.set(true);
                 }
                 let q = Node::SetQ(Box::new(SetQ {
                     forall: false,
@@ -654,6 +657,36 @@ pub(crate) fn conjuncts(n: Node) -> Vec<Node> {
         Node::And(xs) => xs,
         Node::True => Vec::new(),
         n => vec![n],
+    }
+}
+
+/// Whether grounding `n` for the symbolic set variables `sets` meets a set
+/// quantifier that mentions them in a negative position (`ex X all Y`):
+/// grounding expands those over all subsets of the universe
+/// (`sat::ground`, which this follows).
+pub(crate) fn symbolic_under_negation(n: &Node, sets: &BTreeSet<SSlot>, positive: bool) -> bool {
+    if node_vars(n).s.is_disjoint(sets) {
+        return false;
+    }
+    match n {
+        Node::Not(x) => symbolic_under_negation(x, sets, !positive),
+        Node::And(xs) | Node::Or(xs) => xs
+            .iter()
+            .any(|x| symbolic_under_negation(x, sets, positive)),
+        Node::Search(s) => s
+            .pre
+            .iter()
+            .chain(s.steps.iter().flat_map(|st| st.filters.iter()))
+            .any(|x| symbolic_under_negation(x, sets, positive)),
+        Node::SetQ(q) => {
+            if !positive {
+                return true;
+            }
+            let mut all = sets.clone();
+            all.extend(q.vars.iter().copied());
+            symbolic_under_negation(&q.body, &all, positive)
+        }
+        _ => false,
     }
 }
 

@@ -339,10 +339,11 @@ fn expand(
         return;
     };
     let n = elems.len();
-    assert!(
-        n < 64,
-        "universal set quantifier over {n} elements is too large to expand"
-    );
+    if n > super::SET_ENUMERATION_LIMIT {
+        ev.sv.report_fault(super::enumeration_fault(n));
+        out.push(Prop::False);
+        return;
+    }
     let saved = g.sym[v as usize].take();
     for mask in 0..(1u64 << n) {
         let mut s = BitSet::with_capacity(ev.st.id_bound());
@@ -421,5 +422,181 @@ fn ground_step(
         if disj.last() == Some(&Prop::True) {
             return;
         }
+    }
+}
+
+/// Whether `search` has a filter that is a set quantifier decided by SAT:
+/// [`Solver::satisfying`](super::Solver::satisfying) then lists its tuples
+/// by [`enumerate`] instead of one SAT query per candidate tuple.
+pub(crate) fn has_sat_filter(search: &Search) -> bool {
+    let sat = |n: &Node| matches!(n, Node::SetQ(q) if q.sat);
+    search.pre.iter().any(sat) || search.steps.iter().any(|st| st.filters.iter().any(sat))
+}
+
+/// The tuples of the slots `free` for which `search` holds, by model
+/// enumeration: the search is grounded once, every candidate tuple `t`
+/// (from the generators) getting a selector variable `sel_t` and its
+/// filters a propositional formula `phi_t` (the set quantifiers among them
+/// over membership atoms of their own, as each tuple has its own witness
+/// sets); then `(OR_t sel_t) and AND_t (sel_t -> phi_t)` is solved
+/// repeatedly: every tuple a model selects is a solution (its filters hold
+/// with that model's sets), and a blocking clause `not sel_t` per found
+/// tuple forces the next model to select another one, until none is left.
+/// So there are at most as many calls as solutions, plus the refuting one,
+/// instead of one per candidate tuple. Each call of the backend is a fresh
+/// solver (splr keeps no state between queries).
+pub(crate) fn enumerate(
+    ev: &Ev<'_>,
+    search: &Search,
+    free: &[u32],
+    env: &mut Env,
+) -> Vec<Vec<Elem>> {
+    let elems: Vec<Elem> = ev.st.elements().collect();
+    let mut pos = vec![u32::MAX; ev.st.id_bound()];
+    for (i, &e) in elems.iter().enumerate() {
+        pos[e as usize] = i as u32;
+    }
+    let mut g = Ground {
+        sym: vec![None; env.s.len()],
+        pos,
+        elems,
+        next: 0,
+    };
+    let mut leaves: Vec<(Vec<Elem>, Prop)> = Vec::new();
+    let mut lits = Vec::new();
+    if ground_filters_forced(ev, &search.pre, env, &mut g, &mut lits) {
+        leaves_of(ev, search, 0, free, env, &mut g, &mut lits, &mut leaves);
+    }
+    // Tuples whose filters hold whatever the sets: solutions outright.
+    let mut out: Vec<Vec<Elem>> = Vec::new();
+    let mut open: Vec<(Vec<Elem>, Prop)> = Vec::new();
+    for (t, p) in leaves {
+        match p {
+            Prop::True => out.push(t),
+            Prop::False => {}
+            p => open.push((t, p)),
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    open.retain(|(t, _)| out.binary_search(t).is_err());
+    if open.is_empty() {
+        return out;
+    }
+    let first_sel = g.next;
+    let sel = |i: usize| Prop::Var(first_sel + i as u32);
+    let num_vars = first_sel + open.len() as u32;
+    let mut base: Vec<Prop> = vec![Prop::or((0..open.len()).map(sel).collect())];
+    for (i, (_, p)) in open.iter().enumerate() {
+        base.push(Prop::or(vec![Prop::negate(sel(i)), p.clone()]));
+    }
+    let mut found = vec![false; open.len()];
+    loop {
+        let mut clauses = base.clone();
+        clauses.extend(
+            (0..open.len())
+                .filter(|&i| found[i])
+                .map(|i| Prop::negate(sel(i))),
+        );
+        let Some(model) = ev.sv.backend.solve(&Prop::and(clauses), num_vars) else {
+            break;
+        };
+        let mut new = false;
+        for (i, f) in found.iter_mut().enumerate() {
+            if !*f && model[(first_sel as usize) + i] {
+                *f = true;
+                new = true;
+            }
+        }
+        if !new {
+            // Cannot happen (the clause `OR sel` with the found ones
+            // blocked needs a new selector); guards against a faulty
+            // backend looping for ever.
+            break;
+        }
+    }
+    out.extend(
+        open.into_iter()
+            .zip(found)
+            .filter(|(_, f)| *f)
+            .map(|((t, _), _)| t),
+    );
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// [`ground_filters`] where a filter that is a SAT set quantifier is
+/// grounded over fresh membership atoms (instead of being decided on the
+/// spot, as `ground` does for a node without symbolic sets).
+fn ground_filters_forced(
+    ev: &Ev<'_>,
+    fs: &[Node],
+    env: &mut Env,
+    g: &mut Ground,
+    lits: &mut Vec<Prop>,
+) -> bool {
+    for f in fs {
+        let p = match f {
+            Node::SetQ(q) if q.sat => {
+                let saved: Vec<Option<u32>> = q.vars.iter().map(|&v| g.sym[v as usize]).collect();
+                for &v in &q.vars {
+                    g.alloc(v);
+                }
+                let p = ground(ev, &q.body, env, g, true);
+                for (&v, s) in q.vars.iter().zip(saved) {
+                    g.sym[v as usize] = s;
+                }
+                p
+            }
+            f => ground(ev, f, env, g, true),
+        };
+        match p {
+            Prop::True => {}
+            Prop::False => return false,
+            p => lits.push(p),
+        }
+    }
+    true
+}
+
+/// Every binding of the search's generators from step `i` on, with the
+/// tuple of `free` and the conjunction of its grounded filters.
+#[allow(clippy::too_many_arguments)]
+fn leaves_of(
+    ev: &Ev<'_>,
+    s: &Search,
+    i: usize,
+    free: &[u32],
+    env: &mut Env,
+    g: &mut Ground,
+    lits: &mut Vec<Prop>,
+    out: &mut Vec<(Vec<Elem>, Prop)>,
+) {
+    let Some(st) = s.steps.get(i) else {
+        let t = free.iter().map(|&v| env.e[v as usize]).collect();
+        out.push((t, Prop::and(lits.clone())));
+        return;
+    };
+    let one = Search::new(
+        Vec::new(),
+        Vec::new(),
+        vec![Step {
+            generator: st.generator.clone(),
+            filters: Vec::new(),
+        }],
+    );
+    let mut bindings: Vec<Vec<Elem>> = Vec::new();
+    ev.run(&one, env, &mut |_, env| {
+        bindings.push(env.e.clone());
+        false
+    });
+    for b in bindings {
+        env.e.copy_from_slice(&b);
+        let mark = lits.len();
+        if ground_filters_forced(ev, &st.filters, env, g, lits) {
+            leaves_of(ev, s, i + 1, free, env, g, lits, out);
+        }
+        lits.truncate(mark);
     }
 }

@@ -1502,3 +1502,55 @@ fn unions_of_closures_from_a_bound_element_as_sets() {
         }
     }
 }
+
+/// A backend that counts its queries.
+#[derive(Debug, Default)]
+struct Counting(std::sync::atomic::AtomicUsize);
+
+impl SatBackend for Counting {
+    fn solve(&self, p: &sat::Prop, num_vars: u32) -> Option<Vec<bool>> {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Splr.solve(p, num_vars)
+    }
+}
+
+/// The pairs (a, b) with b unreachable from a, as a query: listed by model
+/// enumeration over one grounding (blocking clauses over per-pair
+/// selectors), equal to deciding each pair on its own with either backend
+/// (splr and brute force), and with at most one SAT call per solution plus
+/// the last, refuting one (instead of one call per pair).
+#[test]
+fn set_query_by_model_enumeration() {
+    let graphs = [
+        graph(5, &[(0, 1), (1, 2), (2, 3)]),
+        graph(6, &[(0, 1), (1, 2), (2, 0), (3, 4)]),
+        graph(6, &[(0, 1), (1, 2), (2, 3), (3, 0), (4, 5)]),
+        graph(4, &[(0, 1), (1, 0), (2, 3), (3, 2)]),
+    ];
+    let f = unreachable_formula();
+    for g in &graphs {
+        let counting = Arc::new(Counting::default());
+        let mut sv = Solver::new(g, &[]).expect("solver");
+        sv.set_sat_backend(counting.clone());
+        let q = sv
+            .compile_query(&f, &["a", "b"], &[], &[])
+            .expect("compiles");
+        let listed = sv.satisfying(g, q, &[], &[]);
+        let calls = counting.0.load(std::sync::atomic::Ordering::Relaxed);
+        let mut expected = Vec::new();
+        for a in g.elements() {
+            for b in g.elements() {
+                if both_backends(g, &f, &["a", "b"], &[a, b]) {
+                    expected.push(vec![a, b]);
+                }
+            }
+        }
+        assert_eq!(listed, expected);
+        assert!(!expected.is_empty());
+        assert!(
+            calls <= expected.len() + 1,
+            "{calls} SAT calls for {} solutions",
+            expected.len()
+        );
+    }
+}
