@@ -10,7 +10,7 @@
 //! clone for a playout costs little, and relations no rule changes (the
 //! stable ones: board adjacency) are never copied at all.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::sync::Arc;
 
@@ -113,8 +113,115 @@ pub enum RelationData {
         bwd: Vec<Vec<Elem>>,
         len: usize,
     },
-    /// Arity 3 and more: an ordered set of tuples.
-    General(BTreeSet<Box<[Elem]>>),
+    /// Arity 3 and more: an ordered set of tuples with an index per
+    /// position.
+    General(Tuples),
+}
+
+/// The tuples of a relation of arity 3 or more: an ordered set, scanned by
+/// range for a bound first element, and per later position a hashed index
+/// from an element to the tuples having it there, so a pattern with any
+/// bound position visits only the tuples that can match it.
+#[derive(Clone, Debug, Default)]
+pub struct Tuples {
+    set: BTreeSet<Box<[Elem]>>,
+    /// `by_position[i - 1]`: element -> the tuples with it at position `i`
+    /// (ordered, so scans are in lexicographic order like the set's).
+    by_position: Vec<HashMap<Elem, BTreeSet<Box<[Elem]>>>>,
+}
+
+impl Tuples {
+    pub fn contains(&self, t: &[Elem]) -> bool {
+        self.set.contains(t)
+    }
+
+    pub fn len(&self) -> usize {
+        self.set.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.set.is_empty()
+    }
+
+    /// Adds a tuple; returns whether it was absent.
+    pub fn insert(&mut self, t: &[Elem]) -> bool {
+        if !self.set.insert(t.into()) {
+            return false;
+        }
+        if self.by_position.len() < t.len().saturating_sub(1) {
+            self.by_position.resize_with(t.len() - 1, HashMap::new);
+        }
+        for (i, &e) in t.iter().enumerate().skip(1) {
+            self.by_position[i - 1]
+                .entry(e)
+                .or_default()
+                .insert(t.into());
+        }
+        true
+    }
+
+    /// Removes a tuple; returns whether it was present.
+    pub fn remove(&mut self, t: &[Elem]) -> bool {
+        if !self.set.remove(t) {
+            return false;
+        }
+        for (i, &e) in t.iter().enumerate().skip(1) {
+            if let Some(ts) = self.by_position[i - 1].get_mut(&e) {
+                ts.remove(t);
+                if ts.is_empty() {
+                    self.by_position[i - 1].remove(&e);
+                }
+            }
+        }
+        true
+    }
+
+    /// All tuples, in lexicographic order.
+    pub fn iter(&self) -> impl Iterator<Item = &[Elem]> {
+        self.set.iter().map(|t| &t[..])
+    }
+
+    /// How many tuples have `e` at `position`.
+    pub fn count_at(&self, position: usize, e: Elem) -> usize {
+        if position == 0 {
+            return self.with_at(0, e).count();
+        }
+        self.by_position
+            .get(position - 1)
+            .and_then(|m| m.get(&e))
+            .map_or(0, |ts| ts.len())
+    }
+
+    /// The tuples with `e` at `position`, in lexicographic order.
+    pub fn with_at(&self, position: usize, e: Elem) -> Box<dyn Iterator<Item = &[Elem]> + '_> {
+        if position == 0 {
+            let lo = [e];
+            let range = (
+                std::ops::Bound::Included(&lo[..]),
+                std::ops::Bound::Unbounded,
+            );
+            return Box::new(
+                self.set
+                    .range::<[Elem], _>(range)
+                    .take_while(move |t| t[0] == e)
+                    .map(|t| &t[..]),
+            );
+        }
+        match self.by_position.get(position - 1).and_then(|m| m.get(&e)) {
+            Some(ts) => Box::new(ts.iter().map(|t| &t[..])),
+            None => Box::new(std::iter::empty()),
+        }
+    }
+}
+
+impl FromIterator<Box<[Elem]>> for Tuples {
+    fn from_iter<I: IntoIterator<Item = Box<[Elem]>>>(iter: I) -> Self {
+        let mut out = Tuples::default();
+        for t in iter {
+            out.insert(&t);
+        }
+        out
+    }
 }
 
 impl RelationData {
@@ -127,7 +234,7 @@ impl RelationData {
                 bwd: Vec::new(),
                 len: 0,
             },
-            _ => RelationData::General(BTreeSet::new()),
+            _ => RelationData::General(Tuples::default()),
         }
     }
 }
@@ -345,7 +452,7 @@ impl Structure {
                 *len += 1;
             }
             RelationData::General(s) => {
-                s.insert(t.into());
+                s.insert(t);
             }
         }
         true
@@ -652,6 +759,42 @@ impl fmt::Debug for Structure {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    /// The index of a relation of arity 4 answers "the tuples with e at
+    /// position i" exactly as filtering all tuples does, in the same
+    /// order, through insertions and removals.
+    #[test]
+    fn tuples_indexed_by_every_position() {
+        let mut ts = Tuples::default();
+        let mut all: BTreeSet<Vec<Elem>> = BTreeSet::new();
+        let mut x: u64 = 7;
+        let mut next = |n: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((x >> 33) % n) as Elem
+        };
+        for step in 0..2000 {
+            let t: Vec<Elem> = (0..4).map(|_| next(5)).collect();
+            if step % 3 == 2 {
+                assert_eq!(ts.remove(&t), all.remove(&t));
+            } else {
+                assert_eq!(ts.insert(&t), all.insert(t));
+            }
+            assert_eq!(ts.len(), all.len());
+            if step % 50 == 0 {
+                for pos in 0..4 {
+                    for e in 0..5 {
+                        let got: Vec<Vec<Elem>> = ts.with_at(pos, e).map(|t| t.to_vec()).collect();
+                        let want: Vec<Vec<Elem>> =
+                            all.iter().filter(|t| t[pos] == e).cloned().collect();
+                        assert_eq!(got, want, "position {pos}, element {e}");
+                        assert_eq!(ts.count_at(pos, e), want.len());
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn tuples_by_arity_and_cheap_clones() {

@@ -332,16 +332,7 @@ impl<'a> Ev<'a> {
                     (None, RelationData::Binary { fwd, .. }) => fwd
                         .get(e as usize)
                         .is_some_and(|ys| ys.iter().any(|&y| rest_in(&[e, y]))),
-                    (None, RelationData::General(set)) => {
-                        let lo = [e];
-                        let range = (
-                            std::ops::Bound::Included(&lo[..]),
-                            std::ops::Bound::Unbounded,
-                        );
-                        set.range::<[Elem], _>(range)
-                            .take_while(|t| t[0] == e)
-                            .any(|t| rest_in(t))
-                    }
+                    (None, RelationData::General(set)) => set.with_at(0, e).any(rest_in),
                     (None, _) => false,
                 };
                 if found {
@@ -511,19 +502,21 @@ impl<'a> Ev<'a> {
                     _ => false,
                 },
                 RelationData::General(set) => {
-                    let first_bound = match args[0] {
-                        Arg::Bound(a) => Some(env.e[a as usize]),
-                        _ => None,
-                    };
-                    let iter: Box<dyn Iterator<Item = &Box<[Elem]>>> = match first_bound {
-                        Some(x) => {
-                            let lo = [x];
-                            let range = (
-                                std::ops::Bound::Included(&lo[..]),
-                                std::ops::Bound::Unbounded,
-                            );
-                            Box::new(set.range::<[Elem], _>(range).take_while(move |t| t[0] == x))
-                        }
+                    // Scan the tuples through the bound position that has
+                    // the fewest of them (all tuples when none is bound).
+                    let bound = args
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(j, a)| match *a {
+                            Arg::Bound(x) => {
+                                let e = env.e[x as usize];
+                                Some((set.count_at(j, e), j, e))
+                            }
+                            _ => None,
+                        })
+                        .min();
+                    let iter = match bound {
+                        Some((_, j, e)) => set.with_at(j, e),
                         None => Box::new(set.iter()),
                     };
                     'tuples: for t in iter {
