@@ -1554,3 +1554,80 @@ fn set_query_by_model_enumeration() {
         );
     }
 }
+
+/// The generators of the first search in a compiled formula, in order.
+fn plan_of(sv: &Solver, id: FormulaId) -> Vec<String> {
+    use node::{Arg, Gen, Node, Search};
+    fn first_search(n: &Node) -> Option<&Search> {
+        match n {
+            Node::Search(s) => Some(s),
+            Node::Not(x) => first_search(x),
+            Node::And(xs) | Node::Or(xs) => xs.iter().find_map(first_search),
+            _ => None,
+        }
+    }
+    let Body::Formula(n) = &sv.entries[id.0 as usize].plain.body else {
+        panic!("a formula");
+    };
+    let s = first_search(n).expect("a search");
+    s.steps
+        .iter()
+        .map(|st| match &st.generator {
+            Gen::All(_) => "all".to_string(),
+            Gen::Eq { .. } => "eq".to_string(),
+            Gen::Atom { args, .. } => {
+                let a: Vec<&str> = args
+                    .iter()
+                    .map(|a| match a {
+                        Arg::Bound(_) => "bound",
+                        Arg::Bind(_) => "bind",
+                        Arg::Check(_) => "check",
+                    })
+                    .collect();
+                format!("atom({})", a.join(", "))
+            }
+            Gen::Unaries { pos, neg, .. } => format!("unaries({}, {})", pos.len(), neg.len()),
+        })
+        .collect()
+}
+
+/// Query planning binds the most selective generator first, whatever the
+/// order of the conjuncts: an equality with a bound constant before a
+/// relation, a relation index from a bound element before a scan, unary
+/// relations as one bitset generator, and every conjunct checked once its
+/// variables are bound; quantifiers are pushed inward (miniscoping: two
+/// independent blocks become two searches).
+#[test]
+fn planner_orders_conjuncts_by_selectivity() {
+    let mut s = graph(4, &[(0, 1), (1, 2)]);
+    s.declare_relation("Q", 1);
+    let mut sv = Solver::new(&s, &[]).expect("solver");
+    // `E(x, y) and P(y) and x = c`: x from c (equality), then y through E's
+    // successors of x; P(y) a filter.
+    let f = ex(
+        &["x", "y"],
+        and(vec![rel("E", &["x", "y"]), rel("P", &["y"]), eq("x", "c")]),
+    );
+    let id = sv.compile_formula(&f, &["c"], &[]).expect("compiles");
+    assert_eq!(plan_of(&sv, id), ["eq", "atom(bound, bind)"]);
+    // Without the constant: both unary relations of x as one generator,
+    // then E from the bound x.
+    let f = ex(
+        &["x", "y"],
+        and(vec![
+            rel("E", &["x", "y"]),
+            rel("Q", &["x"]),
+            rel("P", &["x"]),
+        ]),
+    );
+    let id = sv.compile_formula(&f, &[], &[]).expect("compiles");
+    assert_eq!(plan_of(&sv, id), ["unaries(2, 0)", "atom(bound, bind)"]);
+    // Miniscoping: `ex x, y (P(x) and Q(y))` is two independent searches,
+    // each of one step.
+    let f = ex(&["x", "y"], and(vec![rel("P", &["x"]), rel("Q", &["y"])]));
+    let id = sv.compile_formula(&f, &[], &[]).expect("compiles");
+    let Body::Formula(node::Node::And(parts)) = &sv.entries[id.0 as usize].plain.body else {
+        panic!("two searches: {:?}", sv.entries[id.0 as usize].plain.body);
+    };
+    assert_eq!(parts.len(), 2);
+}
