@@ -251,6 +251,15 @@ fn amazons_plays_like_the_peers() {
     peer_statistics("amazons", 1_000, 71.5, 50.1);
 }
 
+/// Pawn-whopping against an independent move generator written from the
+/// file's header rules (`tests/oracles/pawn_whopping_perft.py`, which prints
+/// 16, 256, 3846, 57744, 815760): captures appear from depth 3 and blocked
+/// files from depth 2.
+#[test]
+fn pawn_whopping_perft() {
+    perft("pawn-whopping", &[16, 256, 3846, 57744]);
+}
+
 #[test]
 fn amazons_first_moves() {
     perft("amazons", &[2176]);
