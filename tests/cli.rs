@@ -403,3 +403,72 @@ fn simulate_refuses_bad_steps() {
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("--step 0 is not a positive step"));
 }
+
+/// A chess board with its clock: the 64 squares and the pieces, the clock
+/// listed below, no graph of the thousands of relation tuples.
+#[test]
+fn show_draws_chess_as_a_board_with_its_clock_beside() {
+    let dir = std::env::temp_dir().join(format!("toss-show-chess-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let svg = dir.join("chess.svg");
+    let out = toss(
+        &[
+            "show",
+            "games/chess.toss",
+            "--moves",
+            "clock e2 e3 e4",
+            "--svg",
+            svg.to_str().expect("path"),
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let picture = std::fs::read_to_string(&svg).expect("svg written");
+    assert_eq!(picture.matches("<rect x=").count(), 64, "{picture}");
+    assert!(!picture.contains("<line"), "no arrows: {picture}");
+    assert_eq!(picture.matches(">W+Pawn</text>").count(), 8);
+    assert_eq!(picture.matches(">B+Rook+Cr</text>").count(), 2);
+    assert_eq!(picture.matches(">W+King+Cr</text>").count(), 1);
+    // After the double step the clock holds the pawn's column (e = 5).
+    assert!(
+        picture.contains(">clock: Clock; n = 0, ep = 5</text>"),
+        "{picture}"
+    );
+    // Draughts and dice likewise, with the clock and the die off the board.
+    for (game, squares, other) in [
+        (
+            "games/english-draughts.toss",
+            32,
+            ">clock: Clock; n = 0</text>",
+        ),
+        ("games/dice.toss", 32, ">die: Die</text>"),
+    ] {
+        let out = toss(&["show", game, "--svg", svg.to_str().expect("path")], "");
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let picture = std::fs::read_to_string(&svg).expect("svg written");
+        assert_eq!(picture.matches("<rect x=").count(), squares, "{game}");
+        assert!(picture.contains(other), "{game}: {picture}");
+        assert!(!picture.contains("<line"), "{game}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A unary relation named `C` (the cat) is a label, not the board's `C`.
+#[test]
+fn show_labels_a_unary_relation_named_c() {
+    let svg = std::env::temp_dir().join(format!("toss-show-cat-{}.svg", std::process::id()));
+    let out = toss(
+        &[
+            "show",
+            "games/cat-and-mouse.toss",
+            "--svg",
+            svg.to_str().expect("path"),
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let picture = std::fs::read_to_string(&svg).expect("svg written");
+    assert!(picture.contains("fill=\"#a33\">C</text>"), "{picture}");
+    assert!(picture.contains("fill=\"#a33\">M</text>"), "{picture}");
+    std::fs::remove_file(&svg).ok();
+}
