@@ -2,6 +2,8 @@
 //! perft, random playouts, interactive play and reading moves typed by a
 //! person.
 
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
 use std::io::{BufRead, Write};
 use std::time::Instant;
 
@@ -116,10 +118,56 @@ fn words(text: &str) -> Vec<&str> {
         .collect()
 }
 
+/// The cells of a position that moves are typed by: the squares of the
+/// board if the structure is one (not a chess clock or a die), else every
+/// element.
+fn cells_of(st: &toss_runtime::Structure) -> Vec<toss_runtime::Elem> {
+    match crate::render::board(st) {
+        Some(b) => b.cells.values().map(|&(e, _)| e).collect(),
+        None => st.elements().collect(),
+    }
+}
+
+/// The cells (names, among `cells`) whose unary relations `m` changes,
+/// found by applying it alone to a copy of `s`: only for a state with one
+/// mover, where a move is a joint move. Chance (the next location, drawn
+/// values) comes from a fixed seed; it does not change the cells.
+fn changed_cells<G: Game>(
+    g: &G,
+    s: &G::State,
+    before: &toss_runtime::Structure,
+    cells: &[toss_runtime::Elem],
+    m: &G::Move,
+) -> BTreeSet<String> {
+    let mut t = s.clone();
+    g.apply(&mut t, std::slice::from_ref(m), &mut rng_from_seed(0));
+    let after = g.to_structure(&t);
+    cells
+        .iter()
+        .filter(|&&e| {
+            let name = before.element_name(e);
+            after.element(name).is_none_or(|a| {
+                crate::render::unary_labels(before, e) != crate::render::unary_labels(&after, a)
+            })
+        })
+        .map(|&e| before.element_name(e).to_string())
+        .collect()
+}
+
 /// Finds the legal move a person meant. Accepted: the move's number in the
-/// printed list (from 1), its full text, or the cells (element names) it
-/// uses in order, optionally preceded by the rule name: `b2`, `a2 a3`,
-/// `a2-a3`, `WhiteStraight a2 a3`.
+/// printed list (from 1), its full text, or cells (element names),
+/// optionally with the rule name first (`WhitePawnDouble e2 e4`). Cells
+/// select the moves, in this order of preference, whose
+/// 1. changed cells are exactly the typed ones: the cells whose contents
+///    (unary relations) the move changes, in any order (`e2 e4`, `c3 d4`;
+///    en passant `e5 d6 d5`);
+/// 2. match is the typed cells: its elements in order (`clock e2 e3 e4`),
+///    or its board cells in any order (`e2 e3 e4`);
+/// 3. changed cells include the typed ones (castling by the king's cells,
+///    `e1 g1`).
+///
+/// Several moves in the first group that has any is an error listing them
+/// with their numbers (a promotion `e7 e8` to four pieces).
 pub fn parse_move<G: Game>(
     g: &G,
     s: &G::State,
@@ -129,7 +177,7 @@ pub fn parse_move<G: Game>(
 ) -> Result<usize, String> {
     let input = input.trim();
     if input.is_empty() {
-        return Err("type a move".into());
+        return Err("type a move: its number, its text or its cells".into());
     }
     if let Ok(i) = input.parse::<usize>() {
         return if (1..=moves.len()).contains(&i) {
@@ -152,30 +200,66 @@ pub fn parse_move<G: Game>(
     let structure = g.to_structure(s);
     let is_element = |w: &str| structure.element(w).is_some();
     let typed = words(input);
-    let (rule, cells): (Vec<&str>, Vec<&str>) = typed.iter().partition(|w| !is_element(w));
+    let (rule, typed_cells): (Vec<&str>, Vec<&str>) = typed.iter().partition(|w| !is_element(w));
+    let not_legal = || {
+        format!("`{input}` is not a legal move: type its number, its text or the cells it changes")
+    };
+    // At most the rule's name besides cells.
     if rule.len() > 1 {
-        return Err(format!("`{}` are not cells of the board", rule.join(" ")));
+        return Err(not_legal());
     }
-    let candidates: Vec<usize> = texts
-        .iter()
-        .enumerate()
-        .filter(|(_, t)| {
-            let w = words(t);
-            let move_cells: Vec<&str> = w.iter().copied().filter(|w| is_element(w)).collect();
-            move_cells == cells && rule.first().is_none_or(|r| w.first() == Some(r))
-        })
-        .map(|(i, _)| i)
+    let typed_set: BTreeSet<String> = typed_cells.iter().map(|c| c.to_string()).collect();
+    let cells = cells_of(&structure);
+    let cell_names: BTreeSet<&str> = cells.iter().map(|&e| structure.element_name(e)).collect();
+    let of_rule = |i: &usize| {
+        rule.first()
+            .is_none_or(|r| words(&texts[*i]).first() == Some(r))
+    };
+    let mut movers = Vec::new();
+    g.movers(s, &mut movers);
+    let changed: Vec<BTreeSet<String>> = if movers == [player] && !typed_set.is_empty() {
+        moves
+            .iter()
+            .map(|m| changed_cells(g, s, &structure, &cells, m))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let by_effect: Vec<usize> = (0..changed.len())
+        .filter(|i| changed[*i] == typed_set)
+        .filter(of_rule)
         .collect();
+    let by_match: Vec<usize> = (0..moves.len())
+        .filter(|&i| {
+            let w = words(&texts[i]);
+            let elems: Vec<&str> = w.iter().copied().filter(|w| is_element(w)).collect();
+            let on_board: BTreeSet<String> = elems
+                .iter()
+                .filter(|w| cell_names.contains(*w))
+                .map(|w| w.to_string())
+                .collect();
+            elems == typed_cells || on_board == typed_set
+        })
+        .filter(of_rule)
+        .collect();
+    let by_part: Vec<usize> = (0..changed.len())
+        .filter(|i| !typed_set.is_empty() && typed_set.is_subset(&changed[*i]))
+        .filter(of_rule)
+        .collect();
+    let candidates = [by_effect, by_match, by_part]
+        .into_iter()
+        .find(|c| !c.is_empty())
+        .unwrap_or_default();
     match candidates.as_slice() {
         [i] => Ok(*i),
-        [] => Err(format!("`{input}` is not a legal move")),
-        many => Err(format!(
-            "`{input}` is ambiguous: it could be {}; type more (the rule name or the number)",
-            many.iter()
-                .map(|&i| texts[i].as_str())
-                .collect::<Vec<_>>()
-                .join(" or ")
-        )),
+        [] => Err(not_legal()),
+        many => {
+            let mut e = format!("`{input}` could be any of these moves; type its number:");
+            for &i in many {
+                let _ = write!(e, "\n  {:>3}. {}", i + 1, texts[i]);
+            }
+            Err(e)
+        }
     }
 }
 
@@ -230,7 +314,6 @@ pub fn play<G: Game>(
     let mut s = g.initial_state();
     let mut movers = Vec::new();
     let mut moves = Vec::new();
-    let mut line = String::new();
     loop {
         writeln!(out, "{}", picture(g, &s))?;
         g.movers(&s, &mut movers);
@@ -254,26 +337,14 @@ pub fn play<G: Game>(
                 }
                 // A forced move (GDL's noop for the idle role) needs no typing.
                 Some(Seat::Human) | None if moves.len() == 1 => 0,
-                Some(Seat::Human) | None => loop {
+                Some(Seat::Human) | None => {
+                    // The list once per move; after a mistake only the reason.
                     writeln!(out, "{} to move. Legal moves:", names[p])?;
                     for (i, m) in moves.iter().enumerate() {
                         writeln!(out, "  {:>3}. {}", i + 1, g.move_to_string(&s, p, m))?;
                     }
-                    write!(out, "{}> ", names[p])?;
-                    out.flush()?;
-                    line.clear();
-                    if input.read_line(&mut line)? == 0 {
-                        writeln!(out)?;
-                        return Err(std::io::Error::new(
-                            std::io::ErrorKind::UnexpectedEof,
-                            "input ended before the game did",
-                        ));
-                    }
-                    match parse_move(g, &s, p, &moves, &line) {
-                        Ok(i) => break i,
-                        Err(e) => writeln!(out, "{e}")?,
-                    }
-                },
+                    ask(g, &s, p, &moves, input, out)?
+                }
             };
             writeln!(
                 out,
@@ -300,6 +371,36 @@ pub fn play<G: Game>(
         writeln!(out, "  {n}: {p}")?;
     }
     Ok(pay)
+}
+
+/// Reads lines from `input` until one names a legal move of `player` (see
+/// [`parse_move`]), saying on `out` what is wrong with each other line;
+/// returns the move's index.
+fn ask<G: Game>(
+    g: &G,
+    s: &G::State,
+    player: usize,
+    moves: &[G::Move],
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+) -> std::io::Result<usize> {
+    let mut line = String::new();
+    loop {
+        write!(out, "{}> ", g.player_names()[player])?;
+        out.flush()?;
+        line.clear();
+        if input.read_line(&mut line)? == 0 {
+            writeln!(out)?;
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "input ended before the game did",
+            ));
+        }
+        match parse_move(g, s, player, moves, &line) {
+            Ok(i) => return Ok(i),
+            Err(e) => writeln!(out, "{e}")?,
+        }
+    }
 }
 
 /// Applies moves written as in `toss play` (a joint move's parts joined by

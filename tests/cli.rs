@@ -416,7 +416,7 @@ fn show_draws_chess_as_a_board_with_its_clock_beside() {
             "show",
             "games/chess.toss",
             "--moves",
-            "clock e2 e3 e4",
+            "e2 e4",
             "--svg",
             svg.to_str().expect("path"),
         ],
@@ -471,4 +471,121 @@ fn show_labels_a_unary_relation_named_c() {
     assert!(picture.contains("fill=\"#a33\">C</text>"), "{picture}");
     assert!(picture.contains("fill=\"#a33\">M</text>"), "{picture}");
     std::fs::remove_file(&svg).ok();
+}
+
+fn play_two_humans(game: &str, moves: &str) -> String {
+    let out = toss(
+        &["play", game, "--player", "human", "--player", "human"],
+        moves,
+    );
+    let stdout = text(&out.stdout);
+    // The moves end before the game: that is the only error.
+    assert_eq!(
+        text(&out.stderr).trim(),
+        "input ended before the game did",
+        "{stdout}"
+    );
+    stdout
+}
+
+/// Chess moves typed by the cells they change: a double step, replies,
+/// castling by the king's cells; the board is drawn 8x8 each time.
+#[test]
+fn play_chess_by_cells_on_an_eight_by_eight_board() {
+    let stdout = play_two_humans(
+        "games/chess.toss",
+        "e2 e4\ne7 e5\ng1 f3\nb8-c6\nf1 c4\ng8 f6\ne1 g1\n",
+    );
+    for played in [
+        "white plays WhitePawnDouble{k: clock, a: e2, m: e3, b: e4}",
+        "black plays BlackPawnDouble{k: clock, a: e7, m: e6, b: e5}",
+        "white plays WhiteKnight{k: clock, a: g1, b: f3}",
+        "black plays BlackKnight{k: clock, a: b8, b: c6}",
+        "white plays WhiteBishop{k: clock, a: f1, b: c4}",
+        "black plays BlackKnight{k: clock, a: g8, b: f6}",
+        "white plays WhiteCastleShort{",
+    ] {
+        assert!(stdout.contains(played), "{played}: {stdout}");
+    }
+    assert!(!stdout.contains("is not a legal move"), "{stdout}");
+    // The starting board: eight rows of eight cells, a to h, the clock.
+    let lines: Vec<&str> = stdout.lines().collect();
+    let top = lines
+        .iter()
+        .position(|l| l.starts_with("  8 "))
+        .expect("row 8");
+    for (k, row) in (1..=8).rev().enumerate() {
+        let cells: Vec<&str> = lines[top + k].split_whitespace().collect();
+        assert_eq!(cells.len(), 9, "row {row}: {}", lines[top + k]);
+        assert_eq!(cells[0], row.to_string());
+    }
+    assert_eq!(
+        lines[top + 1].split_whitespace().nth(5),
+        Some("B+Pawn"),
+        "{stdout}"
+    );
+    let letters: Vec<&str> = lines[top + 8].split_whitespace().collect();
+    assert_eq!(letters, ["a", "b", "c", "d", "e", "f", "g", "h"]);
+    assert_eq!(lines[top + 9].trim(), "clock: Clock; n = 0, ep = 0");
+    // No dump of the stable relations.
+    assert!(!stdout.contains("NJ {"), "{stdout}");
+}
+
+/// Draughts steps typed by their cells, numbers and texts still work.
+#[test]
+fn play_draughts_by_cells_numbers_and_text() {
+    let stdout = play_two_humans(
+        "games/english-draughts.toss",
+        "c3 d4\n1\nBlackManStep{k: clock, a: g3, b: h4}\nf6 g5\n",
+    );
+    assert!(
+        stdout.contains("black plays BlackManStep{k: clock, a: c3, b: d4}"),
+        "{stdout}"
+    );
+    // Move 1 of white's list.
+    let list = stdout
+        .split("white to move. Legal moves:\n")
+        .nth(1)
+        .expect("white's moves");
+    let first = list
+        .lines()
+        .next()
+        .and_then(|l| l.trim().strip_prefix("1. "))
+        .expect("move 1");
+    assert!(stdout.contains(&format!("white plays {first}")), "{stdout}");
+    for played in [
+        "black plays BlackManStep{k: clock, a: g3, b: h4}",
+        "white plays WhiteManStep{k: clock, a: f6, b: g5}",
+    ] {
+        assert!(stdout.contains(played), "{played}: {stdout}");
+    }
+    assert!(!stdout.contains("is not a legal move"), "{stdout}");
+}
+
+/// A pawn reaching h8 could become four pieces: the cells list the four
+/// moves with their numbers in the legal-move list, and asks again.
+#[test]
+fn an_ambiguous_promotion_lists_the_candidates_with_their_numbers() {
+    let stdout = play_two_humans(
+        "games/chess.toss",
+        "h2 h4\ng7 g5\nh4 g5\ng8 f6\ng5 g6\nh8 g8\ng6 h7\na7 a6\nh7 h8\n\
+         WhitePawnStepToKnight h7 h8\n",
+    );
+    let (before, after) = stdout
+        .split_once("`h7 h8` could be any of these moves; type its number:\n")
+        .unwrap_or_else(|| panic!("{stdout}"));
+    let candidates: Vec<&str> = after.lines().take(4).collect();
+    for (line, piece) in candidates.iter().zip(["Queen", "Rook", "Bishop", "Knight"]) {
+        assert!(
+            line.contains(&format!("WhitePawnStepTo{piece}{{k: clock, a: h7, b: h8}}")),
+            "{line}"
+        );
+        // The same number and text as in the list of legal moves.
+        assert!(before.contains(&format!("{line}\n")), "{line}: {before}");
+    }
+    assert!(!after.lines().nth(4).unwrap_or_default().contains(". White"));
+    assert!(
+        stdout.contains("white plays WhitePawnStepToKnight{k: clock, a: h7, b: h8}"),
+        "{stdout}"
+    );
 }
