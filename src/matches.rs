@@ -2,6 +2,8 @@
 //! `toss play` take them: `random`, `uct:iters=2000`, `uct:time=0.5`,
 //! `uct+heur:iters=2000`, `alphabeta:depth=4`.
 
+use std::fmt::Write as _;
+use std::io::Write as _;
 use std::time::Duration;
 
 use toss_runtime::Interpreter;
@@ -436,7 +438,9 @@ where
         bar.inc(1);
     }
     bar.finish_and_clear();
-    println!(
+    let mut table = String::new();
+    let _ = writeln!(
+        table,
         "{:<24} {:<10} {:>6} {:>6} {:>6} {:>7} {:>8}",
         "player", "seat", "wins", "draws", "losses", "score", "95% ci"
     );
@@ -448,7 +452,8 @@ where
                 continue;
             }
             total.add(*r);
-            println!(
+            let _ = writeln!(
+                table,
                 "{:<24} {:<10} {:>6} {:>6} {:>6} {:>7.3} {:>8}",
                 spec.text,
                 g.player_names()[p],
@@ -459,7 +464,8 @@ where
                 format!("+-{:.3}", r.ci95())
             );
         }
-        println!(
+        let _ = writeln!(
+            table,
             "{:<24} {:<10} {:>6} {:>6} {:>6} {:>7.3} {:>8}",
             spec.text,
             "all",
@@ -469,9 +475,11 @@ where
             total.score(),
             format!("+-{:.3}", total.ci95())
         );
-        result.push_str(&format!(" {} {:.4}", spec.text, total.score()));
+        let _ = write!(result, " {} {:.4}", spec.text, total.score());
     }
-    println!("{result}");
+    let mut out = crate::play::PipeStdout;
+    writeln!(out, "{table}{result}")
+        .map_err(|e| format!("cannot write to standard output: {e}"))?;
     Ok(())
 }
 

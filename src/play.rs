@@ -111,6 +111,37 @@ pub fn playouts<G: Game>(
     }
 }
 
+/// Standard output for command-line programs. When the reader has gone
+/// (`toss perft ... | head -1`) a write ends the program quietly with
+/// status 0, as the default SIGPIPE action ends a C program: Rust ignores
+/// SIGPIPE, so `println!` would panic, and this workspace forbids the
+/// unsafe code that would restore the signal. Other write errors are
+/// returned.
+pub struct PipeStdout;
+
+impl PipeStdout {
+    fn check<T>(r: std::io::Result<T>) -> std::io::Result<T> {
+        if let Err(e) = &r
+            && e.kind() == std::io::ErrorKind::BrokenPipe
+        {
+            std::process::exit(0);
+        }
+        r
+    }
+}
+
+impl Write for PipeStdout {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        Self::check(std::io::stdout().write(buf))
+    }
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        Self::check(std::io::stdout().write_all(buf))
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Self::check(std::io::stdout().flush())
+    }
+}
+
 /// Words of a move's text: runs of letters, digits, `_` and `'`.
 fn words(text: &str) -> Vec<&str> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '\''))

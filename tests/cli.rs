@@ -589,3 +589,49 @@ fn an_ambiguous_promotion_lists_the_candidates_with_their_numbers() {
         "{stdout}"
     );
 }
+
+/// Standard output closed before anything is written (`| head -0`): every
+/// command ends quietly, without a panic.
+#[test]
+fn a_closed_standard_output_ends_commands_quietly() {
+    for args in [
+        &["perft", "games/dice.toss", "2", "--divide"][..],
+        &["playout", "games/tic-tac-toe.toss", "-n", "10"],
+        &["check", "games/chess.toss"],
+        &["fmt", "games/tic-tac-toe.toss"],
+        &["heuristic", "games/tic-tac-toe.toss"],
+        &[
+            "match",
+            "games/tic-tac-toe.toss",
+            "--player",
+            "random",
+            "--player",
+            "random",
+            "-n",
+            "2",
+        ],
+        &[
+            "play",
+            "games/tic-tac-toe.toss",
+            "--player",
+            "random",
+            "--player",
+            "random",
+        ],
+    ] {
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
+        let out = Command::new(env!("CARGO_BIN_EXE_toss"))
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdin(Stdio::null())
+            .stdout(writer)
+            .stderr(Stdio::piped())
+            .output()
+            .expect("run toss");
+        let stderr = text(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {:?} {stderr}", out.status);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(!stderr.contains("Broken pipe"), "{args:?}: {stderr}");
+    }
+}
