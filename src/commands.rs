@@ -218,6 +218,9 @@ pub fn playout(
     max_plies: usize,
     colour: bool,
 ) -> Result<(), String> {
+    if n == 0 {
+        return Err("-n 0: give the number of playouts to run, at least 1".into());
+    }
     let loaded = toss::load::load(path, colour).map_err(|e| e.rendered)?;
     with_game!(&loaded, g => playout_game(g, n, seed, max_plies))
 }
@@ -245,7 +248,11 @@ fn playout_game<G: Game>(g: &G, n: u64, seed: u64, max_plies: usize) -> Result<(
         "playouts/s: {:.0}",
         stats.playouts as f64 / stats.seconds.max(1e-9)
     );
-    outln!("mean length: {:.2} turns", stats.mean_plies);
+    outln!(
+        "mean length: {:.2} turns ({:.2} plies)",
+        stats.mean_turns,
+        stats.mean_plies
+    );
     for (name, p) in g.player_names().iter().zip(&stats.mean_payoffs) {
         outln!("mean payoff {name}: {p:.4}");
     }
@@ -516,12 +523,15 @@ fn run(args: &[String]) -> Result<(), String> {
         }
         Some("playout") => {
             let n = option(args, "-n", 1000u64)?;
+            if n == 0 {
+                return Err("-n 0: give the number of playouts to run, at least 1".into());
+            }
             let seed = option(args, "--seed", 0u64)?;
             let max_plies = option(args, "--max-plies", 100_000usize)?;
             let stats = toss::play::playouts(&g, n, seed, max_plies, || {});
             outln!("{} playouts in {:.2} s", stats.playouts, stats.seconds);
             outln!("playouts/s: {:.0}", stats.playouts as f64 / stats.seconds.max(1e-9));
-            outln!("mean length: {:.2} turns", stats.mean_plies);
+            outln!("mean length: {:.2} turns ({:.2} plies)", stats.mean_turns, stats.mean_plies);
             for (name, p) in g.player_names().iter().zip(&stats.mean_payoffs) {
                 outln!("mean payoff {name}: {p:.4}");
             }

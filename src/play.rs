@@ -2,12 +2,14 @@
 //! perft, random playouts, interactive play and reading moves typed by a
 //! person.
 
+use std::cell::Cell;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::io::{BufRead, Write};
 use std::time::Instant;
 
 use toss_runtime::game::{Game, Rng, rng_from_seed};
+use toss_runtime::heuristic::HeuristicKind;
 use toss_runtime::player::{Budget, Player};
 
 /// Every joint move of the movers of `s` (one move per mover, in `movers`
@@ -76,38 +78,126 @@ pub fn perft_divide<G: Game>(g: &G, s: &G::State, depth: usize) -> Vec<(String, 
 pub struct PlayoutStats {
     pub playouts: u64,
     pub seconds: f64,
+    /// Mean length in turns (maximal runs of plies with one mover, see
+    /// `Game::continues_turn`), as perft and `--max-plies` count.
+    pub mean_turns: f64,
+    /// Mean length in plies (joint moves).
     pub mean_plies: f64,
     pub mean_payoffs: Vec<f64>,
 }
 
 /// Runs `n` random playouts with one generator seeded from `seed`; `tick`
-/// is called after each playout (for a progress bar).
+/// is called after each playout (for a progress bar). `max_turns` stops a
+/// playout after that many turns.
 pub fn playouts<G: Game>(
     g: &G,
     n: u64,
     seed: u64,
-    max_plies: usize,
+    max_turns: usize,
     mut tick: impl FnMut(),
 ) -> PlayoutStats {
     let mut rng = rng_from_seed(seed);
-    let mut plies = 0u64;
+    let (mut turns, mut plies) = (0u64, 0u64);
     let mut payoffs = vec![0.0; g.num_players()];
+    // Where every ply is a turn, the game's own (possibly generated)
+    // playout counts both; otherwise the trait's playout loop runs on a
+    // wrapper that counts the plies it applies (same moves, same draws).
+    let counting = g.has_compound_turns().then(|| CountPlies {
+        game: g,
+        plies: Cell::new(0),
+    });
     let start = Instant::now();
     for _ in 0..n {
-        let (len, pay) = g.random_playout(&mut rng, max_plies);
-        plies += len as u64;
+        let (len, pay) = match &counting {
+            Some(c) => c.random_playout(&mut rng, max_turns),
+            None => {
+                let (len, pay) = g.random_playout(&mut rng, max_turns);
+                plies += len as u64;
+                (len, pay)
+            }
+        };
+        turns += len as u64;
         for (sum, p) in payoffs.iter_mut().zip(pay) {
             *sum += p;
         }
         tick();
     }
     let seconds = start.elapsed().as_secs_f64();
+    plies += counting.map_or(0, |c| c.plies.get());
     let n_f = n.max(1) as f64;
     PlayoutStats {
         playouts: n,
         seconds,
+        mean_turns: turns as f64 / n_f,
         mean_plies: plies as f64 / n_f,
         mean_payoffs: payoffs.into_iter().map(|p| p / n_f).collect(),
+    }
+}
+
+/// `game`, counting the joint moves applied. It keeps the trait's default
+/// `random_playout_from`, so a playout on it counts plies (a generated
+/// game's own playout is bypassed).
+struct CountPlies<'a, G> {
+    game: &'a G,
+    plies: Cell<u64>,
+}
+
+impl<G: Game> Game for CountPlies<'_, G> {
+    type State = G::State;
+    type Move = G::Move;
+    fn player_names(&self) -> &[String] {
+        self.game.player_names()
+    }
+    fn num_players(&self) -> usize {
+        self.game.num_players()
+    }
+    fn initial_state(&self) -> G::State {
+        self.game.initial_state()
+    }
+    fn movers(&self, s: &G::State, out: &mut Vec<usize>) {
+        self.game.movers(s, out)
+    }
+    fn legal_moves(&self, s: &G::State, player: usize, out: &mut Vec<G::Move>) {
+        self.game.legal_moves(s, player, out)
+    }
+    fn apply(&self, s: &mut G::State, joint: &[G::Move], rng: &mut Rng) {
+        self.plies.set(self.plies.get() + 1);
+        self.game.apply(s, joint, rng)
+    }
+    fn movers_and_moves(
+        &self,
+        s: &G::State,
+        movers: &mut Vec<usize>,
+        moves: &mut Vec<Vec<G::Move>>,
+    ) {
+        self.game.movers_and_moves(s, movers, moves)
+    }
+    fn is_terminal(&self, s: &G::State) -> bool {
+        self.game.is_terminal(s)
+    }
+    fn payoffs(&self, s: &G::State, out: &mut [f64]) {
+        self.game.payoffs(s, out)
+    }
+    fn to_structure(&self, s: &G::State) -> toss_runtime::Structure {
+        self.game.to_structure(s)
+    }
+    fn location(&self, s: &G::State) -> usize {
+        self.game.location(s)
+    }
+    fn move_to_string(&self, s: &G::State, player: usize, m: &G::Move) -> String {
+        self.game.move_to_string(s, player, m)
+    }
+    fn draw_continuous(&self, s: &G::State, player: usize, m: &mut G::Move, rng: &mut Rng) {
+        self.game.draw_continuous(s, player, m, rng)
+    }
+    fn continues_turn(&self, before: &[usize], after: &[usize]) -> bool {
+        self.game.continues_turn(before, after)
+    }
+    fn has_compound_turns(&self) -> bool {
+        self.game.has_compound_turns()
+    }
+    fn heuristic_values(&self, s: &G::State, kind: HeuristicKind, out: &mut [f64]) -> bool {
+        self.game.heuristic_values(s, kind, out)
     }
 }
 
@@ -467,4 +557,46 @@ pub fn replay<G: Game>(g: &G, moves: &[&str], seed: u64) -> Result<G::State, Str
         g.apply(&mut s, &joint, &mut rng);
     }
     Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(file: &str) -> toss_runtime::Interpreter {
+        let path = format!("{}/games/{file}", env!("CARGO_MANIFEST_DIR"));
+        let source = std::fs::read_to_string(&path).unwrap_or_default();
+        crate::interpret(&source, file).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Counting plies runs the same playouts as the game's own
+    /// `random_playout`: the same turns and payoffs for a seed.
+    #[test]
+    fn counted_playouts_are_the_games_own() {
+        for file in ["dice.toss", "reversi.toss", "tic-tac-toe.toss"] {
+            let g = game(file);
+            let n = 20;
+            let stats = playouts(&g, n, 11, 100_000, || {});
+            let mut rng = rng_from_seed(11);
+            let (mut turns, mut first) = (0, 0.0);
+            for _ in 0..n {
+                let (len, pay) = g.random_playout(&mut rng, 100_000);
+                turns += len;
+                first += pay[0];
+            }
+            assert_eq!(stats.mean_turns, turns as f64 / n as f64, "{file}");
+            assert_eq!(stats.mean_payoffs[0], first / n as f64, "{file}");
+            assert!(stats.mean_plies >= stats.mean_turns, "{file}");
+            if !g.has_compound_turns() {
+                assert_eq!(stats.mean_plies, stats.mean_turns, "{file}");
+            }
+        }
+    }
+
+    /// A dice turn is a roll and a move, and the game ends after a move.
+    #[test]
+    fn dice_playouts_have_two_plies_per_turn() {
+        let stats = playouts(&game("dice.toss"), 50, 3, 100_000, || {});
+        assert_eq!(stats.mean_plies, 2.0 * stats.mean_turns);
+    }
 }

@@ -635,3 +635,79 @@ fn a_closed_standard_output_ends_commands_quietly() {
         assert!(!stderr.contains("Broken pipe"), "{args:?}: {stderr}");
     }
 }
+
+/// The value after `prefix` on the line that starts with it.
+fn field<'a>(stdout: &'a str, prefix: &str) -> &'a str {
+    stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(prefix))
+        .unwrap_or_else(|| panic!("no `{prefix}` in {stdout}"))
+}
+
+/// `toss playout`: the fields, the same figures for a seed, the mean length
+/// in turns as the game's own playouts count it and in plies (a dice turn
+/// is a roll and a move).
+#[test]
+fn playout_prints_turns_plies_and_payoffs_reproducibly() {
+    use toss::Game;
+    let args = ["playout", "games/dice.toss", "-n", "200", "--seed", "5"];
+    let (a, b) = (toss(&args, ""), toss(&args, ""));
+    assert!(a.status.success(), "{}", text(&a.stderr));
+    let (sa, sb) = (text(&a.stdout), text(&b.stdout));
+    let figures = |s: &str| -> Vec<String> {
+        s.lines()
+            .filter(|l| l.starts_with("mean "))
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(figures(&sa), figures(&sb));
+    assert!(sa.starts_with("200 playouts in "), "{sa}");
+    let rate: f64 = field(&sa, "playouts/s: ").parse().expect("a rate");
+    assert!(rate > 0.0);
+    let length = field(&sa, "mean length: ");
+    let (turns, plies) = length
+        .strip_suffix(" plies)")
+        .and_then(|l| l.split_once(" turns ("))
+        .unwrap_or_else(|| panic!("{length}"));
+    let (turns, plies): (f64, f64) = (turns.parse().expect("turns"), plies.parse().expect("plies"));
+    assert!((plies - 2.0 * turns).abs() < 0.011, "{length}");
+    // The turns and payoffs of the game's own random playouts, same seed.
+    let source = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("games/dice.toss"),
+    )
+    .expect("dice.toss");
+    let g = toss::interpret(&source, "dice.toss").expect("loads");
+    let mut rng = toss::rng_from_seed(5);
+    let (mut sum_turns, mut sum_white) = (0usize, 0.0);
+    for _ in 0..200 {
+        let (len, pay) = g.random_playout(&mut rng, 100_000);
+        sum_turns += len;
+        sum_white += pay[0];
+    }
+    assert_eq!(
+        format!("{turns:.2}"),
+        format!("{:.2}", sum_turns as f64 / 200.0)
+    );
+    assert_eq!(
+        field(&sa, "mean payoff white: "),
+        format!("{:.4}", sum_white / 200.0)
+    );
+    let black: f64 = field(&sa, "mean payoff black: ").parse().expect("payoff");
+    assert!((black + sum_white / 200.0).abs() < 1e-4, "{sa}");
+    // Tic-tac-toe: every ply is a turn.
+    let out = toss(&["playout", "games/tic-tac-toe.toss", "-n", "50"], "");
+    let length = field(&text(&out.stdout), "mean length: ").to_string();
+    let (turns, rest) = length.split_once(" turns (").expect("turns");
+    assert_eq!(rest, format!("{turns} plies)"));
+}
+
+#[test]
+fn zero_playouts_or_games_are_refused() {
+    let out = toss(&["playout", "games/tic-tac-toe.toss", "-n", "0"], "");
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("-n 0: give the number of playouts to run, at least 1"),
+        "{}",
+        text(&out.stderr)
+    );
+}
