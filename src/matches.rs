@@ -398,6 +398,9 @@ where
     if specs.iter().any(|s| s.kind == Kind::Human) {
         return Err("a match is between programs: use `toss play` to play yourself".into());
     }
+    if games == 0 {
+        return Err("-n 0: a match needs at least one game (-n 1 or more)".into());
+    }
     // records[spec][seat]
     let mut records = vec![vec![Record::default(); n]; n];
     let bar = indicatif::ProgressBar::new(games);
@@ -439,10 +442,22 @@ where
     }
     bar.finish_and_clear();
     let mut table = String::new();
+    let row = |t: &mut String, spec: &str, seat: &str, r: &Record| {
+        let (lo, hi) = r.wilson95();
+        let _ = writeln!(
+            t,
+            "{spec:<24} {seat:<10} {:>6} {:>6} {:>6} {:>7.3} {:>16}",
+            r.wins,
+            r.draws,
+            r.losses,
+            r.score(),
+            format!("[{lo:.3}, {hi:.3}]")
+        );
+    };
     let _ = writeln!(
         table,
-        "{:<24} {:<10} {:>6} {:>6} {:>6} {:>7} {:>8}",
-        "player", "seat", "wins", "draws", "losses", "score", "95% ci"
+        "{:<24} {:<10} {:>6} {:>6} {:>6} {:>7} {:>16}",
+        "player", "seat", "wins", "draws", "losses", "score", "95% ci (Wilson)"
     );
     let mut result = String::from("result");
     for (k, spec) in specs.iter().enumerate() {
@@ -452,29 +467,9 @@ where
                 continue;
             }
             total.add(*r);
-            let _ = writeln!(
-                table,
-                "{:<24} {:<10} {:>6} {:>6} {:>6} {:>7.3} {:>8}",
-                spec.text,
-                g.player_names()[p],
-                r.wins,
-                r.draws,
-                r.losses,
-                r.score(),
-                format!("+-{:.3}", r.ci95())
-            );
+            row(&mut table, &spec.text, &g.player_names()[p], r);
         }
-        let _ = writeln!(
-            table,
-            "{:<24} {:<10} {:>6} {:>6} {:>6} {:>7.3} {:>8}",
-            spec.text,
-            "all",
-            total.wins,
-            total.draws,
-            total.losses,
-            total.score(),
-            format!("+-{:.3}", total.ci95())
-        );
+        row(&mut table, &spec.text, "all", &total);
         let _ = write!(result, " {} {:.4}", spec.text, total.score());
     }
     let mut out = crate::play::PipeStdout;
@@ -499,18 +494,23 @@ impl Record {
     pub fn score(&self) -> f64 {
         (self.wins as f64 + 0.5 * self.draws as f64) / self.games().max(1) as f64
     }
-    /// Half-width of the 95% confidence interval of the score (normal
-    /// approximation with the sample variance of per-game scores).
-    pub fn ci95(&self) -> f64 {
+    /// The 95% Wilson score interval of the score: the proportions p
+    /// whose normal test does not reject the observed score s in n games,
+    /// (s + z^2/2n +- z sqrt(s(1 - s)/n + z^2/4n^2)) / (1 + z^2/n) with
+    /// z = 1.96, draws counting as half a win. Unlike the normal
+    /// approximation it is not empty at scores 0 and 1, and it stays in
+    /// [0, 1]. `(0, 1)` without games.
+    pub fn wilson95(&self) -> (f64, f64) {
         let n = self.games() as f64;
-        if n < 2.0 {
-            return f64::NAN;
+        if n == 0.0 {
+            return (0.0, 1.0);
         }
-        let mean = self.score();
-        let sq = self.wins as f64 * (1.0 - mean).powi(2)
-            + self.draws as f64 * (0.5 - mean).powi(2)
-            + self.losses as f64 * mean.powi(2);
-        1.96 * (sq / (n - 1.0) / n).sqrt()
+        const Z: f64 = 1.96;
+        let s = self.score();
+        let z2n = Z * Z / n;
+        let centre = (s + z2n / 2.0) / (1.0 + z2n);
+        let half = Z * (s * (1.0 - s) / n + z2n / (4.0 * n)).sqrt() / (1.0 + z2n);
+        ((centre - half).max(0.0), (centre + half).min(1.0))
     }
     pub fn add(&mut self, other: Record) {
         self.wins += other.wins;
@@ -562,6 +562,35 @@ mod tests {
             game_line(1, 1, &names, &["random", "random"], &[0.0, 0.0], 9),
             "game 1/1: white random, black random; draw; 9 plies"
         );
+    }
+
+    /// Wilson intervals against values worked out by hand with z = 1.96
+    /// (z^2 = 3.8416): for 10 wins of 10, z^2/n = 0.38416, the centre is
+    /// (1 + 0.19208) / 1.38416 = 0.86123 and the half-width 1.96 *
+    /// sqrt(0.009604) / 1.38416 = 0.13877.
+    #[test]
+    fn wilson_intervals_match_hand_computed_values() {
+        let r = |wins, draws, losses| Record {
+            wins,
+            draws,
+            losses,
+        };
+        for (record, lo, hi) in [
+            (r(10, 0, 0), 0.72246, 1.0),
+            (r(0, 0, 10), 0.0, 0.27754),
+            // Score 0.4: draws count as half a win.
+            (r(3, 2, 5), 0.16818, 0.68733),
+            (r(0, 1, 0), 0.05462, 0.94538),
+            (r(15, 0, 5), 0.53129, 0.88814),
+        ] {
+            let (l, h) = record.wilson95();
+            assert!(
+                (l - lo).abs() < 1e-5 && (h - hi).abs() < 1e-5,
+                "{record:?}: ({l}, {h}), expected ({lo}, {hi})"
+            );
+            assert!(l <= record.score() && record.score() <= h);
+        }
+        assert_eq!(Record::default().wilson95(), (0.0, 1.0));
     }
 
     #[test]

@@ -710,4 +710,86 @@ fn zero_playouts_or_games_are_refused() {
         "{}",
         text(&out.stderr)
     );
+    let out = toss(
+        &[
+            "match",
+            "games/tic-tac-toe.toss",
+            "--player",
+            "random",
+            "--player",
+            "random",
+            "-n",
+            "0",
+        ],
+        "",
+    );
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("-n 0: a match needs at least one game"),
+        "{stderr}"
+    );
+    assert!(!text(&out.stdout).contains("NaN"));
+}
+
+/// The table's intervals are Wilson's: within [0, 1], around the score,
+/// not empty at a score of 0 or 1.
+#[test]
+fn match_table_shows_wilson_intervals() {
+    let out = toss(
+        &[
+            "match",
+            "games/tic-tac-toe.toss",
+            "--player",
+            "uct:iters=300",
+            "--player",
+            "random",
+            "-n",
+            "6",
+            "--seed",
+            "1",
+        ],
+        "",
+    );
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        stdout
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .ends_with("95% ci (Wilson)")
+    );
+    let rows: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("uct:") || l.starts_with("random "))
+        .collect();
+    assert_eq!(rows.len(), 4, "{stdout}");
+    for row in rows {
+        let cols: Vec<&str> = row.split_whitespace().collect();
+        let n: f64 = cols[2..5]
+            .iter()
+            .map(|c| c.parse::<f64>().expect("count"))
+            .sum();
+        let score: f64 = cols[5].parse().expect("score");
+        let lo: f64 = cols[6]
+            .trim_start_matches('[')
+            .trim_end_matches(',')
+            .parse()
+            .expect("lower");
+        let hi: f64 = cols[7].trim_end_matches(']').parse().expect("upper");
+        assert!(
+            0.0 <= lo && lo <= score && score <= hi && hi <= 1.0,
+            "{row}"
+        );
+        // Never a zero-width interval, even at a score of 0 or 1.
+        assert!(hi - lo > 0.2, "{row}");
+        // The interval of the score with z = 1.96.
+        let z2 = 1.96f64 * 1.96;
+        let centre = (score + z2 / (2.0 * n)) / (1.0 + z2 / n);
+        assert!(
+            (lo + hi) / 2.0 - centre < 1e-3 || hi == 1.0 || lo == 0.0,
+            "{row}"
+        );
+    }
 }
