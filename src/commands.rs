@@ -324,9 +324,12 @@ pub fn play_match(
     swap: bool,
     colour: bool,
 ) -> Result<(), String> {
-    let (game, _) = load_toss(path, colour).map_err(|e| e.rendered)?;
-    let g = toss::Interpreter::new(&game).map_err(|e| format!("{}: {e}", path.display()))?;
-    matches::run_match(&g, &game, &g, specs, games, seed, swap)
+    match toss::load::load(path, colour).map_err(|e| e.rendered)? {
+        toss::load::Loaded::Toss { game, interpreter } => {
+            matches::run_match(&interpreter, &game, &interpreter, specs, games, seed, swap)
+        }
+        toss::load::Loaded::Gdl(g) => matches::run_match_generic(&g, specs, games, seed, swap),
+    }
 }
 
 /// `toss heuristic FILE`: the derived heuristic of each player, per location.

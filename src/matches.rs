@@ -10,7 +10,7 @@ use toss_runtime::Interpreter;
 use toss_runtime::alphabeta::AlphaBeta;
 use toss_runtime::game::{Game, rng_from_seed};
 use toss_runtime::heuristic::{
-    CompiledHeuristic, HeuristicConfig, HeuristicEval, HeuristicKind, derive,
+    CompiledHeuristic, HeuristicConfig, HeuristicEval, HeuristicKind, Heuristics, derive,
 };
 use toss_runtime::ir;
 use toss_runtime::player::{Budget, Player, RandomPlayer};
@@ -232,13 +232,50 @@ where
     G::State: Send + Sync,
     G::Move: Send + Sync,
 {
+    build_with(spec, g, game, interp, seed, None)
+}
+
+/// Whether the player of `spec` evaluates a heuristic derived from the
+/// description, rather than one compiled into `g` (or none).
+pub fn needs_derived_heuristic<G: Game>(spec: &PlayerSpec, g: &G) -> bool {
+    matches!(spec.kind, Kind::UctHeuristic | Kind::AlphaBeta)
+        && CompiledHeuristic::for_game(g, spec.heuristic).is_none()
+}
+
+/// The heuristic a `spec` player derives from `game` (spec 3.3-3.5).
+pub fn derive_heuristic(spec: &PlayerSpec, game: &ir::Game) -> Heuristics {
+    let cfg = HeuristicConfig {
+        kind: spec.heuristic,
+        ..HeuristicConfig::default()
+    };
+    derive(game, &cfg)
+}
+
+/// [`build`], given the heuristic [`derive_heuristic`] makes for `spec`
+/// (`None`: derive it here when needed), so that a match derives it once
+/// rather than for every game and seat (seconds for Breakthrough).
+pub fn build_with<G: Game + Sync + 'static>(
+    spec: &PlayerSpec,
+    g: &G,
+    game: &ir::Game,
+    interp: &Interpreter,
+    seed: u64,
+    derived: Option<&Heuristics>,
+) -> Result<Seat<G>, String>
+where
+    G::State: Send + Sync,
+    G::Move: Send + Sync,
+{
     let heuristic_eval = || {
-        let cfg = HeuristicConfig {
-            kind: spec.heuristic,
-            ..HeuristicConfig::default()
+        let derived_here;
+        let h = match derived {
+            Some(h) => h,
+            None => {
+                derived_here = derive_heuristic(spec, game);
+                &derived_here
+            }
         };
-        let h = derive(game, &cfg);
-        let mut e = HeuristicEval::new(game, interp, &h)
+        let mut e = HeuristicEval::new(game, interp, h)
             .map_err(|e| format!("the derived heuristic does not compile: {e}"))?;
         if let Some(scale) = spec.scale {
             e.map.scale = scale;
@@ -373,9 +410,11 @@ pub fn game_line(
 
 /// A match of `games` games between programs, one spec per game player;
 /// with `swap` the seats rotate every game. Shows a progress bar, prints
-/// one line per finished game to stderr ([`game_line`]), then the table of wins, draws and losses per spec and seat, then a
-/// `result` line. `g` implements the description `game` (interpreted as
-/// `interp`, or generated).
+/// one line per finished game to stderr ([`game_line`]), then the table of
+/// wins, draws and losses per spec and seat, then a `result` line. `g`
+/// implements the description `game` (interpreted as `interp`, or
+/// generated). A heuristic the players derive is derived once, before the
+/// first game (stderr says how long it took).
 pub fn run_match<G: Game + Sync + 'static>(
     g: &G,
     game: &ir::Game,
@@ -389,6 +428,66 @@ where
     G::State: Send + Sync,
     G::Move: Send + Sync,
 {
+    check_match(g, specs, games)?;
+    let mut derived: Vec<Option<Heuristics>> = Vec::with_capacity(specs.len());
+    for spec in specs {
+        if !needs_derived_heuristic(spec, g) {
+            derived.push(None);
+            continue;
+        }
+        // Specs of one heuristic kind share a derivation.
+        let earlier = specs
+            .iter()
+            .zip(&derived)
+            .find_map(|(s, h)| h.as_ref().filter(|_| s.heuristic == spec.heuristic));
+        derived.push(Some(match earlier {
+            Some(h) => h.clone(),
+            None => {
+                let start = std::time::Instant::now();
+                let h = derive_heuristic(spec, game);
+                eprintln!(
+                    "{}: heuristic derived in {:.2} s",
+                    spec.text,
+                    start.elapsed().as_secs_f64()
+                );
+                h
+            }
+        }));
+    }
+    play_match(g, specs, games, seed, swap, |k, seed| {
+        build_with(&specs[k], g, game, interp, seed, derived[k].as_ref())
+    })
+}
+
+/// [`run_match`] for a game without a Toss description (a GDL game):
+/// random and UCT players only, since the others derive their heuristic
+/// from the description.
+pub fn run_match_generic<G: Game + Sync + 'static>(
+    g: &G,
+    specs: &[PlayerSpec],
+    games: u64,
+    seed: u64,
+    swap: bool,
+) -> Result<(), String>
+where
+    G::State: Send + Sync,
+    G::Move: Send + Sync,
+{
+    check_match(g, specs, games)?;
+    for spec in specs {
+        build_generic::<G>(spec, 0)?;
+    }
+    play_match(g, specs, games, seed, swap, |k, seed| {
+        Ok(Seat {
+            spec: specs[k].clone(),
+            player: build_generic(&specs[k], seed)?,
+        })
+    })
+}
+
+/// Refuses a match that cannot be played: the wrong number of specs, a
+/// human, no games.
+fn check_match<G: Game>(g: &G, specs: &[PlayerSpec], games: u64) -> Result<(), String> {
     let n = g.num_players();
     if specs.len() != n {
         return Err(format!(
@@ -401,6 +500,20 @@ where
     if games == 0 {
         return Err("-n 0: a match needs at least one game (-n 1 or more)".into());
     }
+    Ok(())
+}
+
+/// Plays the games of a match with seats from `seat(k, seed)` for spec `k`
+/// and prints the results (see [`run_match`]).
+fn play_match<G: Game>(
+    g: &G,
+    specs: &[PlayerSpec],
+    games: u64,
+    seed: u64,
+    swap: bool,
+    mut seat: impl FnMut(usize, u64) -> Result<Seat<G>, String>,
+) -> Result<(), String> {
+    let n = g.num_players();
     // records[spec][seat]
     let mut records = vec![vec![Record::default(); n]; n];
     let bar = indicatif::ProgressBar::new(games);
@@ -416,13 +529,7 @@ where
         let mut seats = Vec::with_capacity(n);
         for p in 0..n {
             let k = seat_of_spec.iter().position(|&q| q == p).unwrap_or(p);
-            seats.push(build(
-                &specs[k],
-                g,
-                game,
-                interp,
-                game_seed.wrapping_add(97 * k as u64),
-            )?);
+            seats.push(seat(k, game_seed.wrapping_add(97 * k as u64))?);
         }
         let (payoffs, plies) = play_one(g, &mut seats, game_seed, 100_000);
         for (k, &p) in seat_of_spec.iter().enumerate() {

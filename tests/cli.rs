@@ -732,6 +732,61 @@ fn zero_playouts_or_games_are_refused() {
     assert!(!text(&out.stdout).contains("NaN"));
 }
 
+/// `toss match` on a GDL file, like the other commands; heuristic players
+/// are refused with the reason.
+#[test]
+fn match_plays_a_gdl_file() {
+    let Some(ttt) = corpus("ticTacToe.kif") else {
+        eprintln!("SKIPPED: ../shared/corpus/gdl is not beside the repository");
+        return;
+    };
+    let args = [
+        "match",
+        ttt.as_str(),
+        "--player",
+        "uct:iters=300",
+        "--player",
+        "random",
+        "-n",
+        "4",
+        "--swap",
+        "--seed",
+        "2",
+    ];
+    let out = toss(&args, "");
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let last = stdout.lines().last().unwrap_or_default();
+    let words: Vec<&str> = last.split_whitespace().collect();
+    assert_eq!(
+        (words[0], words[1], words[3]),
+        ("result", "uct:iters=300", "random")
+    );
+    let games = text(&out.stderr)
+        .lines()
+        .filter(|l| l.starts_with("game "))
+        .count();
+    assert_eq!(games, 4);
+    assert_eq!(toss(&args, "").stdout, out.stdout, "reproducible");
+    let out = toss(
+        &[
+            "match",
+            ttt.as_str(),
+            "--player",
+            "alphabeta",
+            "--player",
+            "random",
+        ],
+        "",
+    );
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("derives its heuristic from a .toss description"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
 /// The table's intervals are Wilson's: within [0, 1], around the score,
 /// not empty at a score of 0 or 1.
 #[test]
@@ -792,4 +847,57 @@ fn match_table_shows_wilson_intervals() {
             "{row}"
         );
     }
+}
+
+/// A match derives a heuristic once, not per game and seat: one line per
+/// kind of heuristic on stderr, however many games.
+#[test]
+fn match_derives_each_heuristic_once() {
+    let out = toss(
+        &[
+            "match",
+            "games/tic-tac-toe.toss",
+            "--player",
+            "alphabeta:depth=1",
+            "--player",
+            "uct+heur:iters=20,heur=rule",
+            "-n",
+            "4",
+            "--swap",
+        ],
+        "",
+    );
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let derived: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("heuristic derived in"))
+        .collect();
+    assert_eq!(derived.len(), 2, "{stderr}");
+    assert!(derived[0].starts_with("alphabeta:depth=1: "), "{stderr}");
+    assert!(
+        derived[1].starts_with("uct+heur:iters=20,heur=rule: "),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().filter(|l| l.starts_with("game ")).count(), 4);
+    // Two players of one kind share it.
+    let out = toss(
+        &[
+            "match",
+            "games/tic-tac-toe.toss",
+            "--player",
+            "alphabeta:depth=1",
+            "--player",
+            "alphabeta:depth=2",
+            "-n",
+            "2",
+        ],
+        "",
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(
+        stderr.matches("heuristic derived in").count(),
+        1,
+        "{stderr}"
+    );
 }
