@@ -349,10 +349,30 @@ pub fn heuristic(path: &Path, rule_condition: bool, colour: bool) -> Result<(), 
     for (l, per_player) in h.per_location.iter().enumerate() {
         outln!("LOC {l}");
         for (name, t) in game.players.iter().zip(per_player) {
-            outln!("  {name}: {}", toss::lang::print_real(t));
+            outln!("{}", heuristic_text(name, t));
         }
     }
     Ok(())
+}
+
+/// Lines as long as this at most in `toss heuristic`, but for a part that
+/// cannot be broken (a long atom).
+const WIDTH: usize = 100;
+
+/// `  player: term` on one line if it fits, else `  player:` with the term
+/// laid out below it ([`toss::layout`]).
+fn heuristic_text(player: &str, t: &ir::RealExpr) -> String {
+    let head = format!("  {player}:");
+    let one_line = toss::lang::print_real(t);
+    if head.len() + 1 + one_line.chars().count() <= WIDTH {
+        return format!("{head} {one_line}");
+    }
+    let indent = 4;
+    format!(
+        "{head}\n{}{}",
+        " ".repeat(indent),
+        toss::layout::real(t, indent, indent, WIDTH)
+    )
 }
 
 /// `toss show FILE [--moves M1,M2,...] --svg OUT`.

@@ -849,6 +849,63 @@ fn match_table_shows_wilson_intervals() {
     }
 }
 
+/// `toss heuristic` lays the formulas out on lines of at most 100
+/// columns, each player's term readable back as the derived one.
+#[test]
+fn heuristic_prints_the_terms_readably() {
+    let out = toss(&["heuristic", "games/tic-tac-toe.toss"], "");
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(stdout.lines().all(|l| l.len() <= 100), "{stdout}");
+    assert!(
+        stdout.contains("Sum (z | P(z) and R(y, z) : 1.0)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("\n    + Sum (x | P(x) :"), "{stdout}");
+    // Each player's block, from `  name:` to the next one.
+    let mut blocks: Vec<(String, String)> = Vec::new();
+    for line in stdout.lines() {
+        if line.starts_with("LOC ") {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("  ")
+            && !rest.starts_with(' ')
+        {
+            let (name, term) = rest.split_once(':').expect("player: term");
+            blocks.push((name.to_string(), term.to_string()));
+        } else if let Some((_, term)) = blocks.last_mut() {
+            term.push('\n');
+            term.push_str(line);
+        }
+    }
+    let (game, _) = toss::load::load_toss(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("games/tic-tac-toe.toss"),
+        false,
+    )
+    .expect("loads");
+    let derived = toss::runtime::heuristic::derive(&game, &Default::default());
+    let expected: Vec<(String, String)> = derived
+        .per_location
+        .iter()
+        .flat_map(|ts| {
+            game.players
+                .iter()
+                .zip(ts)
+                .map(|(p, t)| (p.clone(), toss::lang::print_real(t)))
+        })
+        .collect();
+    assert_eq!(blocks.len(), expected.len(), "{stdout}");
+    for ((name, shown), (player, term)) in blocks.iter().zip(&expected) {
+        assert_eq!(name, player);
+        let shown = toss::lang::parse_term(shown).expect("the layout parses");
+        assert_eq!(
+            shown,
+            toss::lang::parse_term(term).expect("parses"),
+            "{name}"
+        );
+    }
+}
+
 /// A match derives a heuristic once, not per game and seat: one line per
 /// kind of heuristic on stderr, however many games.
 #[test]
