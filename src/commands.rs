@@ -30,6 +30,26 @@ fn stdout_error(e: std::io::Error) -> String {
     format!("cannot write to standard output: {e}")
 }
 
+/// [`load_toss`] for the commands that need a Toss description, refusing
+/// a GDL file with the reason rather than a syntax error.
+fn load_toss_only(
+    path: &Path,
+    command: &str,
+    colour: bool,
+) -> Result<(ir::Game, String), toss::load::LoadError> {
+    if toss::load::is_gdl(path) {
+        return Err(toss::load::LoadError {
+            rendered: format!(
+                "{}: `toss {command}` needs a Toss description (.toss); GDL files are \
+                 taken by check, perft, playout, play, match and show\n",
+                path.display()
+            ),
+            count: 1,
+        });
+    }
+    load_toss(path, colour)
+}
+
 /// `toss check FILE...`: a one-screen summary per game, or its diagnostics.
 pub fn check(files: &[PathBuf], colour: bool) -> Result<(), String> {
     let mut failed = 0;
@@ -169,7 +189,7 @@ pub fn simulate(
     plot: Option<&Path>,
     colour: bool,
 ) -> Result<(), String> {
-    let (game, _) = load_toss(path, colour).map_err(|e| e.rendered)?;
+    let (game, _) = load_toss_only(path, "simulate", colour).map_err(|e| e.rendered)?;
     let mut interp =
         toss::Interpreter::new(&game).map_err(|e| format!("{}: {e}", path.display()))?;
     let traj = toss::simulate::simulate(&game, &mut interp, opts, plot.is_some(), &mut PipeStdout)?;
@@ -184,7 +204,7 @@ pub fn simulate(
 
 /// `toss fmt FILE`: the canonical form on standard output.
 pub fn fmt(path: &Path, colour: bool) -> Result<(), String> {
-    let (game, _) = load_toss(path, colour).map_err(|e| e.rendered)?;
+    let (game, _) = load_toss_only(path, "fmt", colour).map_err(|e| e.rendered)?;
     out!("{}", toss::lang::print_game(&game));
     Ok(())
 }
@@ -335,7 +355,7 @@ pub fn play_match(
 /// `toss heuristic FILE`: the derived heuristic of each player, per location.
 pub fn heuristic(path: &Path, rule_condition: bool, colour: bool) -> Result<(), String> {
     use toss::runtime::heuristic::{HeuristicConfig, HeuristicKind, derive};
-    let (game, _) = load_toss(path, colour).map_err(|e| e.rendered)?;
+    let (game, _) = load_toss_only(path, "heuristic", colour).map_err(|e| e.rendered)?;
     let kind = if rule_condition {
         HeuristicKind::RuleCondition
     } else {
@@ -617,7 +637,7 @@ fn package_name(stem: &str) -> String {
 /// game's generated code, built by Cargo in a crate under
 /// `<workspace>/target/toss-build`.
 pub fn build(path: &Path, output: Option<&Path>, colour: bool) -> Result<(), String> {
-    let (game, source) = load_toss(path, colour).map_err(|e| e.rendered)?;
+    let (game, source) = load_toss_only(path, "build", colour).map_err(|e| e.rendered)?;
     toss::Interpreter::new(&game).map_err(|e| format!("{}: {e}", path.display()))?;
     let stem = path
         .file_stem()

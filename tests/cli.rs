@@ -785,6 +785,18 @@ fn match_plays_a_gdl_file() {
         "{}",
         text(&out.stderr)
     );
+    // The commands that need a Toss description say so.
+    for command in ["heuristic", "fmt"] {
+        let out = toss(&[command, ttt.as_str()], "");
+        assert!(!out.status.success());
+        assert!(
+            text(&out.stderr).contains(&format!(
+                "`toss {command}` needs a Toss description (.toss)"
+            )),
+            "{}",
+            text(&out.stderr)
+        );
+    }
 }
 
 /// The table's intervals are Wilson's: within [0, 1], around the score,
