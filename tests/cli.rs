@@ -970,3 +970,39 @@ fn match_derives_each_heuristic_once() {
         "{stderr}"
     );
 }
+
+/// `examples/speed.rs` refuses a SECONDS that is not a number (when the
+/// examples were built, as `cargo test` does).
+#[test]
+fn speed_example_refuses_bad_seconds() {
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_toss"));
+    let speed = bin
+        .parent()
+        .expect("the target directory")
+        .join("examples")
+        .join(format!("speed{}", std::env::consts::EXE_SUFFIX));
+    // `cargo test --test cli` does not rebuild the examples: skip a stale one.
+    let modified = |p: &std::path::Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/speed.rs");
+    if modified(&speed).is_none() || modified(&speed) < modified(&source) {
+        eprintln!(
+            "SKIPPED: examples/speed is not built from examples/speed.rs (cargo test builds it)"
+        );
+        return;
+    }
+    for bad in ["3s", "0", "-1", "nan"] {
+        let out = Command::new(&speed)
+            .args(["tic-tac-toe", bad])
+            .output()
+            .expect("run speed");
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let stderr = text(&out.stderr);
+        assert!(
+            stderr.contains(&format!(
+                "SECONDS `{bad}`: expected a positive number of seconds"
+            )),
+            "{stderr}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+}
