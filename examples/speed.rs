@@ -99,7 +99,16 @@ fn run<G: Game>(name: &str, generated: &G, secs: f64) {
 fn main() {
     let mut args = std::env::args().skip(1);
     let game = args.next().unwrap_or_else(|| "tic-tac-toe".to_string());
-    let secs: f64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(3.0);
+    let secs: f64 = match args.next() {
+        None => 3.0,
+        Some(text) => match text.parse::<f64>() {
+            Ok(s) if s.is_finite() && s > 0.0 => s,
+            _ => {
+                eprintln!("SECONDS `{text}`: expected a positive number of seconds, e.g. 3");
+                std::process::exit(2);
+            }
+        },
+    };
     match game.as_str() {
         "tic-tac-toe" => run(&game, &TicTacToe, secs),
         "connect4" => run(&game, &Connect4, secs),

@@ -1,24 +1,65 @@
 //! The subcommands of `toss`. Each returns `Err(message)` to print on
 //! standard error and exit non-zero.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use toss::Game;
 use toss::load::load_toss;
 use toss::matches::{self, PlayerSpec};
+use toss::play::PipeStdout;
 use toss::runtime::analysis::fluent_relations;
 use toss::runtime::ir;
+
+/// `writeln!` on standard output ([`PipeStdout`]: a closed pipe ends the
+/// program quietly), returning any other write error from the command.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        writeln!(PipeStdout, $($arg)*).map_err(stdout_error)?
+    };
+}
+
+/// `write!` on standard output, as [`outln!`].
+macro_rules! out {
+    ($($arg:tt)*) => {
+        write!(PipeStdout, $($arg)*).map_err(stdout_error)?
+    };
+}
+
+fn stdout_error(e: std::io::Error) -> String {
+    format!("cannot write to standard output: {e}")
+}
+
+/// [`load_toss`] for the commands that need a Toss description, refusing
+/// a GDL file with the reason rather than a syntax error.
+fn load_toss_only(
+    path: &Path,
+    command: &str,
+    colour: bool,
+) -> Result<(ir::Game, String), toss::load::LoadError> {
+    if toss::load::is_gdl(path) {
+        return Err(toss::load::LoadError {
+            rendered: format!(
+                "{}: `toss {command}` needs a Toss description (.toss); GDL files are \
+                 taken by check, perft, playout, play, match and show\n",
+                path.display()
+            ),
+            count: 1,
+        });
+    }
+    load_toss(path, colour)
+}
 
 /// `toss check FILE...`: a one-screen summary per game, or its diagnostics.
 pub fn check(files: &[PathBuf], colour: bool) -> Result<(), String> {
     let mut failed = 0;
     for (i, path) in files.iter().enumerate() {
         if i > 0 {
-            println!();
+            outln!();
         }
         if toss::load::is_gdl(path) {
             match toss::load::load_gdl(path, colour) {
-                Ok(g) => print!("{}", gdl_summary(path, &g)),
+                Ok(g) => out!("{}", gdl_summary(path, &g)),
                 Err(e) => {
                     eprint!("{e}");
                     failed += 1;
@@ -27,7 +68,7 @@ pub fn check(files: &[PathBuf], colour: bool) -> Result<(), String> {
             continue;
         }
         match load_toss(path, colour) {
-            Ok((game, _)) => print!("{}", summary(path, &game)),
+            Ok((game, _)) => out!("{}", summary(path, &game)),
             Err(e) => {
                 eprint!("{e}");
                 eprintln!(
@@ -148,12 +189,10 @@ pub fn simulate(
     plot: Option<&Path>,
     colour: bool,
 ) -> Result<(), String> {
-    let (game, _) = load_toss(path, colour).map_err(|e| e.rendered)?;
+    let (game, _) = load_toss_only(path, "simulate", colour).map_err(|e| e.rendered)?;
     let mut interp =
         toss::Interpreter::new(&game).map_err(|e| format!("{}: {e}", path.display()))?;
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    let traj = toss::simulate::simulate(&game, &mut interp, opts, plot.is_some(), &mut out)?;
+    let traj = toss::simulate::simulate(&game, &mut interp, opts, plot.is_some(), &mut PipeStdout)?;
     if let Some(svg) = plot {
         let title = path
             .file_name()
@@ -165,30 +204,30 @@ pub fn simulate(
 
 /// `toss fmt FILE`: the canonical form on standard output.
 pub fn fmt(path: &Path, colour: bool) -> Result<(), String> {
-    let (game, _) = load_toss(path, colour).map_err(|e| e.rendered)?;
-    print!("{}", toss::lang::print_game(&game));
+    let (game, _) = load_toss_only(path, "fmt", colour).map_err(|e| e.rendered)?;
+    out!("{}", toss::lang::print_game(&game));
     Ok(())
 }
 
 /// `toss perft FILE DEPTH [--divide]`.
 pub fn perft(path: &Path, depth: usize, divide: bool, colour: bool) -> Result<(), String> {
     let loaded = toss::load::load(path, colour).map_err(|e| e.rendered)?;
-    with_game!(&loaded, g => perft_game(g, depth, divide));
-    Ok(())
+    with_game!(&loaded, g => perft_game(g, depth, divide))
 }
 
-fn perft_game<G: Game>(g: &G, depth: usize, divide: bool) {
+fn perft_game<G: Game>(g: &G, depth: usize, divide: bool) -> Result<(), String> {
     let s = g.initial_state();
     let total = if divide {
         let rows = toss::play::perft_divide(g, &s, depth);
         for (m, n) in &rows {
-            println!("{m}: {n}");
+            outln!("{m}: {n}");
         }
         rows.iter().map(|(_, n)| n).sum()
     } else {
         g.perft(&s, depth)
     };
-    println!("{total}");
+    outln!("{total}");
+    Ok(())
 }
 
 /// `toss playout FILE -n N [--seed S]`.
@@ -199,6 +238,9 @@ pub fn playout(
     max_plies: usize,
     colour: bool,
 ) -> Result<(), String> {
+    if n == 0 {
+        return Err("-n 0: give the number of playouts to run, at least 1".into());
+    }
     let loaded = toss::load::load(path, colour).map_err(|e| e.rendered)?;
     with_game!(&loaded, g => playout_game(g, n, seed, max_plies))
 }
@@ -221,14 +263,18 @@ fn playout_game<G: Game>(g: &G, n: u64, seed: u64, max_plies: usize) -> Result<(
         }
     });
     bar.finish_and_clear();
-    println!("{} playouts in {:.2} s", stats.playouts, stats.seconds);
-    println!(
+    outln!("{} playouts in {:.2} s", stats.playouts, stats.seconds);
+    outln!(
         "playouts/s: {:.0}",
         stats.playouts as f64 / stats.seconds.max(1e-9)
     );
-    println!("mean length: {:.2} turns", stats.mean_plies);
+    outln!(
+        "mean length: {:.2} turns ({:.2} plies)",
+        stats.mean_turns,
+        stats.mean_plies
+    );
     for (name, p) in g.player_names().iter().zip(&stats.mean_payoffs) {
-        println!("mean payoff {name}: {p:.4}");
+        outln!("mean payoff {name}: {p:.4}");
     }
     Ok(())
 }
@@ -253,7 +299,7 @@ pub fn play(path: &Path, specs: &[PlayerSpec], seed: u64, colour: bool) -> Resul
     }
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
-    let mut out = std::io::stdout();
+    let mut out = PipeStdout;
     match &loaded {
         toss::load::Loaded::Toss { game, interpreter } => {
             let mut seats = Vec::new();
@@ -298,15 +344,18 @@ pub fn play_match(
     swap: bool,
     colour: bool,
 ) -> Result<(), String> {
-    let (game, _) = load_toss(path, colour).map_err(|e| e.rendered)?;
-    let g = toss::Interpreter::new(&game).map_err(|e| format!("{}: {e}", path.display()))?;
-    matches::run_match(&g, &game, &g, specs, games, seed, swap)
+    match toss::load::load(path, colour).map_err(|e| e.rendered)? {
+        toss::load::Loaded::Toss { game, interpreter } => {
+            matches::run_match(&interpreter, &game, &interpreter, specs, games, seed, swap)
+        }
+        toss::load::Loaded::Gdl(g) => matches::run_match_generic(&g, specs, games, seed, swap),
+    }
 }
 
 /// `toss heuristic FILE`: the derived heuristic of each player, per location.
 pub fn heuristic(path: &Path, rule_condition: bool, colour: bool) -> Result<(), String> {
     use toss::runtime::heuristic::{HeuristicConfig, HeuristicKind, derive};
-    let (game, _) = load_toss(path, colour).map_err(|e| e.rendered)?;
+    let (game, _) = load_toss_only(path, "heuristic", colour).map_err(|e| e.rendered)?;
     let kind = if rule_condition {
         HeuristicKind::RuleCondition
     } else {
@@ -318,12 +367,32 @@ pub fn heuristic(path: &Path, rule_condition: bool, colour: bool) -> Result<(), 
     };
     let h = derive(&game, &cfg);
     for (l, per_player) in h.per_location.iter().enumerate() {
-        println!("LOC {l}");
+        outln!("LOC {l}");
         for (name, t) in game.players.iter().zip(per_player) {
-            println!("  {name}: {}", toss::lang::print_real(t));
+            outln!("{}", heuristic_text(name, t));
         }
     }
     Ok(())
+}
+
+/// Lines as long as this at most in `toss heuristic`, but for a part that
+/// cannot be broken (a long atom).
+const WIDTH: usize = 100;
+
+/// `  player: term` on one line if it fits, else `  player:` with the term
+/// laid out below it ([`toss::layout`]).
+fn heuristic_text(player: &str, t: &ir::RealExpr) -> String {
+    let head = format!("  {player}:");
+    let one_line = toss::lang::print_real(t);
+    if head.len() + 1 + one_line.chars().count() <= WIDTH {
+        return format!("{head} {one_line}");
+    }
+    let indent = 4;
+    format!(
+        "{head}\n{}{}",
+        " ".repeat(indent),
+        toss::layout::real(t, indent, indent, WIDTH)
+    )
 }
 
 /// `toss show FILE [--moves M1,M2,...] --svg OUT`.
@@ -343,7 +412,7 @@ pub fn show(path: &Path, moves: Option<&str>, svg: &Path, colour: bool) -> Resul
     });
     std::fs::write(svg, toss::render::svg(&structure))
         .map_err(|e| format!("cannot write {}: {e}", svg.display()))?;
-    println!("wrote {}", svg.display());
+    outln!("wrote {}", svg.display());
     Ok(())
 }
 
@@ -375,9 +444,10 @@ pub fn ggp_serve(
         format!("{host}:{port}")
     };
     toss::ggp::server::serve(&addr, config, |bound| {
-        use std::io::Write;
-        println!("toss ggp: listening on {bound}");
-        let _ = std::io::stdout().flush();
+        // Nothing else goes to standard output: a failed write of the
+        // address (other than a closed pipe) does not stop the player.
+        let _ = writeln!(PipeStdout, "toss ggp: listening on {bound}");
+        let _ = PipeStdout.flush();
     })
 }
 
@@ -411,14 +481,21 @@ pub fn ggp_referee(
         seed,
         max_steps: 100_000,
     };
-    let record =
-        toss::ggp::referee::run_match(&game, &source, players, &cfg, |line| println!("{line}"))?;
+    let mut write_error = None;
+    let record = toss::ggp::referee::run_match(&game, &source, players, &cfg, |line| {
+        if let Err(e) = writeln!(PipeStdout, "{line}") {
+            write_error.get_or_insert(e);
+        }
+    })?;
+    if let Some(e) = write_error {
+        return Err(stdout_error(e));
+    }
     for f in &record.faults {
-        println!("fault: step {}, {}: {}", f.step, f.role, f.what);
+        outln!("fault: step {}, {}: {}", f.step, f.role, f.what);
     }
     match &record.goals {
         Ok(g) => {
-            println!("goals {}", toss::ggp::goals_text(&record.roles, g));
+            outln!("goals {}", toss::ggp::goals_text(&record.roles, g));
             Ok(())
         }
         Err(e) => Err(e.clone()),
@@ -430,10 +507,11 @@ pub fn ggp_referee(
 /// generated code. `NAME` is replaced by the package name.
 const BUILD_MAIN: &str = r#"//! A game compiled by `toss build`.
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use toss::Game;
-use toss::play::Seat;
+use toss::play::{PipeStdout, Seat};
 use toss::runtime::player::Budget;
 use toss::runtime::uct::{RandomPlayout, Uct, UctConfig};
 
@@ -446,6 +524,14 @@ const USAGE: &str = "usage:
   NAME playout [-n N] [--seed S] [--max-plies M]
                                        random playouts: playouts/s, mean length and payoffs
   NAME perft DEPTH [--divide]          move sequences of that length from the start";
+
+/// `writeln!` on standard output: a closed pipe ends the program quietly.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        writeln!(PipeStdout, $($arg)*)
+            .map_err(|e| format!("cannot write to standard output: {e}"))?
+    };
+}
 
 /// The value after `flag` in `args`, parsed, or `default`.
 fn option<T: std::str::FromStr>(args: &[String], flag: &str, default: T) -> Result<T, String> {
@@ -474,21 +560,23 @@ fn run(args: &[String]) -> Result<(), String> {
                 seats.push(Seat::Program(Box::new(uct), Budget::Iterations(iters)));
             }
             let mut input = std::io::stdin().lock();
-            let mut out = std::io::stdout();
-            toss::play::play(&g, &mut seats, seed, &mut input, &mut out)
+            toss::play::play(&g, &mut seats, seed, &mut input, &mut PipeStdout)
                 .map_err(|e| e.to_string())?;
             Ok(())
         }
         Some("playout") => {
             let n = option(args, "-n", 1000u64)?;
+            if n == 0 {
+                return Err("-n 0: give the number of playouts to run, at least 1".into());
+            }
             let seed = option(args, "--seed", 0u64)?;
             let max_plies = option(args, "--max-plies", 100_000usize)?;
             let stats = toss::play::playouts(&g, n, seed, max_plies, || {});
-            println!("{} playouts in {:.2} s", stats.playouts, stats.seconds);
-            println!("playouts/s: {:.0}", stats.playouts as f64 / stats.seconds.max(1e-9));
-            println!("mean length: {:.2} turns", stats.mean_plies);
+            outln!("{} playouts in {:.2} s", stats.playouts, stats.seconds);
+            outln!("playouts/s: {:.0}", stats.playouts as f64 / stats.seconds.max(1e-9));
+            outln!("mean length: {:.2} turns ({:.2} plies)", stats.mean_turns, stats.mean_plies);
             for (name, p) in g.player_names().iter().zip(&stats.mean_payoffs) {
-                println!("mean payoff {name}: {p:.4}");
+                outln!("mean payoff {name}: {p:.4}");
             }
             Ok(())
         }
@@ -501,13 +589,13 @@ fn run(args: &[String]) -> Result<(), String> {
             let total = if args.iter().any(|a| a == "--divide") {
                 let rows = toss::play::perft_divide(&g, &s, depth);
                 for (m, n) in &rows {
-                    println!("{m}: {n}");
+                    outln!("{m}: {n}");
                 }
                 rows.iter().map(|(_, n)| n).sum()
             } else {
                 g.perft(&s, depth)
             };
-            println!("{total}");
+            outln!("{total}");
             Ok(())
         }
         _ => Err(USAGE.to_string()),
@@ -549,7 +637,7 @@ fn package_name(stem: &str) -> String {
 /// game's generated code, built by Cargo in a crate under
 /// `<workspace>/target/toss-build`.
 pub fn build(path: &Path, output: Option<&Path>, colour: bool) -> Result<(), String> {
-    let (game, source) = load_toss(path, colour).map_err(|e| e.rendered)?;
+    let (game, source) = load_toss_only(path, "build", colour).map_err(|e| e.rendered)?;
     toss::Interpreter::new(&game).map_err(|e| format!("{}: {e}", path.display()))?;
     let stem = path
         .file_stem()

@@ -21,6 +21,7 @@ pub use toss_runtime::game::{Game, Payoffs, Rng, rng_from_seed};
 pub use toss_runtime::{Interpreter, Structure};
 
 pub mod ggp;
+pub mod layout;
 pub mod load;
 pub mod matches;
 pub mod play;

@@ -37,9 +37,11 @@ enum Command {
         #[arg(long)]
         divide: bool,
     },
-    /// Random playouts: playouts/s, mean length and mean payoff per player.
+    /// Random playouts: playouts/s, mean length in turns and in plies, mean
+    /// payoff per player.
     Playout {
         file: PathBuf,
+        /// Number of playouts (at least 1).
         #[arg(short = 'n', default_value_t = 1000)]
         n: u64,
         #[arg(long, default_value_t = 0)]
@@ -49,7 +51,8 @@ enum Command {
         #[arg(long, default_value_t = 100_000)]
         max_plies: usize,
     },
-    /// Play in the terminal: moves by number, by text or by cells (`a2 a3`).
+    /// Play in the terminal: moves by number, by text or by cells (the
+    /// cells a move changes, `e2 e4`, or those of its match).
     Play {
         file: PathBuf,
         /// One per player, in order: human, random, uct:iters=N, uct:time=S,
@@ -60,6 +63,11 @@ enum Command {
         seed: u64,
     },
     /// A match between programs, e.g. --player uct+heur:iters=2000 --player uct:iters=2000.
+    ///
+    /// Prints per player and seat the wins, draws and losses, the score
+    /// (wins plus half the draws, per game) and its 95% Wilson score
+    /// interval, then `result SPEC1 s1 SPEC2 s2`. GDL games: random and
+    /// uct players.
     Match {
         file: PathBuf,
         /// One per player: random, uct:iters=N, uct:time=S, uct+heur:iters=N,
@@ -69,7 +77,7 @@ enum Command {
         /// evals=E, weight=E' (spec 3.1), scale=S (payoff tanh(h / S)).
         #[arg(long = "player", required = true)]
         players: Vec<toss::matches::PlayerSpec>,
-        /// Number of games.
+        /// Number of games (at least 1).
         #[arg(short = 'n', default_value_t = 10)]
         n: u64,
         #[arg(long, default_value_t = 0)]

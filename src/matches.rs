@@ -2,13 +2,15 @@
 //! `toss play` take them: `random`, `uct:iters=2000`, `uct:time=0.5`,
 //! `uct+heur:iters=2000`, `alphabeta:depth=4`.
 
+use std::fmt::Write as _;
+use std::io::Write as _;
 use std::time::Duration;
 
 use toss_runtime::Interpreter;
 use toss_runtime::alphabeta::AlphaBeta;
 use toss_runtime::game::{Game, rng_from_seed};
 use toss_runtime::heuristic::{
-    CompiledHeuristic, HeuristicConfig, HeuristicEval, HeuristicKind, derive,
+    CompiledHeuristic, HeuristicConfig, HeuristicEval, HeuristicKind, Heuristics, derive,
 };
 use toss_runtime::ir;
 use toss_runtime::player::{Budget, Player, RandomPlayer};
@@ -230,13 +232,50 @@ where
     G::State: Send + Sync,
     G::Move: Send + Sync,
 {
+    build_with(spec, g, game, interp, seed, None)
+}
+
+/// Whether the player of `spec` evaluates a heuristic derived from the
+/// description, rather than one compiled into `g` (or none).
+pub fn needs_derived_heuristic<G: Game>(spec: &PlayerSpec, g: &G) -> bool {
+    matches!(spec.kind, Kind::UctHeuristic | Kind::AlphaBeta)
+        && CompiledHeuristic::for_game(g, spec.heuristic).is_none()
+}
+
+/// The heuristic a `spec` player derives from `game` (spec 3.3-3.5).
+pub fn derive_heuristic(spec: &PlayerSpec, game: &ir::Game) -> Heuristics {
+    let cfg = HeuristicConfig {
+        kind: spec.heuristic,
+        ..HeuristicConfig::default()
+    };
+    derive(game, &cfg)
+}
+
+/// [`build`], given the heuristic [`derive_heuristic`] makes for `spec`
+/// (`None`: derive it here when needed), so that a match derives it once
+/// rather than for every game and seat (seconds for Breakthrough).
+pub fn build_with<G: Game + Sync + 'static>(
+    spec: &PlayerSpec,
+    g: &G,
+    game: &ir::Game,
+    interp: &Interpreter,
+    seed: u64,
+    derived: Option<&Heuristics>,
+) -> Result<Seat<G>, String>
+where
+    G::State: Send + Sync,
+    G::Move: Send + Sync,
+{
     let heuristic_eval = || {
-        let cfg = HeuristicConfig {
-            kind: spec.heuristic,
-            ..HeuristicConfig::default()
+        let derived_here;
+        let h = match derived {
+            Some(h) => h,
+            None => {
+                derived_here = derive_heuristic(spec, game);
+                &derived_here
+            }
         };
-        let h = derive(game, &cfg);
-        let mut e = HeuristicEval::new(game, interp, &h)
+        let mut e = HeuristicEval::new(game, interp, h)
             .map_err(|e| format!("the derived heuristic does not compile: {e}"))?;
         if let Some(scale) = spec.scale {
             e.map.scale = scale;
@@ -371,9 +410,11 @@ pub fn game_line(
 
 /// A match of `games` games between programs, one spec per game player;
 /// with `swap` the seats rotate every game. Shows a progress bar, prints
-/// one line per finished game to stderr ([`game_line`]), then the table of wins, draws and losses per spec and seat, then a
-/// `result` line. `g` implements the description `game` (interpreted as
-/// `interp`, or generated).
+/// one line per finished game to stderr ([`game_line`]), then the table of
+/// wins, draws and losses per spec and seat, then a `result` line. `g`
+/// implements the description `game` (interpreted as `interp`, or
+/// generated). A heuristic the players derive is derived once, before the
+/// first game (stderr says how long it took).
 pub fn run_match<G: Game + Sync + 'static>(
     g: &G,
     game: &ir::Game,
@@ -387,6 +428,66 @@ where
     G::State: Send + Sync,
     G::Move: Send + Sync,
 {
+    check_match(g, specs, games)?;
+    let mut derived: Vec<Option<Heuristics>> = Vec::with_capacity(specs.len());
+    for spec in specs {
+        if !needs_derived_heuristic(spec, g) {
+            derived.push(None);
+            continue;
+        }
+        // Specs of one heuristic kind share a derivation.
+        let earlier = specs
+            .iter()
+            .zip(&derived)
+            .find_map(|(s, h)| h.as_ref().filter(|_| s.heuristic == spec.heuristic));
+        derived.push(Some(match earlier {
+            Some(h) => h.clone(),
+            None => {
+                let start = std::time::Instant::now();
+                let h = derive_heuristic(spec, game);
+                eprintln!(
+                    "{}: heuristic derived in {:.2} s",
+                    spec.text,
+                    start.elapsed().as_secs_f64()
+                );
+                h
+            }
+        }));
+    }
+    play_match(g, specs, games, seed, swap, |k, seed| {
+        build_with(&specs[k], g, game, interp, seed, derived[k].as_ref())
+    })
+}
+
+/// [`run_match`] for a game without a Toss description (a GDL game):
+/// random and UCT players only, since the others derive their heuristic
+/// from the description.
+pub fn run_match_generic<G: Game + Sync + 'static>(
+    g: &G,
+    specs: &[PlayerSpec],
+    games: u64,
+    seed: u64,
+    swap: bool,
+) -> Result<(), String>
+where
+    G::State: Send + Sync,
+    G::Move: Send + Sync,
+{
+    check_match(g, specs, games)?;
+    for spec in specs {
+        build_generic::<G>(spec, 0)?;
+    }
+    play_match(g, specs, games, seed, swap, |k, seed| {
+        Ok(Seat {
+            spec: specs[k].clone(),
+            player: build_generic(&specs[k], seed)?,
+        })
+    })
+}
+
+/// Refuses a match that cannot be played: the wrong number of specs, a
+/// human, no games.
+fn check_match<G: Game>(g: &G, specs: &[PlayerSpec], games: u64) -> Result<(), String> {
     let n = g.num_players();
     if specs.len() != n {
         return Err(format!(
@@ -396,6 +497,23 @@ where
     if specs.iter().any(|s| s.kind == Kind::Human) {
         return Err("a match is between programs: use `toss play` to play yourself".into());
     }
+    if games == 0 {
+        return Err("-n 0: a match needs at least one game (-n 1 or more)".into());
+    }
+    Ok(())
+}
+
+/// Plays the games of a match with seats from `seat(k, seed)` for spec `k`
+/// and prints the results (see [`run_match`]).
+fn play_match<G: Game>(
+    g: &G,
+    specs: &[PlayerSpec],
+    games: u64,
+    seed: u64,
+    swap: bool,
+    mut seat: impl FnMut(usize, u64) -> Result<Seat<G>, String>,
+) -> Result<(), String> {
+    let n = g.num_players();
     // records[spec][seat]
     let mut records = vec![vec![Record::default(); n]; n];
     let bar = indicatif::ProgressBar::new(games);
@@ -411,13 +529,7 @@ where
         let mut seats = Vec::with_capacity(n);
         for p in 0..n {
             let k = seat_of_spec.iter().position(|&q| q == p).unwrap_or(p);
-            seats.push(build(
-                &specs[k],
-                g,
-                game,
-                interp,
-                game_seed.wrapping_add(97 * k as u64),
-            )?);
+            seats.push(seat(k, game_seed.wrapping_add(97 * k as u64))?);
         }
         let (payoffs, plies) = play_one(g, &mut seats, game_seed, 100_000);
         for (k, &p) in seat_of_spec.iter().enumerate() {
@@ -436,9 +548,23 @@ where
         bar.inc(1);
     }
     bar.finish_and_clear();
-    println!(
-        "{:<24} {:<10} {:>6} {:>6} {:>6} {:>7} {:>8}",
-        "player", "seat", "wins", "draws", "losses", "score", "95% ci"
+    let mut table = String::new();
+    let row = |t: &mut String, spec: &str, seat: &str, r: &Record| {
+        let (lo, hi) = r.wilson95();
+        let _ = writeln!(
+            t,
+            "{spec:<24} {seat:<10} {:>6} {:>6} {:>6} {:>7.3} {:>16}",
+            r.wins,
+            r.draws,
+            r.losses,
+            r.score(),
+            format!("[{lo:.3}, {hi:.3}]")
+        );
+    };
+    let _ = writeln!(
+        table,
+        "{:<24} {:<10} {:>6} {:>6} {:>6} {:>7} {:>16}",
+        "player", "seat", "wins", "draws", "losses", "score", "95% ci (Wilson)"
     );
     let mut result = String::from("result");
     for (k, spec) in specs.iter().enumerate() {
@@ -448,30 +574,14 @@ where
                 continue;
             }
             total.add(*r);
-            println!(
-                "{:<24} {:<10} {:>6} {:>6} {:>6} {:>7.3} {:>8}",
-                spec.text,
-                g.player_names()[p],
-                r.wins,
-                r.draws,
-                r.losses,
-                r.score(),
-                format!("+-{:.3}", r.ci95())
-            );
+            row(&mut table, &spec.text, &g.player_names()[p], r);
         }
-        println!(
-            "{:<24} {:<10} {:>6} {:>6} {:>6} {:>7.3} {:>8}",
-            spec.text,
-            "all",
-            total.wins,
-            total.draws,
-            total.losses,
-            total.score(),
-            format!("+-{:.3}", total.ci95())
-        );
-        result.push_str(&format!(" {} {:.4}", spec.text, total.score()));
+        row(&mut table, &spec.text, "all", &total);
+        let _ = write!(result, " {} {:.4}", spec.text, total.score());
     }
-    println!("{result}");
+    let mut out = crate::play::PipeStdout;
+    writeln!(out, "{table}{result}")
+        .map_err(|e| format!("cannot write to standard output: {e}"))?;
     Ok(())
 }
 
@@ -491,18 +601,23 @@ impl Record {
     pub fn score(&self) -> f64 {
         (self.wins as f64 + 0.5 * self.draws as f64) / self.games().max(1) as f64
     }
-    /// Half-width of the 95% confidence interval of the score (normal
-    /// approximation with the sample variance of per-game scores).
-    pub fn ci95(&self) -> f64 {
+    /// The 95% Wilson score interval of the score: the proportions p
+    /// whose normal test does not reject the observed score s in n games,
+    /// (s + z^2/2n +- z sqrt(s(1 - s)/n + z^2/4n^2)) / (1 + z^2/n) with
+    /// z = 1.96, draws counting as half a win. Unlike the normal
+    /// approximation it is not empty at scores 0 and 1, and it stays in
+    /// [0, 1]. `(0, 1)` without games.
+    pub fn wilson95(&self) -> (f64, f64) {
         let n = self.games() as f64;
-        if n < 2.0 {
-            return f64::NAN;
+        if n == 0.0 {
+            return (0.0, 1.0);
         }
-        let mean = self.score();
-        let sq = self.wins as f64 * (1.0 - mean).powi(2)
-            + self.draws as f64 * (0.5 - mean).powi(2)
-            + self.losses as f64 * mean.powi(2);
-        1.96 * (sq / (n - 1.0) / n).sqrt()
+        const Z: f64 = 1.96;
+        let s = self.score();
+        let z2n = Z * Z / n;
+        let centre = (s + z2n / 2.0) / (1.0 + z2n);
+        let half = Z * (s * (1.0 - s) / n + z2n / (4.0 * n)).sqrt() / (1.0 + z2n);
+        ((centre - half).max(0.0), (centre + half).min(1.0))
     }
     pub fn add(&mut self, other: Record) {
         self.wins += other.wins;
@@ -554,6 +669,35 @@ mod tests {
             game_line(1, 1, &names, &["random", "random"], &[0.0, 0.0], 9),
             "game 1/1: white random, black random; draw; 9 plies"
         );
+    }
+
+    /// Wilson intervals against values worked out by hand with z = 1.96
+    /// (z^2 = 3.8416): for 10 wins of 10, z^2/n = 0.38416, the centre is
+    /// (1 + 0.19208) / 1.38416 = 0.86123 and the half-width 1.96 *
+    /// sqrt(0.009604) / 1.38416 = 0.13877.
+    #[test]
+    fn wilson_intervals_match_hand_computed_values() {
+        let r = |wins, draws, losses| Record {
+            wins,
+            draws,
+            losses,
+        };
+        for (record, lo, hi) in [
+            (r(10, 0, 0), 0.72246, 1.0),
+            (r(0, 0, 10), 0.0, 0.27754),
+            // Score 0.4: draws count as half a win.
+            (r(3, 2, 5), 0.16818, 0.68733),
+            (r(0, 1, 0), 0.05462, 0.94538),
+            (r(15, 0, 5), 0.53129, 0.88814),
+        ] {
+            let (l, h) = record.wilson95();
+            assert!(
+                (l - lo).abs() < 1e-5 && (h - hi).abs() < 1e-5,
+                "{record:?}: ({l}, {h}), expected ({lo}, {hi})"
+            );
+            assert!(l <= record.score() && record.score() <= h);
+        }
+        assert_eq!(Record::default().wilson95(), (0.0, 1.0));
     }
 
     #[test]

@@ -2,10 +2,14 @@
 //! perft, random playouts, interactive play and reading moves typed by a
 //! person.
 
+use std::cell::Cell;
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
 use std::io::{BufRead, Write};
 use std::time::Instant;
 
 use toss_runtime::game::{Game, Rng, rng_from_seed};
+use toss_runtime::heuristic::HeuristicKind;
 use toss_runtime::player::{Budget, Player};
 
 /// Every joint move of the movers of `s` (one move per mover, in `movers`
@@ -74,38 +78,157 @@ pub fn perft_divide<G: Game>(g: &G, s: &G::State, depth: usize) -> Vec<(String, 
 pub struct PlayoutStats {
     pub playouts: u64,
     pub seconds: f64,
+    /// Mean length in turns (maximal runs of plies with one mover, see
+    /// `Game::continues_turn`), as perft and `--max-plies` count.
+    pub mean_turns: f64,
+    /// Mean length in plies (joint moves).
     pub mean_plies: f64,
     pub mean_payoffs: Vec<f64>,
 }
 
 /// Runs `n` random playouts with one generator seeded from `seed`; `tick`
-/// is called after each playout (for a progress bar).
+/// is called after each playout (for a progress bar). `max_turns` stops a
+/// playout after that many turns.
 pub fn playouts<G: Game>(
     g: &G,
     n: u64,
     seed: u64,
-    max_plies: usize,
+    max_turns: usize,
     mut tick: impl FnMut(),
 ) -> PlayoutStats {
     let mut rng = rng_from_seed(seed);
-    let mut plies = 0u64;
+    let (mut turns, mut plies) = (0u64, 0u64);
     let mut payoffs = vec![0.0; g.num_players()];
+    // Where every ply is a turn, the game's own (possibly generated)
+    // playout counts both; otherwise the trait's playout loop runs on a
+    // wrapper that counts the plies it applies (same moves, same draws).
+    let counting = g.has_compound_turns().then(|| CountPlies {
+        game: g,
+        plies: Cell::new(0),
+    });
     let start = Instant::now();
     for _ in 0..n {
-        let (len, pay) = g.random_playout(&mut rng, max_plies);
-        plies += len as u64;
+        let (len, pay) = match &counting {
+            Some(c) => c.random_playout(&mut rng, max_turns),
+            None => {
+                let (len, pay) = g.random_playout(&mut rng, max_turns);
+                plies += len as u64;
+                (len, pay)
+            }
+        };
+        turns += len as u64;
         for (sum, p) in payoffs.iter_mut().zip(pay) {
             *sum += p;
         }
         tick();
     }
     let seconds = start.elapsed().as_secs_f64();
+    plies += counting.map_or(0, |c| c.plies.get());
     let n_f = n.max(1) as f64;
     PlayoutStats {
         playouts: n,
         seconds,
+        mean_turns: turns as f64 / n_f,
         mean_plies: plies as f64 / n_f,
         mean_payoffs: payoffs.into_iter().map(|p| p / n_f).collect(),
+    }
+}
+
+/// `game`, counting the joint moves applied. It keeps the trait's default
+/// `random_playout_from`, so a playout on it counts plies (a generated
+/// game's own playout is bypassed).
+struct CountPlies<'a, G> {
+    game: &'a G,
+    plies: Cell<u64>,
+}
+
+impl<G: Game> Game for CountPlies<'_, G> {
+    type State = G::State;
+    type Move = G::Move;
+    fn player_names(&self) -> &[String] {
+        self.game.player_names()
+    }
+    fn num_players(&self) -> usize {
+        self.game.num_players()
+    }
+    fn initial_state(&self) -> G::State {
+        self.game.initial_state()
+    }
+    fn movers(&self, s: &G::State, out: &mut Vec<usize>) {
+        self.game.movers(s, out)
+    }
+    fn legal_moves(&self, s: &G::State, player: usize, out: &mut Vec<G::Move>) {
+        self.game.legal_moves(s, player, out)
+    }
+    fn apply(&self, s: &mut G::State, joint: &[G::Move], rng: &mut Rng) {
+        self.plies.set(self.plies.get() + 1);
+        self.game.apply(s, joint, rng)
+    }
+    fn movers_and_moves(
+        &self,
+        s: &G::State,
+        movers: &mut Vec<usize>,
+        moves: &mut Vec<Vec<G::Move>>,
+    ) {
+        self.game.movers_and_moves(s, movers, moves)
+    }
+    fn is_terminal(&self, s: &G::State) -> bool {
+        self.game.is_terminal(s)
+    }
+    fn payoffs(&self, s: &G::State, out: &mut [f64]) {
+        self.game.payoffs(s, out)
+    }
+    fn to_structure(&self, s: &G::State) -> toss_runtime::Structure {
+        self.game.to_structure(s)
+    }
+    fn location(&self, s: &G::State) -> usize {
+        self.game.location(s)
+    }
+    fn move_to_string(&self, s: &G::State, player: usize, m: &G::Move) -> String {
+        self.game.move_to_string(s, player, m)
+    }
+    fn draw_continuous(&self, s: &G::State, player: usize, m: &mut G::Move, rng: &mut Rng) {
+        self.game.draw_continuous(s, player, m, rng)
+    }
+    fn continues_turn(&self, before: &[usize], after: &[usize]) -> bool {
+        self.game.continues_turn(before, after)
+    }
+    fn has_compound_turns(&self) -> bool {
+        self.game.has_compound_turns()
+    }
+    fn heuristic_values(&self, s: &G::State, kind: HeuristicKind, out: &mut [f64]) -> bool {
+        self.game.heuristic_values(s, kind, out)
+    }
+}
+
+/// Standard output for command-line programs. When the reader has gone
+/// (`toss perft ... | head -1`) a write ends the program quietly with
+/// status 0, as the default SIGPIPE action ends a C program: Rust ignores
+/// SIGPIPE, so `println!` would panic, and this workspace forbids the
+/// unsafe code that would restore the signal. Other write errors are
+/// returned.
+pub struct PipeStdout;
+
+impl PipeStdout {
+    fn check<T>(r: std::io::Result<T>) -> std::io::Result<T> {
+        if let Err(e) = &r
+            && e.kind() == std::io::ErrorKind::BrokenPipe
+        {
+            std::process::exit(0);
+        }
+        r
+    }
+}
+
+impl Write for PipeStdout {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        Self::check(std::io::stdout().write(buf))
+    }
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        Self::check(std::io::stdout().write_all(buf))
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Self::check(std::io::stdout().flush())
     }
 }
 
@@ -116,10 +239,56 @@ fn words(text: &str) -> Vec<&str> {
         .collect()
 }
 
+/// The cells of a position that moves are typed by: the squares of the
+/// board if the structure is one (not a chess clock or a die), else every
+/// element.
+fn cells_of(st: &toss_runtime::Structure) -> Vec<toss_runtime::Elem> {
+    match crate::render::board(st) {
+        Some(b) => b.cells.values().map(|&(e, _)| e).collect(),
+        None => st.elements().collect(),
+    }
+}
+
+/// The cells (names, among `cells`) whose unary relations `m` changes,
+/// found by applying it alone to a copy of `s`: only for a state with one
+/// mover, where a move is a joint move. Chance (the next location, drawn
+/// values) comes from a fixed seed; it does not change the cells.
+fn changed_cells<G: Game>(
+    g: &G,
+    s: &G::State,
+    before: &toss_runtime::Structure,
+    cells: &[toss_runtime::Elem],
+    m: &G::Move,
+) -> BTreeSet<String> {
+    let mut t = s.clone();
+    g.apply(&mut t, std::slice::from_ref(m), &mut rng_from_seed(0));
+    let after = g.to_structure(&t);
+    cells
+        .iter()
+        .filter(|&&e| {
+            let name = before.element_name(e);
+            after.element(name).is_none_or(|a| {
+                crate::render::unary_labels(before, e) != crate::render::unary_labels(&after, a)
+            })
+        })
+        .map(|&e| before.element_name(e).to_string())
+        .collect()
+}
+
 /// Finds the legal move a person meant. Accepted: the move's number in the
-/// printed list (from 1), its full text, or the cells (element names) it
-/// uses in order, optionally preceded by the rule name: `b2`, `a2 a3`,
-/// `a2-a3`, `WhiteStraight a2 a3`.
+/// printed list (from 1), its full text, or cells (element names),
+/// optionally with the rule name first (`WhitePawnDouble e2 e4`). Cells
+/// select the moves, in this order of preference, whose
+/// 1. changed cells are exactly the typed ones: the cells whose contents
+///    (unary relations) the move changes, in any order (`e2 e4`, `c3 d4`;
+///    en passant `e5 d6 d5`);
+/// 2. match is the typed cells: its elements in order (`clock e2 e3 e4`),
+///    or its board cells in any order (`e2 e3 e4`);
+/// 3. changed cells include the typed ones (castling by the king's cells,
+///    `e1 g1`).
+///
+/// Several moves in the first group that has any is an error listing them
+/// with their numbers (a promotion `e7 e8` to four pieces).
 pub fn parse_move<G: Game>(
     g: &G,
     s: &G::State,
@@ -129,7 +298,7 @@ pub fn parse_move<G: Game>(
 ) -> Result<usize, String> {
     let input = input.trim();
     if input.is_empty() {
-        return Err("type a move".into());
+        return Err("type a move: its number, its text or its cells".into());
     }
     if let Ok(i) = input.parse::<usize>() {
         return if (1..=moves.len()).contains(&i) {
@@ -152,30 +321,66 @@ pub fn parse_move<G: Game>(
     let structure = g.to_structure(s);
     let is_element = |w: &str| structure.element(w).is_some();
     let typed = words(input);
-    let (rule, cells): (Vec<&str>, Vec<&str>) = typed.iter().partition(|w| !is_element(w));
+    let (rule, typed_cells): (Vec<&str>, Vec<&str>) = typed.iter().partition(|w| !is_element(w));
+    let not_legal = || {
+        format!("`{input}` is not a legal move: type its number, its text or the cells it changes")
+    };
+    // At most the rule's name besides cells.
     if rule.len() > 1 {
-        return Err(format!("`{}` are not cells of the board", rule.join(" ")));
+        return Err(not_legal());
     }
-    let candidates: Vec<usize> = texts
-        .iter()
-        .enumerate()
-        .filter(|(_, t)| {
-            let w = words(t);
-            let move_cells: Vec<&str> = w.iter().copied().filter(|w| is_element(w)).collect();
-            move_cells == cells && rule.first().is_none_or(|r| w.first() == Some(r))
-        })
-        .map(|(i, _)| i)
+    let typed_set: BTreeSet<String> = typed_cells.iter().map(|c| c.to_string()).collect();
+    let cells = cells_of(&structure);
+    let cell_names: BTreeSet<&str> = cells.iter().map(|&e| structure.element_name(e)).collect();
+    let of_rule = |i: &usize| {
+        rule.first()
+            .is_none_or(|r| words(&texts[*i]).first() == Some(r))
+    };
+    let mut movers = Vec::new();
+    g.movers(s, &mut movers);
+    let changed: Vec<BTreeSet<String>> = if movers == [player] && !typed_set.is_empty() {
+        moves
+            .iter()
+            .map(|m| changed_cells(g, s, &structure, &cells, m))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let by_effect: Vec<usize> = (0..changed.len())
+        .filter(|i| changed[*i] == typed_set)
+        .filter(of_rule)
         .collect();
+    let by_match: Vec<usize> = (0..moves.len())
+        .filter(|&i| {
+            let w = words(&texts[i]);
+            let elems: Vec<&str> = w.iter().copied().filter(|w| is_element(w)).collect();
+            let on_board: BTreeSet<String> = elems
+                .iter()
+                .filter(|w| cell_names.contains(*w))
+                .map(|w| w.to_string())
+                .collect();
+            elems == typed_cells || on_board == typed_set
+        })
+        .filter(of_rule)
+        .collect();
+    let by_part: Vec<usize> = (0..changed.len())
+        .filter(|i| !typed_set.is_empty() && typed_set.is_subset(&changed[*i]))
+        .filter(of_rule)
+        .collect();
+    let candidates = [by_effect, by_match, by_part]
+        .into_iter()
+        .find(|c| !c.is_empty())
+        .unwrap_or_default();
     match candidates.as_slice() {
         [i] => Ok(*i),
-        [] => Err(format!("`{input}` is not a legal move")),
-        many => Err(format!(
-            "`{input}` is ambiguous: it could be {}; type more (the rule name or the number)",
-            many.iter()
-                .map(|&i| texts[i].as_str())
-                .collect::<Vec<_>>()
-                .join(" or ")
-        )),
+        [] => Err(not_legal()),
+        many => {
+            let mut e = format!("`{input}` could be any of these moves; type its number:");
+            for &i in many {
+                let _ = write!(e, "\n  {:>3}. {}", i + 1, texts[i]);
+            }
+            Err(e)
+        }
     }
 }
 
@@ -230,7 +435,6 @@ pub fn play<G: Game>(
     let mut s = g.initial_state();
     let mut movers = Vec::new();
     let mut moves = Vec::new();
-    let mut line = String::new();
     loop {
         writeln!(out, "{}", picture(g, &s))?;
         g.movers(&s, &mut movers);
@@ -254,26 +458,14 @@ pub fn play<G: Game>(
                 }
                 // A forced move (GDL's noop for the idle role) needs no typing.
                 Some(Seat::Human) | None if moves.len() == 1 => 0,
-                Some(Seat::Human) | None => loop {
+                Some(Seat::Human) | None => {
+                    // The list once per move; after a mistake only the reason.
                     writeln!(out, "{} to move. Legal moves:", names[p])?;
                     for (i, m) in moves.iter().enumerate() {
                         writeln!(out, "  {:>3}. {}", i + 1, g.move_to_string(&s, p, m))?;
                     }
-                    write!(out, "{}> ", names[p])?;
-                    out.flush()?;
-                    line.clear();
-                    if input.read_line(&mut line)? == 0 {
-                        writeln!(out)?;
-                        return Err(std::io::Error::new(
-                            std::io::ErrorKind::UnexpectedEof,
-                            "input ended before the game did",
-                        ));
-                    }
-                    match parse_move(g, &s, p, &moves, &line) {
-                        Ok(i) => break i,
-                        Err(e) => writeln!(out, "{e}")?,
-                    }
-                },
+                    ask(g, &s, p, &moves, input, out)?
+                }
             };
             writeln!(
                 out,
@@ -300,6 +492,36 @@ pub fn play<G: Game>(
         writeln!(out, "  {n}: {p}")?;
     }
     Ok(pay)
+}
+
+/// Reads lines from `input` until one names a legal move of `player` (see
+/// [`parse_move`]), saying on `out` what is wrong with each other line;
+/// returns the move's index.
+fn ask<G: Game>(
+    g: &G,
+    s: &G::State,
+    player: usize,
+    moves: &[G::Move],
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+) -> std::io::Result<usize> {
+    let mut line = String::new();
+    loop {
+        write!(out, "{}> ", g.player_names()[player])?;
+        out.flush()?;
+        line.clear();
+        if input.read_line(&mut line)? == 0 {
+            writeln!(out)?;
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "input ended before the game did",
+            ));
+        }
+        match parse_move(g, s, player, moves, &line) {
+            Ok(i) => return Ok(i),
+            Err(e) => writeln!(out, "{e}")?,
+        }
+    }
 }
 
 /// Applies moves written as in `toss play` (a joint move's parts joined by
@@ -335,4 +557,46 @@ pub fn replay<G: Game>(g: &G, moves: &[&str], seed: u64) -> Result<G::State, Str
         g.apply(&mut s, &joint, &mut rng);
     }
     Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(file: &str) -> toss_runtime::Interpreter {
+        let path = format!("{}/games/{file}", env!("CARGO_MANIFEST_DIR"));
+        let source = std::fs::read_to_string(&path).unwrap_or_default();
+        crate::interpret(&source, file).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Counting plies runs the same playouts as the game's own
+    /// `random_playout`: the same turns and payoffs for a seed.
+    #[test]
+    fn counted_playouts_are_the_games_own() {
+        for file in ["dice.toss", "reversi.toss", "tic-tac-toe.toss"] {
+            let g = game(file);
+            let n = 20;
+            let stats = playouts(&g, n, 11, 100_000, || {});
+            let mut rng = rng_from_seed(11);
+            let (mut turns, mut first) = (0, 0.0);
+            for _ in 0..n {
+                let (len, pay) = g.random_playout(&mut rng, 100_000);
+                turns += len;
+                first += pay[0];
+            }
+            assert_eq!(stats.mean_turns, turns as f64 / n as f64, "{file}");
+            assert_eq!(stats.mean_payoffs[0], first / n as f64, "{file}");
+            assert!(stats.mean_plies >= stats.mean_turns, "{file}");
+            if !g.has_compound_turns() {
+                assert_eq!(stats.mean_plies, stats.mean_turns, "{file}");
+            }
+        }
+    }
+
+    /// A dice turn is a roll and a move, and the game ends after a move.
+    #[test]
+    fn dice_playouts_have_two_plies_per_turn() {
+        let stats = playouts(&game("dice.toss"), 50, 3, 100_000, || {});
+        assert_eq!(stats.mean_plies, 2.0 * stats.mean_turns);
+    }
 }

@@ -1,48 +1,124 @@
 //! Pictures of structures: a text board for the terminal and an SVG drawing.
 //!
-//! A structure is drawn as a board when it has the `x` and `y` position
-//! functions that the board literal creates: one square per element, pieces
-//! shown by the names of the unary relations the element is in. Any other
-//! structure is drawn as a graph: elements on a circle labelled with their
-//! unary relations, binary relations as arrows.
+//! A structure is drawn as a board when elements carry the integral `x` and
+//! `y` positions that the board literal creates and are linked by binary
+//! relations (`R`, `C`, or a game's own such as draughts' diagonals): one
+//! square per such element, pieces shown by the names of the unary
+//! relations it is in. Elements off the grid (a chess clock, a die) are
+//! listed below the board with their unary relations and function values.
+//! Any other structure is drawn as a graph: elements on a circle labelled
+//! with their unary relations, binary relations as arrows.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write;
 
 use toss_runtime::{Elem, Structure};
 
-/// Relations that the board literal creates and that are never pieces.
-const GRID_RELATIONS: [&str; 4] = ["R", "C", "DiagA", "DiagB"];
-
-/// A board view: cells by (column, row), 1-based, with their piece labels.
+/// A board view: cells by (column, row), 1-based, with their piece labels,
+/// and the elements that are not on the grid.
 pub struct Board {
     pub columns: i64,
     pub rows: i64,
     /// (column, row) -> (element, labels of the unary relations it is in)
     pub cells: BTreeMap<(i64, i64), (Elem, Vec<String>)>,
+    /// The other elements, in element order.
+    pub off_grid: Vec<OffGrid>,
 }
 
-/// Unary relations (other than the grid's) each element is in.
-fn unary_labels(s: &Structure, e: Elem) -> Vec<String> {
+/// An element that is not a square of the board.
+pub struct OffGrid {
+    pub elem: Elem,
+    pub name: String,
+    /// The unary relations it is in.
+    pub labels: Vec<String>,
+    /// Function values (position functions only when not 0).
+    pub values: Vec<(String, f64)>,
+}
+
+impl OffGrid {
+    /// `clock: Clock; n = 0, ep = 0`.
+    pub fn text(&self) -> String {
+        let mut parts = Vec::new();
+        if !self.labels.is_empty() {
+            parts.push(self.labels.join(", "));
+        }
+        if !self.values.is_empty() {
+            let values: Vec<String> = self
+                .values
+                .iter()
+                .map(|(f, v)| format!("{f} = {v}"))
+                .collect();
+            parts.push(values.join(", "));
+        }
+        if parts.is_empty() {
+            self.name.clone()
+        } else {
+            format!("{}: {}", self.name, parts.join("; "))
+        }
+    }
+}
+
+/// The unary relations an element is in. (The board literal's relations
+/// `R`, `C`, `DiagA`, `DiagB` are binary, so a unary relation of any name,
+/// such as the cat `C` of cat-and-mouse, is a piece.)
+pub fn unary_labels(s: &Structure, e: Elem) -> Vec<String> {
     (0..s.num_relations())
-        .filter(|&r| s.arity(r) == 1 && !GRID_RELATIONS.contains(&s.relation_name(r)))
-        .filter(|&r| s.contains(r, &[e]))
+        .filter(|&r| s.arity(r) == 1 && s.contains(r, &[e]))
         .map(|r| s.relation_name(r).to_string())
         .collect()
 }
 
-/// The board view of a structure whose elements carry integral `x`/`y`
-/// positions, or `None` if it has none.
+/// The square of `e` from its `x`/`y` values, if they are integral and
+/// positive (the board literal numbers columns and rows from 1).
+fn position(s: &Structure, fx: usize, fy: usize, e: Elem) -> Option<(i64, i64)> {
+    let (x, y) = (s.fun_value(fx, e), s.fun_value(fy, e));
+    let square = |v: f64| (v.fract() == 0.0 && (1.0..=1e4).contains(&v)).then_some(v as i64);
+    Some((square(x)?, square(y)?))
+}
+
+/// The board view of a structure, or `None` if no elements form a grid.
+/// An element is a square when it has a position (see [`position`]) and a
+/// binary relation links it to another element with a position: a lone
+/// point with integral coordinates (the mouse of cat-and-mouse at (5, 5))
+/// is not a board. Two squares at one position make no board either.
 pub fn board(s: &Structure) -> Option<Board> {
     let fx = s.function("x")?;
     let fy = s.function("y")?;
-    let mut cells = BTreeMap::new();
-    for e in s.elements() {
-        let (x, y) = (s.fun_value(fx, e), s.fun_value(fy, e));
-        if x.fract() != 0.0 || y.fract() != 0.0 || x < 1.0 || y < 1.0 || x > 1e4 || y > 1e4 {
-            return None;
+    let placed: BTreeMap<Elem, (i64, i64)> = s
+        .elements()
+        .filter_map(|e| Some((e, position(s, fx, fy, e)?)))
+        .collect();
+    let mut linked: HashSet<Elem> = HashSet::new();
+    for r in (0..s.num_relations()).filter(|&r| s.arity(r) == 2) {
+        for t in s.tuples(r) {
+            if t[0] != t[1] && placed.contains_key(&t[0]) && placed.contains_key(&t[1]) {
+                linked.extend([t[0], t[1]]);
+            }
         }
-        cells.insert((x as i64, y as i64), (e, unary_labels(s, e)));
+    }
+    let mut cells = BTreeMap::new();
+    let mut off_grid = Vec::new();
+    for e in s.elements() {
+        match placed.get(&e) {
+            Some(&at) if linked.contains(&e) => {
+                if cells.insert(at, (e, unary_labels(s, e))).is_some() {
+                    return None;
+                }
+            }
+            _ => {
+                let values = (0..s.num_functions())
+                    .map(|f| (s.function_name(f), s.fun_value(f, e)))
+                    .filter(|&(name, v)| !((name == "x" || name == "y") && v == 0.0))
+                    .map(|(name, v)| (name.to_string(), v))
+                    .collect();
+                off_grid.push(OffGrid {
+                    elem: e,
+                    name: s.element_name(e).to_string(),
+                    labels: unary_labels(s, e),
+                    values,
+                });
+            }
+        }
     }
     let columns = cells.keys().map(|k| k.0).max()?;
     let rows = cells.keys().map(|k| k.1).max()?;
@@ -50,6 +126,7 @@ pub fn board(s: &Structure) -> Option<Board> {
         columns,
         rows,
         cells,
+        off_grid,
     })
 }
 
@@ -65,8 +142,8 @@ pub fn column_name(mut col: i64) -> String {
     String::from_utf8(name).unwrap_or_default()
 }
 
-/// The board as text, top row first, with coordinates; `None` if the
-/// structure is not a board.
+/// The board as text, top row first, with coordinates, then one line per
+/// element off the grid; `None` if the structure is not a board.
 pub fn board_text(s: &Structure) -> Option<String> {
     let b = board(s)?;
     let width = b
@@ -94,6 +171,9 @@ pub fn board_text(s: &Structure) -> Option<String> {
         let _ = write!(out, " {:<width$}", column_name(col));
     }
     out.push('\n');
+    for o in &b.off_grid {
+        let _ = writeln!(out, "  {}", o.text());
+    }
     Some(out)
 }
 
@@ -122,7 +202,17 @@ pub fn svg(s: &Structure) -> String {
 fn board_svg(b: &Board) -> String {
     const CELL: i64 = 48;
     const MARGIN: i64 = 24;
-    let (w, h) = (b.columns * CELL + 2 * MARGIN, b.rows * CELL + 2 * MARGIN);
+    // One line of text per element off the grid, below the board.
+    const LINE: i64 = 18;
+    let board_h = b.rows * CELL + 2 * MARGIN;
+    let text_w = b
+        .off_grid
+        .iter()
+        .map(|o| o.text().chars().count() as i64 * 8 + 2 * MARGIN)
+        .max()
+        .unwrap_or(0);
+    let w = (b.columns * CELL + 2 * MARGIN).max(text_w);
+    let h = board_h + LINE * b.off_grid.len() as i64;
     let mut out = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" \
          viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\">\n"
@@ -167,8 +257,16 @@ fn board_svg(b: &Board) -> String {
             out,
             "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">{}</text>",
             MARGIN + (col - 1) * CELL + CELL / 2,
-            h - 6,
+            board_h - 6,
             column_name(col)
+        );
+    }
+    for (i, o) in b.off_grid.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "<text x=\"{MARGIN}\" y=\"{}\" font-size=\"13\">{}</text>",
+            board_h + LINE * i as i64 + 12,
+            escape(&o.text())
         );
     }
     for row in 1..=b.rows {
@@ -286,7 +384,52 @@ mod tests {
         }
         let b2 = s.element("b2").unwrap_or(0);
         s.add_tuple(p, &[b2]);
+        // The board literal's `R` links the squares.
+        let r = s.declare_relation("R", 2).unwrap_or(0);
+        for (a, b) in [("a1", "b1"), ("a2", "b2")] {
+            let (a, b) = (s.element(a).unwrap_or(0), s.element(b).unwrap_or(0));
+            s.add_tuple(r, &[a, b]);
+        }
         s
+    }
+
+    /// `grid()` with a clock off the board (x = y = 0), in the unary
+    /// relation `C` and with a function value.
+    fn grid_with_clock() -> Structure {
+        let mut s = grid();
+        let clock = s.add_element("clock");
+        let c = s.declare_relation("C", 1).unwrap_or(0);
+        s.add_tuple(c, &[clock]);
+        let n = s.declare_function("n");
+        s.set_fun_value(n, clock, 7.0);
+        s
+    }
+
+    #[test]
+    fn elements_off_the_grid_are_listed_below_the_board() {
+        let s = grid_with_clock();
+        let text = board_text(&s).unwrap_or_default();
+        assert_eq!(text, "  2  . P\n  1  . .\n     a b\n  clock: C; n = 7\n");
+        let pic = svg(&s);
+        assert_eq!(pic.matches("<rect x=").count(), 4, "{pic}");
+        assert!(pic.contains(">clock: C; n = 7</text>"), "{pic}");
+        assert!(!pic.contains("marker-end"), "{pic}");
+    }
+
+    #[test]
+    fn lone_points_with_positions_are_no_board() {
+        // Cat and mouse: positions, no relation between the elements.
+        let mut s = Structure::new();
+        let (fx, fy) = (s.declare_function("x"), s.declare_function("y"));
+        let c = s.declare_relation("C", 1).unwrap_or(0);
+        let cat = s.add_element("c");
+        let mouse = s.add_element("m");
+        s.add_tuple(c, &[cat]);
+        s.set_fun_value(fx, mouse, 5.0);
+        s.set_fun_value(fy, mouse, 5.0);
+        assert!(board(&s).is_none());
+        // The graph labels the cat with its unary `C`.
+        assert!(svg(&s).contains(">C</text>"));
     }
 
     #[test]

@@ -1,8 +1,34 @@
 //! `toss build` makes a standalone binary of a game. Ignored by default:
 //! it compiles a crate in release mode (`cargo test --test build -- --ignored`).
 
-use std::process::Command;
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
 
+/// Runs `program` with `args` and `stdin` piped in.
+fn run(program: &std::path::Path, args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(program)
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run the program");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("its output")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// The built binary runs the generated code: perft, playouts and play as
+/// `toss` runs the interpreter.
 #[test]
 #[ignore = "compiles a crate in release mode"]
 fn built_tic_tac_toe_counts_504_sequences_of_three_moves() {
@@ -27,6 +53,74 @@ fn built_tic_tac_toe_counts_504_sequences_of_three_moves() {
     let stdout = String::from_utf8_lossy(&perft.stdout);
     assert!(perft.status.success(), "{stdout}");
     assert_eq!(stdout.lines().last(), Some("504"), "{stdout}");
+
+    // Playouts: the same figures as the interpreter's for the seed (the
+    // generated code plays the same moves), the time aside.
+    let toss = std::path::Path::new(env!("CARGO_BIN_EXE_toss"));
+    let built = run(&exe, &["playout", "-n", "10", "--seed", "1"], "");
+    let interpreted = run(
+        toss,
+        &[
+            "playout",
+            "games/tic-tac-toe.toss",
+            "-n",
+            "10",
+            "--seed",
+            "1",
+        ],
+        "",
+    );
+    assert!(built.status.success(), "{}", text(&built.stderr));
+    let (b, i) = (text(&built.stdout), text(&interpreted.stdout));
+    assert!(b.starts_with("10 playouts in "), "{b}");
+    let figures = |s: &str| -> Vec<String> {
+        s.lines()
+            .filter(|l| l.starts_with("mean "))
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(figures(&b).len(), 3, "length, two payoffs: {b}");
+    assert_eq!(figures(&b), figures(&i));
+    let refused = run(&exe, &["playout", "-n", "0"], "");
+    assert!(!refused.status.success());
+    assert!(
+        text(&refused.stderr).contains("-n 0"),
+        "{}",
+        text(&refused.stderr)
+    );
+
+    // Play: you first against UCT, moves piped in by their cells; each
+    // cell in turn until one is free. The same game as `toss play` with
+    // that UCT on the interpreter.
+    let cells = ["a1", "b1", "c1", "a2", "b2", "c2", "a3", "b3", "c3"];
+    let moves = cells.map(|c| format!("{c}\n")).concat().repeat(9);
+    let built = run(&exe, &["play", "--seed", "3", "--iters", "300"], &moves);
+    let b = text(&built.stdout);
+    assert!(built.status.success(), "{}\n{b}", text(&built.stderr));
+    assert!(b.contains("xplayer plays Cross{a: a1}"), "{b}");
+    assert!(b.contains("The play has ended."), "{b}");
+    let payoff = |name: &str| -> f64 {
+        b.lines()
+            .find_map(|l| l.trim().strip_prefix(name))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{name}: {b}"))
+    };
+    assert_eq!(payoff("xplayer: ") + payoff("oplayer: "), 0.0, "{b}");
+    let interpreted = run(
+        toss,
+        &[
+            "play",
+            "games/tic-tac-toe.toss",
+            "--player",
+            "human",
+            "--player",
+            "uct:iters=300",
+            "--seed",
+            "3",
+        ],
+        &moves,
+    );
+    assert_eq!(b, text(&interpreted.stdout));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

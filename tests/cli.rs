@@ -403,3 +403,606 @@ fn simulate_refuses_bad_steps() {
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("--step 0 is not a positive step"));
 }
+
+/// A chess board with its clock: the 64 squares and the pieces, the clock
+/// listed below, no graph of the thousands of relation tuples.
+#[test]
+fn show_draws_chess_as_a_board_with_its_clock_beside() {
+    let dir = std::env::temp_dir().join(format!("toss-show-chess-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let svg = dir.join("chess.svg");
+    let out = toss(
+        &[
+            "show",
+            "games/chess.toss",
+            "--moves",
+            "e2 e4",
+            "--svg",
+            svg.to_str().expect("path"),
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let picture = std::fs::read_to_string(&svg).expect("svg written");
+    assert_eq!(picture.matches("<rect x=").count(), 64, "{picture}");
+    assert!(!picture.contains("<line"), "no arrows: {picture}");
+    assert_eq!(picture.matches(">W+Pawn</text>").count(), 8);
+    assert_eq!(picture.matches(">B+Rook+Cr</text>").count(), 2);
+    assert_eq!(picture.matches(">W+King+Cr</text>").count(), 1);
+    // After the double step the clock holds the pawn's column (e = 5).
+    assert!(
+        picture.contains(">clock: Clock; n = 0, ep = 5</text>"),
+        "{picture}"
+    );
+    // Draughts and dice likewise, with the clock and the die off the board.
+    for (game, squares, other) in [
+        (
+            "games/english-draughts.toss",
+            32,
+            ">clock: Clock; n = 0</text>",
+        ),
+        ("games/dice.toss", 32, ">die: Die</text>"),
+    ] {
+        let out = toss(&["show", game, "--svg", svg.to_str().expect("path")], "");
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let picture = std::fs::read_to_string(&svg).expect("svg written");
+        assert_eq!(picture.matches("<rect x=").count(), squares, "{game}");
+        assert!(picture.contains(other), "{game}: {picture}");
+        assert!(!picture.contains("<line"), "{game}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A unary relation named `C` (the cat) is a label, not the board's `C`.
+#[test]
+fn show_labels_a_unary_relation_named_c() {
+    let svg = std::env::temp_dir().join(format!("toss-show-cat-{}.svg", std::process::id()));
+    let out = toss(
+        &[
+            "show",
+            "games/cat-and-mouse.toss",
+            "--svg",
+            svg.to_str().expect("path"),
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let picture = std::fs::read_to_string(&svg).expect("svg written");
+    assert!(picture.contains("fill=\"#a33\">C</text>"), "{picture}");
+    assert!(picture.contains("fill=\"#a33\">M</text>"), "{picture}");
+    std::fs::remove_file(&svg).ok();
+}
+
+fn play_two_humans(game: &str, moves: &str) -> String {
+    let out = toss(
+        &["play", game, "--player", "human", "--player", "human"],
+        moves,
+    );
+    let stdout = text(&out.stdout);
+    // The moves end before the game: that is the only error.
+    assert_eq!(
+        text(&out.stderr).trim(),
+        "input ended before the game did",
+        "{stdout}"
+    );
+    stdout
+}
+
+/// Chess moves typed by the cells they change: a double step, replies,
+/// castling by the king's cells; the board is drawn 8x8 each time.
+#[test]
+fn play_chess_by_cells_on_an_eight_by_eight_board() {
+    let stdout = play_two_humans(
+        "games/chess.toss",
+        "e2 e4\ne7 e5\ng1 f3\nb8-c6\nf1 c4\ng8 f6\ne1 g1\n",
+    );
+    for played in [
+        "white plays WhitePawnDouble{k: clock, a: e2, m: e3, b: e4}",
+        "black plays BlackPawnDouble{k: clock, a: e7, m: e6, b: e5}",
+        "white plays WhiteKnight{k: clock, a: g1, b: f3}",
+        "black plays BlackKnight{k: clock, a: b8, b: c6}",
+        "white plays WhiteBishop{k: clock, a: f1, b: c4}",
+        "black plays BlackKnight{k: clock, a: g8, b: f6}",
+        "white plays WhiteCastleShort{",
+    ] {
+        assert!(stdout.contains(played), "{played}: {stdout}");
+    }
+    assert!(!stdout.contains("is not a legal move"), "{stdout}");
+    // The starting board: eight rows of eight cells, a to h, the clock.
+    let lines: Vec<&str> = stdout.lines().collect();
+    let top = lines
+        .iter()
+        .position(|l| l.starts_with("  8 "))
+        .expect("row 8");
+    for (k, row) in (1..=8).rev().enumerate() {
+        let cells: Vec<&str> = lines[top + k].split_whitespace().collect();
+        assert_eq!(cells.len(), 9, "row {row}: {}", lines[top + k]);
+        assert_eq!(cells[0], row.to_string());
+    }
+    assert_eq!(
+        lines[top + 1].split_whitespace().nth(5),
+        Some("B+Pawn"),
+        "{stdout}"
+    );
+    let letters: Vec<&str> = lines[top + 8].split_whitespace().collect();
+    assert_eq!(letters, ["a", "b", "c", "d", "e", "f", "g", "h"]);
+    assert_eq!(lines[top + 9].trim(), "clock: Clock; n = 0, ep = 0");
+    // No dump of the stable relations.
+    assert!(!stdout.contains("NJ {"), "{stdout}");
+}
+
+/// Draughts steps typed by their cells, numbers and texts still work.
+#[test]
+fn play_draughts_by_cells_numbers_and_text() {
+    let stdout = play_two_humans(
+        "games/english-draughts.toss",
+        "c3 d4\n1\nBlackManStep{k: clock, a: g3, b: h4}\nf6 g5\n",
+    );
+    assert!(
+        stdout.contains("black plays BlackManStep{k: clock, a: c3, b: d4}"),
+        "{stdout}"
+    );
+    // Move 1 of white's list.
+    let list = stdout
+        .split("white to move. Legal moves:\n")
+        .nth(1)
+        .expect("white's moves");
+    let first = list
+        .lines()
+        .next()
+        .and_then(|l| l.trim().strip_prefix("1. "))
+        .expect("move 1");
+    assert!(stdout.contains(&format!("white plays {first}")), "{stdout}");
+    for played in [
+        "black plays BlackManStep{k: clock, a: g3, b: h4}",
+        "white plays WhiteManStep{k: clock, a: f6, b: g5}",
+    ] {
+        assert!(stdout.contains(played), "{played}: {stdout}");
+    }
+    assert!(!stdout.contains("is not a legal move"), "{stdout}");
+}
+
+/// A pawn reaching h8 could become four pieces: the cells list the four
+/// moves with their numbers in the legal-move list, and asks again.
+#[test]
+fn an_ambiguous_promotion_lists_the_candidates_with_their_numbers() {
+    let stdout = play_two_humans(
+        "games/chess.toss",
+        "h2 h4\ng7 g5\nh4 g5\ng8 f6\ng5 g6\nh8 g8\ng6 h7\na7 a6\nh7 h8\n\
+         WhitePawnStepToKnight h7 h8\n",
+    );
+    let (before, after) = stdout
+        .split_once("`h7 h8` could be any of these moves; type its number:\n")
+        .unwrap_or_else(|| panic!("{stdout}"));
+    let candidates: Vec<&str> = after.lines().take(4).collect();
+    for (line, piece) in candidates.iter().zip(["Queen", "Rook", "Bishop", "Knight"]) {
+        assert!(
+            line.contains(&format!("WhitePawnStepTo{piece}{{k: clock, a: h7, b: h8}}")),
+            "{line}"
+        );
+        // The same number and text as in the list of legal moves.
+        assert!(before.contains(&format!("{line}\n")), "{line}: {before}");
+    }
+    assert!(!after.lines().nth(4).unwrap_or_default().contains(". White"));
+    assert!(
+        stdout.contains("white plays WhitePawnStepToKnight{k: clock, a: h7, b: h8}"),
+        "{stdout}"
+    );
+}
+
+/// Standard output closed before anything is written (`| head -0`): every
+/// command ends quietly, without a panic.
+#[test]
+fn a_closed_standard_output_ends_commands_quietly() {
+    for args in [
+        &["perft", "games/dice.toss", "2", "--divide"][..],
+        &["playout", "games/tic-tac-toe.toss", "-n", "10"],
+        &["check", "games/chess.toss"],
+        &["fmt", "games/tic-tac-toe.toss"],
+        &["heuristic", "games/tic-tac-toe.toss"],
+        &[
+            "match",
+            "games/tic-tac-toe.toss",
+            "--player",
+            "random",
+            "--player",
+            "random",
+            "-n",
+            "2",
+        ],
+        &[
+            "play",
+            "games/tic-tac-toe.toss",
+            "--player",
+            "random",
+            "--player",
+            "random",
+        ],
+    ] {
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
+        let out = Command::new(env!("CARGO_BIN_EXE_toss"))
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdin(Stdio::null())
+            .stdout(writer)
+            .stderr(Stdio::piped())
+            .output()
+            .expect("run toss");
+        let stderr = text(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {:?} {stderr}", out.status);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(!stderr.contains("Broken pipe"), "{args:?}: {stderr}");
+    }
+}
+
+/// The value after `prefix` on the line that starts with it.
+fn field<'a>(stdout: &'a str, prefix: &str) -> &'a str {
+    stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(prefix))
+        .unwrap_or_else(|| panic!("no `{prefix}` in {stdout}"))
+}
+
+/// `toss playout`: the fields, the same figures for a seed, the mean length
+/// in turns as the game's own playouts count it and in plies (a dice turn
+/// is a roll and a move).
+#[test]
+fn playout_prints_turns_plies_and_payoffs_reproducibly() {
+    use toss::Game;
+    let args = ["playout", "games/dice.toss", "-n", "200", "--seed", "5"];
+    let (a, b) = (toss(&args, ""), toss(&args, ""));
+    assert!(a.status.success(), "{}", text(&a.stderr));
+    let (sa, sb) = (text(&a.stdout), text(&b.stdout));
+    let figures = |s: &str| -> Vec<String> {
+        s.lines()
+            .filter(|l| l.starts_with("mean "))
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(figures(&sa), figures(&sb));
+    assert!(sa.starts_with("200 playouts in "), "{sa}");
+    let rate: f64 = field(&sa, "playouts/s: ").parse().expect("a rate");
+    assert!(rate > 0.0);
+    let length = field(&sa, "mean length: ");
+    let (turns, plies) = length
+        .strip_suffix(" plies)")
+        .and_then(|l| l.split_once(" turns ("))
+        .unwrap_or_else(|| panic!("{length}"));
+    let (turns, plies): (f64, f64) = (turns.parse().expect("turns"), plies.parse().expect("plies"));
+    assert!((plies - 2.0 * turns).abs() < 0.011, "{length}");
+    // The turns and payoffs of the game's own random playouts, same seed.
+    let source = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("games/dice.toss"),
+    )
+    .expect("dice.toss");
+    let g = toss::interpret(&source, "dice.toss").expect("loads");
+    let mut rng = toss::rng_from_seed(5);
+    let (mut sum_turns, mut sum_white) = (0usize, 0.0);
+    for _ in 0..200 {
+        let (len, pay) = g.random_playout(&mut rng, 100_000);
+        sum_turns += len;
+        sum_white += pay[0];
+    }
+    assert_eq!(
+        format!("{turns:.2}"),
+        format!("{:.2}", sum_turns as f64 / 200.0)
+    );
+    assert_eq!(
+        field(&sa, "mean payoff white: "),
+        format!("{:.4}", sum_white / 200.0)
+    );
+    let black: f64 = field(&sa, "mean payoff black: ").parse().expect("payoff");
+    assert!((black + sum_white / 200.0).abs() < 1e-4, "{sa}");
+    // Tic-tac-toe: every ply is a turn.
+    let out = toss(&["playout", "games/tic-tac-toe.toss", "-n", "50"], "");
+    let length = field(&text(&out.stdout), "mean length: ").to_string();
+    let (turns, rest) = length.split_once(" turns (").expect("turns");
+    assert_eq!(rest, format!("{turns} plies)"));
+}
+
+#[test]
+fn zero_playouts_or_games_are_refused() {
+    let out = toss(&["playout", "games/tic-tac-toe.toss", "-n", "0"], "");
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("-n 0: give the number of playouts to run, at least 1"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = toss(
+        &[
+            "match",
+            "games/tic-tac-toe.toss",
+            "--player",
+            "random",
+            "--player",
+            "random",
+            "-n",
+            "0",
+        ],
+        "",
+    );
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("-n 0: a match needs at least one game"),
+        "{stderr}"
+    );
+    assert!(!text(&out.stdout).contains("NaN"));
+}
+
+/// `toss match` on a GDL file, like the other commands; heuristic players
+/// are refused with the reason.
+#[test]
+fn match_plays_a_gdl_file() {
+    let Some(ttt) = corpus("ticTacToe.kif") else {
+        eprintln!("SKIPPED: ../shared/corpus/gdl is not beside the repository");
+        return;
+    };
+    let args = [
+        "match",
+        ttt.as_str(),
+        "--player",
+        "uct:iters=300",
+        "--player",
+        "random",
+        "-n",
+        "4",
+        "--swap",
+        "--seed",
+        "2",
+    ];
+    let out = toss(&args, "");
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let last = stdout.lines().last().unwrap_or_default();
+    let words: Vec<&str> = last.split_whitespace().collect();
+    assert_eq!(
+        (words[0], words[1], words[3]),
+        ("result", "uct:iters=300", "random")
+    );
+    let games = text(&out.stderr)
+        .lines()
+        .filter(|l| l.starts_with("game "))
+        .count();
+    assert_eq!(games, 4);
+    assert_eq!(toss(&args, "").stdout, out.stdout, "reproducible");
+    let out = toss(
+        &[
+            "match",
+            ttt.as_str(),
+            "--player",
+            "alphabeta",
+            "--player",
+            "random",
+        ],
+        "",
+    );
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("derives its heuristic from a .toss description"),
+        "{}",
+        text(&out.stderr)
+    );
+    // The commands that need a Toss description say so.
+    for command in ["heuristic", "fmt"] {
+        let out = toss(&[command, ttt.as_str()], "");
+        assert!(!out.status.success());
+        assert!(
+            text(&out.stderr).contains(&format!(
+                "`toss {command}` needs a Toss description (.toss)"
+            )),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+}
+
+/// The table's intervals are Wilson's: within [0, 1], around the score,
+/// not empty at a score of 0 or 1.
+#[test]
+fn match_table_shows_wilson_intervals() {
+    let out = toss(
+        &[
+            "match",
+            "games/tic-tac-toe.toss",
+            "--player",
+            "uct:iters=300",
+            "--player",
+            "random",
+            "-n",
+            "6",
+            "--seed",
+            "1",
+        ],
+        "",
+    );
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        stdout
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .ends_with("95% ci (Wilson)")
+    );
+    let rows: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("uct:") || l.starts_with("random "))
+        .collect();
+    assert_eq!(rows.len(), 4, "{stdout}");
+    for row in rows {
+        let cols: Vec<&str> = row.split_whitespace().collect();
+        let n: f64 = cols[2..5]
+            .iter()
+            .map(|c| c.parse::<f64>().expect("count"))
+            .sum();
+        let score: f64 = cols[5].parse().expect("score");
+        let lo: f64 = cols[6]
+            .trim_start_matches('[')
+            .trim_end_matches(',')
+            .parse()
+            .expect("lower");
+        let hi: f64 = cols[7].trim_end_matches(']').parse().expect("upper");
+        assert!(
+            0.0 <= lo && lo <= score && score <= hi && hi <= 1.0,
+            "{row}"
+        );
+        // Never a zero-width interval, even at a score of 0 or 1.
+        assert!(hi - lo > 0.2, "{row}");
+        // The interval of the score with z = 1.96.
+        let z2 = 1.96f64 * 1.96;
+        let centre = (score + z2 / (2.0 * n)) / (1.0 + z2 / n);
+        assert!(
+            (lo + hi) / 2.0 - centre < 1e-3 || hi == 1.0 || lo == 0.0,
+            "{row}"
+        );
+    }
+}
+
+/// `toss heuristic` lays the formulas out on lines of at most 100
+/// columns, each player's term readable back as the derived one.
+#[test]
+fn heuristic_prints_the_terms_readably() {
+    let out = toss(&["heuristic", "games/tic-tac-toe.toss"], "");
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(stdout.lines().all(|l| l.len() <= 100), "{stdout}");
+    assert!(
+        stdout.contains("Sum (z | P(z) and R(y, z) : 1.0)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("\n    + Sum (x | P(x) :"), "{stdout}");
+    // Each player's block, from `  name:` to the next one.
+    let mut blocks: Vec<(String, String)> = Vec::new();
+    for line in stdout.lines() {
+        if line.starts_with("LOC ") {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("  ")
+            && !rest.starts_with(' ')
+        {
+            let (name, term) = rest.split_once(':').expect("player: term");
+            blocks.push((name.to_string(), term.to_string()));
+        } else if let Some((_, term)) = blocks.last_mut() {
+            term.push('\n');
+            term.push_str(line);
+        }
+    }
+    let (game, _) = toss::load::load_toss(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("games/tic-tac-toe.toss"),
+        false,
+    )
+    .expect("loads");
+    let derived = toss::runtime::heuristic::derive(&game, &Default::default());
+    let expected: Vec<(String, String)> = derived
+        .per_location
+        .iter()
+        .flat_map(|ts| {
+            game.players
+                .iter()
+                .zip(ts)
+                .map(|(p, t)| (p.clone(), toss::lang::print_real(t)))
+        })
+        .collect();
+    assert_eq!(blocks.len(), expected.len(), "{stdout}");
+    for ((name, shown), (player, term)) in blocks.iter().zip(&expected) {
+        assert_eq!(name, player);
+        let shown = toss::lang::parse_term(shown).expect("the layout parses");
+        assert_eq!(
+            shown,
+            toss::lang::parse_term(term).expect("parses"),
+            "{name}"
+        );
+    }
+}
+
+/// A match derives a heuristic once, not per game and seat: one line per
+/// kind of heuristic on stderr, however many games.
+#[test]
+fn match_derives_each_heuristic_once() {
+    let out = toss(
+        &[
+            "match",
+            "games/tic-tac-toe.toss",
+            "--player",
+            "alphabeta:depth=1",
+            "--player",
+            "uct+heur:iters=20,heur=rule",
+            "-n",
+            "4",
+            "--swap",
+        ],
+        "",
+    );
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let derived: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("heuristic derived in"))
+        .collect();
+    assert_eq!(derived.len(), 2, "{stderr}");
+    assert!(derived[0].starts_with("alphabeta:depth=1: "), "{stderr}");
+    assert!(
+        derived[1].starts_with("uct+heur:iters=20,heur=rule: "),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().filter(|l| l.starts_with("game ")).count(), 4);
+    // Two players of one kind share it.
+    let out = toss(
+        &[
+            "match",
+            "games/tic-tac-toe.toss",
+            "--player",
+            "alphabeta:depth=1",
+            "--player",
+            "alphabeta:depth=2",
+            "-n",
+            "2",
+        ],
+        "",
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(
+        stderr.matches("heuristic derived in").count(),
+        1,
+        "{stderr}"
+    );
+}
+
+/// `examples/speed.rs` refuses a SECONDS that is not a number (when the
+/// examples were built, as `cargo test` does).
+#[test]
+fn speed_example_refuses_bad_seconds() {
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_toss"));
+    let speed = bin
+        .parent()
+        .expect("the target directory")
+        .join("examples")
+        .join(format!("speed{}", std::env::consts::EXE_SUFFIX));
+    // `cargo test --test cli` does not rebuild the examples: skip a stale one.
+    let modified = |p: &std::path::Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/speed.rs");
+    if modified(&speed).is_none() || modified(&speed) < modified(&source) {
+        eprintln!(
+            "SKIPPED: examples/speed is not built from examples/speed.rs (cargo test builds it)"
+        );
+        return;
+    }
+    for bad in ["3s", "0", "-1", "nan"] {
+        let out = Command::new(&speed)
+            .args(["tic-tac-toe", bad])
+            .output()
+            .expect("run speed");
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let stderr = text(&out.stderr);
+        assert!(
+            stderr.contains(&format!(
+                "SECONDS `{bad}`: expected a positive number of seconds"
+            )),
+            "{stderr}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+}
