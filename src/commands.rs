@@ -67,7 +67,18 @@ pub fn check(files: &[PathBuf], colour: bool) -> Result<(), String> {
             }
             continue;
         }
-        match load_toss(path, colour) {
+        // A file that checks is also loaded as `toss play` would load it:
+        // the interpreter refuses what it cannot run (a set quantifier that
+        // only enumeration decides, on a structure past its limit).
+        let loaded = load_toss(path, colour).and_then(|(game, source)| {
+            toss::Interpreter::new(&game)
+                .map(|_| (game, source))
+                .map_err(|e| toss::load::LoadError {
+                    rendered: format!("error: {}: {e}\n", path.display()),
+                    count: 1,
+                })
+        });
+        match loaded {
             Ok((game, _)) => out!("{}", summary(path, &game)),
             Err(e) => {
                 eprint!("{e}");
@@ -169,6 +180,15 @@ pub fn gdl_summary(path: &Path, g: &toss::runtime::gdl::GdlGame) -> String {
     )
 }
 
+/// An error when the game ran into a limit of the implementation
+/// ([`Game::fault`]): the results computed since are not the game's.
+fn fault_check<G: Game>(g: &G) -> Result<(), String> {
+    match g.fault() {
+        Some(f) => Err(format!("the game could not be played on: {f}")),
+        None => Ok(()),
+    }
+}
+
 /// Runs `$body` with `$g` bound to the loaded game, whichever language.
 macro_rules! with_game {
     ($loaded:expr, $g:ident => $body:expr) => {
@@ -193,6 +213,7 @@ pub fn simulate(
     let mut interp =
         toss::Interpreter::new(&game).map_err(|e| format!("{}: {e}", path.display()))?;
     let traj = toss::simulate::simulate(&game, &mut interp, opts, plot.is_some(), &mut PipeStdout)?;
+    fault_check(&interp)?;
     if let Some(svg) = plot {
         let title = path
             .file_name()
@@ -226,6 +247,7 @@ fn perft_game<G: Game>(g: &G, depth: usize, divide: bool) -> Result<(), String> 
     } else {
         g.perft(&s, depth)
     };
+    fault_check(g)?;
     outln!("{total}");
     Ok(())
 }
@@ -263,6 +285,7 @@ fn playout_game<G: Game>(g: &G, n: u64, seed: u64, max_plies: usize) -> Result<(
         }
     });
     bar.finish_and_clear();
+    fault_check(g)?;
     outln!("{} playouts in {:.2} s", stats.playouts, stats.seconds);
     outln!(
         "playouts/s: {:.0}",
@@ -318,6 +341,7 @@ pub fn play(path: &Path, specs: &[PlayerSpec], seed: u64, colour: bool) -> Resul
             }
             toss::play::play(interpreter, &mut seats, seed, &mut input, &mut out)
                 .map_err(|e| e.to_string())?;
+            fault_check(interpreter)?;
         }
         toss::load::Loaded::Gdl(g) => {
             let mut seats = Vec::new();
@@ -346,7 +370,8 @@ pub fn play_match(
 ) -> Result<(), String> {
     match toss::load::load(path, colour).map_err(|e| e.rendered)? {
         toss::load::Loaded::Toss { game, interpreter } => {
-            matches::run_match(&interpreter, &game, &interpreter, specs, games, seed, swap)
+            matches::run_match(&interpreter, &game, &interpreter, specs, games, seed, swap)?;
+            fault_check(&interpreter)
         }
         toss::load::Loaded::Gdl(g) => matches::run_match_generic(&g, specs, games, seed, swap),
     }
@@ -408,6 +433,7 @@ pub fn show(path: &Path, moves: Option<&str>, svg: &Path, colour: bool) -> Resul
         .unwrap_or_default();
     let structure = with_game!(&loaded, g => {
         let s = toss::play::replay(g, &list, 0)?;
+        fault_check(g)?;
         g.to_structure(&s)
     });
     std::fs::write(svg, toss::render::svg(&structure))

@@ -1006,3 +1006,58 @@ fn speed_example_refuses_bad_seconds() {
         assert!(out.stdout.is_empty());
     }
 }
+
+/// A game that runs into a limit of the interpreter (here more than 65,536
+/// sets of disjoint matches for a `*` label) is reported, and the command
+/// fails, instead of printing counts of a game that was not played; a set
+/// quantifier only enumeration decides, on a structure past its limit, is
+/// refused when the file is loaded.
+#[test]
+fn limits_are_errors_not_wrong_results() {
+    let dir = std::env::temp_dir().join(format!("toss-cli-limits-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let elems: Vec<String> = (1..=17).map(|i| format!("e{i}")).collect();
+    let many = dir.join("many.toss");
+    std::fs::write(
+        &many,
+        format!(
+            "PLAYERS a\nRULE Mark: [x | P:1 {{}} | ] -> [x | P (x) | ] emb P\n\
+             LOC 0 {{ PLAYER a {{ MOVES [Mark, mult: * -> 1] }} }}\nLOC 1 {{}}\n\
+             START [ {} | P:1 {{}} | ]\n",
+            elems.join(", ")
+        ),
+    )
+    .expect("write");
+    for args in [&["perft", "1"][..], &["playout", "-n", "2"]] {
+        let mut all = vec![args[0], many.to_str().expect("utf-8 path")];
+        all.extend(&args[1..]);
+        let out = toss(&all, "");
+        let stderr = text(&out.stderr);
+        assert!(!out.status.success(), "{:?}", args);
+        assert!(
+            stderr.contains("multiplicity `*`") && stderr.contains("65536"),
+            "{stderr}"
+        );
+        assert!(text(&out.stdout).trim().is_empty(), "no results printed");
+    }
+    let big = dir.join("big.toss");
+    let zs: String = (1..=30).map(|i| format!(", z{i}")).collect();
+    std::fs::write(
+        &big,
+        format!(
+            "PLAYERS a\nREL Sep() = ex X (ex x (S(x) and x in X) and not (ex y (T(y) and \
+             (lfp Q(y) = y in X and (S(y) or ex w (Q(w) and E(w, y)))))))\n\
+             RULE Go: [x | S (x) | ] -> [x | S (x) | ] pre Sep()\n\
+             LOC 0 {{ PLAYER a {{ MOVES [Go -> 0] }} }}\n\
+             START [ s, t{zs} | S {{ s }}; T {{ t }}; E {{ (s, t) }} | ]\n"
+        ),
+    )
+    .expect("write");
+    let out = toss(&["check", big.to_str().expect("utf-8 path")], "");
+    let stderr = text(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("2^32") && stderr.contains("limited to 20"),
+        "{stderr}"
+    );
+}
