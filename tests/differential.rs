@@ -196,6 +196,58 @@ differential!(
 // sets of images.
 differential!(reversi, Reversi, "games/reversi.toss", 4, 1000);
 
+// A fluent binary relation (the edges, deleted and added), dense.
+differential!(
+    edge_walk,
+    EdgeWalk,
+    "tests/fixtures/edge-walk.toss",
+    5,
+    1000
+);
+
+// The same game beside 132 unused cells: too many elements for a dense
+// relation, the edges are a sorted list of pairs.
+differential!(
+    edge_walk_large,
+    EdgeWalkLarge,
+    "tests/fixtures/edge-walk-large.toss",
+    5,
+    1000
+);
+
+// A fluent ternary relation (the unused lines of a peg solitaire), a
+// sorted list of triples.
+differential!(
+    peg_routes,
+    PegRoutes,
+    "tests/fixtures/peg-routes.toss",
+    6,
+    1000
+);
+
+/// Counted by hand in the fixture's header: 3 jumps for p, then 4.
+#[test]
+fn peg_routes_perft() {
+    assert_eq!(
+        perft_agrees(&PegRoutes, "tests/fixtures/peg-routes.toss", 2),
+        [3, 4]
+    );
+}
+
+/// Counted by hand in the fixture's header: 4 moves for p, then 13; the
+/// same with either representation of the edges.
+#[test]
+fn edge_walk_perft() {
+    assert_eq!(
+        perft_agrees(&EdgeWalk, "tests/fixtures/edge-walk.toss", 2),
+        [4, 13]
+    );
+    assert_eq!(
+        perft_agrees(&EdgeWalkLarge, "tests/fixtures/edge-walk-large.toss", 2),
+        [4, 13]
+    );
+}
+
 #[test]
 fn known_perft_counts() {
     assert_eq!(
