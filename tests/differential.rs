@@ -225,6 +225,35 @@ differential!(
     1000
 );
 
+/// Cut binds its visited node `t` before the edge's source `a` (a join
+/// order chosen at build time), and lists its moves in the canonical order
+/// all the same: by `a`, then `t`. After the walk to n2, the edges n4 -> n2
+/// and n5 -> n1 can be cut; `t` first would find n5 -> n1 (t = n1) first.
+#[test]
+fn edge_walk_moves_in_canonical_order() {
+    let mut s = EdgeWalk.initial_state();
+    let mut moves = Vec::new();
+    EdgeWalk.legal_moves(&s, 0, &mut moves);
+    assert_eq!(
+        EdgeWalk.move_to_string(&s, 0, &moves[0]),
+        "Walk{a: n1, b: n2}"
+    );
+    EdgeWalk.apply(&mut s, &moves[..1], &mut toss::rng_from_seed(0));
+    EdgeWalk.legal_moves(&s, 1, &mut moves);
+    let names: Vec<String> = moves
+        .iter()
+        .map(|m| EdgeWalk.move_to_string(&s, 1, m))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "Link{a: n7, t: n2}",
+            "Cut{a: n4, t: n2}",
+            "Cut{a: n5, t: n1}"
+        ]
+    );
+}
+
 /// Counted by hand in the fixture's header: 3 jumps for p, then 4.
 #[test]
 fn peg_routes_perft() {

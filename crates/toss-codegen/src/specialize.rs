@@ -12,7 +12,8 @@
 //! shared-prefix tree ([`crate::plan::PrefixNode`]) in one enumeration of
 //! the tree, keeping the candidate sets of last steps counted by a
 //! popcount (`sets`) to select the drawn match from; the others by listing
-//! their matches (`found`). A postcondition that reads only fluent
+//! their matches (`found`; sorted into canonical order for a matcher in
+//! another join order than the declaration). A postcondition that reads only fluent
 //! relations is tested on the effect applied to a copy of the bitsets
 //! (`Rels`), and a test that a cut ray meets a set first tests the ray's
 //! start and full ray (a table row).
@@ -905,16 +906,35 @@ fn nest_steps(plan: &Plan, steps: &[Step], elems: &[Ident], mut inner: TokenStre
     inner
 }
 
+/// The function enumerating the matches of rule `ri` in any order (where
+/// the order does not matter, or the matches are sorted after): `scan_i`,
+/// in join order, for a matcher that is not in declaration order, else
+/// `match_i`.
+fn scan_fn(plan: &Plan, ri: usize) -> Ident {
+    if plan.rules[ri].reordered() {
+        format_ident!("scan_{}", ri)
+    } else {
+        format_ident!("match_{}", ri)
+    }
+}
+
 /// The matcher of rule `ri`: calls `f` on every match in canonical order
-/// until it returns false; returns whether it ran to the end.
+/// until it returns false; returns whether it ran to the end. A matcher
+/// in another join order than the declaration is `scan_i`, and `match_i`
+/// sorts its matches.
 fn matcher(plan: &Plan, ident: &Ident, ri: usize) -> TokenStream {
     let r = &plan.rules[ri];
     let k = plan.max_lhs();
-    let name = format_ident!("match_{}", ri);
+    let name = scan_fn(plan, ri);
+    let order = if r.reordered() {
+        "in join order"
+    } else {
+        "in canonical order (lexicographic in the left elements)"
+    };
     let mut doc = format!(
-        " Matches of rule `{}` ({}), in canonical order (lexicographic in the \
-         left elements), calling `f` on each until it returns false; returns \
-         whether it ran to the end. Join order and candidates:",
+        " Matches of rule `{}` ({}), {order}, calling `f` on each until it \
+         returns false; returns whether it ran to the end. Join order and \
+         candidates:",
         r.name,
         r.lhs.join(", ")
     );
@@ -1020,12 +1040,35 @@ fn matcher(plan: &Plan, ident: &Ident, ri: usize) -> TokenStream {
         }
     };
     let k = usize_lit(k);
-    quote! {
+    let scan = quote! {
         #[doc = #doc]
         #[inline]
         pub fn #name(s: &State, f: &mut impl FnMut([u32; #k]) -> bool) -> bool {
             #(#cands)*
             #body
+        }
+    };
+    if !r.reordered() {
+        return scan;
+    }
+    let m = format_ident!("match_{}", ri);
+    let doc = format!(
+        " Matches of rule `{}` in canonical order: those of `{name}` (in join \
+         order), sorted.",
+        r.name
+    );
+    quote! {
+        #scan
+
+        #[doc = #doc]
+        pub fn #m(s: &State, f: &mut impl FnMut([u32; #k]) -> bool) -> bool {
+            let mut ms = ::std::vec::Vec::new();
+            #name(s, &mut |e| {
+                ms.push(e);
+                true
+            });
+            ms.sort_unstable();
+            ms.into_iter().all(f)
         }
     }
 }
@@ -1044,6 +1087,7 @@ fn counters(plan: &Plan, ri: usize) -> TokenStream {
     let count = format_ident!("count_{}", ri);
     let nth = format_ident!("nth_{}", ri);
     let m = format_ident!("match_{}", ri);
+    let scan = scan_fn(plan, ri);
     let cands = r.steps.iter().map(|st| {
         let c = format_ident!("c{}", st.elem);
         let e = set_expr(plan, &st.cand);
@@ -1148,7 +1192,7 @@ fn counters(plan: &Plan, ri: usize) -> TokenStream {
                 #[inline]
                 pub fn #count(s: &State) -> u32 {
                     let mut n = 0;
-                    #m(s, &mut |_| {
+                    #scan(s, &mut |_| {
                         n += 1;
                         true
                     });
@@ -1387,7 +1431,7 @@ fn playout_arm(plan: &Plan, li: usize) -> TokenStream {
                 // images per left element are collected while counting,
                 // and the drawn move is applied from them here (the same
                 // as `apply_all`, without finding the matches again).
-                let m = format_ident!("match_{}", l.rule);
+                let m = scan_fn(plan, l.rule);
                 let images = format_ident!("a{}_{}", mi, lb);
                 let nl = usize_lit(r.lhs.len());
                 let ins = (0..r.lhs.len()).map(|i| {
@@ -1435,7 +1479,7 @@ fn playout_arm(plan: &Plan, li: usize) -> TokenStream {
                 ));
             } else if l.all {
                 // One move with every match, when there is one.
-                let m = format_ident!("match_{}", l.rule);
+                let m = scan_fn(plan, l.rule);
                 let any = quote! { !#m(s, &mut |_| false) };
                 let any = match &ok {
                     Some(ok) => quote! { (#ok && #any) },
@@ -1503,14 +1547,20 @@ fn playout_arm(plan: &Plan, li: usize) -> TokenStream {
                 });
             } else {
                 // The matches are listed once (into `found`, shared by the
-                // labels of the location), then the drawn one is taken.
-                let m = format_ident!("match_{}", l.rule);
+                // labels of the location), then the drawn one is taken; a
+                // matcher in another order than the declaration's lists
+                // them in join order, then sorts them.
+                let m = scan_fn(plan, l.rule);
                 let start = format_ident!("b{}_{}", mi, lb);
+                let sort = plan.rules[l.rule]
+                    .reordered()
+                    .then(|| quote! { found[#start..].sort_unstable(); });
                 let list = quote! {
                     #m(s, &mut |e| {
                         found.push(e);
                         true
                     });
+                    #sort
                 };
                 let list = match &ok {
                     Some(ok) => quote! { if #ok { #list } },
@@ -1871,6 +1921,8 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
         let rl = usize_lit(ri);
         match &r.all {
             Some(AllEffect::Sets) => {
+                // Sets of images: the order of the matches does not matter.
+                let m = scan_fn(plan, ri);
                 let nl = usize_lit(r.lhs.len());
                 let ins = (0..r.lhs.len()).map(|i| {
                     let i = usize_lit(i);
@@ -2029,7 +2081,7 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
                 quote! { let #v = #f(s); }
             });
             let gens = pl.labels.iter().enumerate().map(|(lb, l)| {
-                let m = format_ident!("match_{}", l.rule);
+                let m = scan_fn(plan, l.rule);
                 let (lb, ri) = (
                     Literal::u16_unsuffixed(lb as u16),
                     Literal::u16_unsuffixed(l.rule as u16),
@@ -2041,6 +2093,17 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
                         if !#m(s, &mut |_| false) {
                             out.push(Move { label: #lb, rule: #ri, elems: [0; #k] });
                         }
+                    }
+                } else if plan.rules[l.rule].reordered() {
+                    // Listed in join order, then sorted into canonical
+                    // order (the moves of one rule differ in their images).
+                    quote! {
+                        let start = out.len();
+                        #m(s, &mut |elems| {
+                            out.push(Move { label: #lb, rule: #ri, elems });
+                            true
+                        });
+                        out[start..].sort_unstable_by_key(|m| m.elems);
                     }
                 } else {
                     quote! {
@@ -2065,7 +2128,7 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
                 }
             });
             let anys = pl.labels.iter().map(|l| {
-                let m = format_ident!("match_{}", l.rule);
+                let m = scan_fn(plan, l.rule);
                 let call = quote! { !#m(s, &mut |_| false) };
                 match plan.rules[l.rule].sentence {
                     Some(c) => {

@@ -187,6 +187,38 @@ fn edge_walk_plan() {
     insta::assert_snapshot!(plan.dump());
 }
 
+/// Join orders chosen at build time: the edge walk's Cut binds the visited
+/// node (one at the start) before the edge's source (any node), Link keeps
+/// its declared order (the other order saves less than sorting its matches
+/// would cost); no rule of the games in games/ is worth reordering (their
+/// first declared element is already the most selective, or sorting the
+/// matches would cost more than the order saves).
+#[test]
+fn join_orders() {
+    let text = std::fs::read_to_string(root().join("tests/fixtures/edge-walk.toss"))
+        .expect("fixture file");
+    let g = toss_lang::parse_game(&text, "edge-walk").expect("valid game");
+    let plan = Plan::build(&g).unwrap_or_else(|e| panic!("{e}"));
+    let rule = |name: &str| plan.rules.iter().find(|r| r.name == name).expect("rule");
+    let cut = rule("Cut");
+    assert!(cut.reordered() && !cut.in_prefix_tree());
+    assert_eq!(cut.steps.iter().map(|s| s.elem).collect::<Vec<_>>(), [1, 0]);
+    let link = rule("Link");
+    let join = link.join.as_ref().expect("a join order");
+    assert!(!link.reordered() && join.greedy == [1, 0] && join.greedy_cost < join.declared_cost);
+    assert!(!rule("Walk").reordered());
+    for name in GAMES {
+        let plan = Plan::build(&game(name)).expect("specialized");
+        for r in &plan.rules {
+            assert!(
+                !r.reordered(),
+                "{name}: {}",
+                plan.matcher_text(r).join("\n")
+            );
+        }
+    }
+}
+
 /// Over many elements (the edge walk beside an unused board of 132 cells)
 /// a binary relation is a sorted list of pairs, and so is a ternary one
 /// over few: the plan says which, and nothing falls back.
