@@ -398,6 +398,11 @@ fn close(a: &Structure, b: &Structure) -> f64 {
     worst
 }
 
+/// Plays `playouts` seeded random playouts of the derived game and the
+/// interpreter in lockstep: the same movers, legal moves (in order), drawn
+/// times and parameters, locations, times and function values (within
+/// `TOLERANCE`) after every ply, and the same payoffs and terminal test at
+/// the end.
 fn lockstep<D: Game<State = State, Move = Move>>(d: &D, file: &str, playouts: u64) {
     let it = if file.contains('/') {
         let path = format!("{}/{file}", env!("CARGO_MANIFEST_DIR"));
@@ -444,7 +449,27 @@ fn lockstep<D: Game<State = State, Move = Move>>(d: &D, file: &str, playouts: u6
             worst = worst.max(close(&sd.structure, &si.structure));
             assert!(worst <= TOLERANCE, "{file} seed {seed} ply {ply}: {worst}");
         }
+        let (mut pd, mut pi) = (vec![0.0; d.num_players()], vec![0.0; it.num_players()]);
+        d.payoffs(&sd, &mut pd);
+        it.payoffs(&si, &mut pi);
+        assert_eq!(pd, pi, "{file} seed {seed}: payoffs");
+        assert_eq!(
+            d.is_terminal(&sd),
+            it.is_terminal(&si),
+            "{file} seed {seed}: terminal"
+        );
     }
+}
+
+/// 1000 seeded lockstep playouts of each continuous game (the default test
+/// below runs a few).
+#[test]
+#[ignore = "slow: 1000 lockstep playouts of each continuous game"]
+fn generated_continuous_games_agree_over_1000_playouts() {
+    lockstep(&Bounce, "bounce.toss", 1000);
+    lockstep(&CatAndMouse, "cat-and-mouse.toss", 1000);
+    lockstep(&Pursuit, "pursuit.toss", 1000);
+    lockstep(&Throw, "throw.toss", 1000);
 }
 
 #[test]

@@ -196,6 +196,87 @@ differential!(
 // sets of images.
 differential!(reversi, Reversi, "games/reversi.toss", 4, 1000);
 
+// A fluent binary relation (the edges, deleted and added), dense.
+differential!(
+    edge_walk,
+    EdgeWalk,
+    "tests/fixtures/edge-walk.toss",
+    5,
+    1000
+);
+
+// The same game beside 132 unused cells: too many elements for a dense
+// relation, the edges are a sorted list of pairs.
+differential!(
+    edge_walk_large,
+    EdgeWalkLarge,
+    "tests/fixtures/edge-walk-large.toss",
+    5,
+    1000
+);
+
+// A fluent ternary relation (the unused lines of a peg solitaire), a
+// sorted list of triples.
+differential!(
+    peg_routes,
+    PegRoutes,
+    "tests/fixtures/peg-routes.toss",
+    6,
+    1000
+);
+
+/// Cut binds its visited node `t` before the edge's source `a` (a join
+/// order chosen at build time), and lists its moves in the canonical order
+/// all the same: by `a`, then `t`. After the walk to n2, the edges n4 -> n2
+/// and n5 -> n1 can be cut; `t` first would find n5 -> n1 (t = n1) first.
+#[test]
+fn edge_walk_moves_in_canonical_order() {
+    let mut s = EdgeWalk.initial_state();
+    let mut moves = Vec::new();
+    EdgeWalk.legal_moves(&s, 0, &mut moves);
+    assert_eq!(
+        EdgeWalk.move_to_string(&s, 0, &moves[0]),
+        "Walk{a: n1, b: n2}"
+    );
+    EdgeWalk.apply(&mut s, &moves[..1], &mut toss::rng_from_seed(0));
+    EdgeWalk.legal_moves(&s, 1, &mut moves);
+    let names: Vec<String> = moves
+        .iter()
+        .map(|m| EdgeWalk.move_to_string(&s, 1, m))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "Link{a: n7, t: n2}",
+            "Cut{a: n4, t: n2}",
+            "Cut{a: n5, t: n1}"
+        ]
+    );
+}
+
+/// Counted by hand in the fixture's header: 3 jumps for p, then 4.
+#[test]
+fn peg_routes_perft() {
+    assert_eq!(
+        perft_agrees(&PegRoutes, "tests/fixtures/peg-routes.toss", 2),
+        [3, 4]
+    );
+}
+
+/// Counted by hand in the fixture's header: 4 moves for p, then 13; the
+/// same with either representation of the edges.
+#[test]
+fn edge_walk_perft() {
+    assert_eq!(
+        perft_agrees(&EdgeWalk, "tests/fixtures/edge-walk.toss", 2),
+        [4, 13]
+    );
+    assert_eq!(
+        perft_agrees(&EdgeWalkLarge, "tests/fixtures/edge-walk-large.toss", 2),
+        [4, 13]
+    );
+}
+
 #[test]
 fn known_perft_counts() {
     assert_eq!(
@@ -241,6 +322,74 @@ fn generated_known_perft_counts() {
     );
     let s = Amazons.initial_state();
     assert_eq!(Amazons.perft(&s, 1), 2176);
+}
+
+/// The generated code alone to the depths the interpreter's tests check
+/// (tests/games.rs), against the known counts (Reversi's count turns, a
+/// placement and its flips).
+#[test]
+fn generated_perft_to_the_interpreter_depths() {
+    fn perft<G: Game>(g: &G, depth: usize) -> Vec<u64> {
+        let s = g.initial_state();
+        (1..=depth).map(|d| g.perft(&s, d)).collect()
+    }
+    assert_eq!(
+        perft(&TicTacToe, 9),
+        [9, 72, 504, 3024, 15120, 54720, 148_176, 200_448, 127_872]
+    );
+    assert_eq!(perft(&Connect4, 6), [7, 49, 343, 2401, 16807, 117_649]);
+    assert_eq!(perft(&Breakthrough, 4), [22, 484, 11132, 256_036]);
+    assert_eq!(perft(&Reversi, 7), [4, 12, 56, 244, 1396, 8200, 55092]);
+}
+
+#[test]
+#[ignore = "slow: reversi perft at depths 8 and 9 on the generated code"]
+fn generated_reversi_perft_depths_8_and_9() {
+    let s = Reversi.initial_state();
+    assert_eq!(Reversi.perft(&s, 8), 390_216);
+    assert_eq!(Reversi.perft(&s, 9), 3_005_288);
+}
+
+#[test]
+#[ignore = "slow: chess perft at depth 5 on the generated code"]
+fn generated_chess_perft_depth_5() {
+    assert_eq!(Chess.perft(&Chess.initial_state(), 5), 4_865_609);
+}
+
+// The chess test positions of tests/games.rs: the same rules from another
+// starting structure, each derived from its own file.
+#[derive(toss::Game)]
+#[toss(file = "tests/fixtures/chess-kiwipete.toss")]
+struct ChessKiwipete;
+
+#[derive(toss::Game)]
+#[toss(file = "tests/fixtures/chess-position4.toss")]
+struct ChessPosition4;
+
+/// Castling through and out of attacked squares, promotions, pins: the
+/// standard perft counts of "Kiwipete" and "position 4" to depth 3 (the
+/// interpreter's test stops at 2), and the interpreter's counts to depth 2.
+#[test]
+fn generated_chess_test_positions() {
+    let s = ChessKiwipete.initial_state();
+    let got: Vec<u64> = (1..=3).map(|d| ChessKiwipete.perft(&s, d)).collect();
+    assert_eq!(got, [48, 2039, 97862]);
+    let s = ChessPosition4.initial_state();
+    let got: Vec<u64> = (1..=3).map(|d| ChessPosition4.perft(&s, d)).collect();
+    assert_eq!(got, [6, 264, 9467]);
+    perft_agrees(&ChessKiwipete, "tests/fixtures/chess-kiwipete.toss", 2);
+    perft_agrees(&ChessPosition4, "tests/fixtures/chess-position4.toss", 2);
+    lockstep(&ChessKiwipete, "tests/fixtures/chess-kiwipete.toss", 4);
+    lockstep(&ChessPosition4, "tests/fixtures/chess-position4.toss", 4);
+}
+
+#[test]
+#[ignore = "slow: the chess test positions at depth 4 on the generated code"]
+fn generated_chess_test_positions_depth_4() {
+    let s = ChessKiwipete.initial_state();
+    assert_eq!(ChessKiwipete.perft(&s, 4), 4_085_603);
+    let s = ChessPosition4.initial_state();
+    assert_eq!(ChessPosition4.perft(&s, 4), 422_333);
 }
 
 /// The full 1000 lockstep playouts for the games whose interpreter, the

@@ -7,6 +7,15 @@
 //!   bitset width `W` (`64 * W >= elements`);
 //! - which relations are stable (tabulated once, here) and which unary
 //!   relations are fluent (one `Bits<W>` each in the generated state);
+//! - how each fluent relation of another arity is kept ([`Repr`]): a
+//!   binary one over at most `MAX_DENSE_ELEMENTS` elements densely (per
+//!   element the set of its successors and of its predecessors, and the
+//!   set of loops), any other as a sorted list of tuples. A matcher walks
+//!   it from the elements bound before ([`SetExpr::Tuples`]: a row of
+//!   successors or predecessors), a condition tests a tuple of bound
+//!   elements ([`Cond::Holds`]), `{x | ex y (S(y) and E(y, x))}` is its
+//!   image ([`Rel2::Fluent`]), and an effect removes the tuples over the
+//!   matched elements (`emb`) and adds the right side's;
 //! - constant masks (stable sets such as "the top row"), neighbour tables
 //!   (per element, the set of its neighbours in a stable binary relation)
 //!   and offset groups (a stable binary relation that is a grid step is
@@ -36,9 +45,16 @@
 //! - for every rule, a matcher: one candidate set per left element (the
 //!   positive unary tuples, the exactness of `emb` relations as negated
 //!   bits, and the precondition conjuncts about that element alone),
-//!   neighbour tables linking each element to earlier ones (join order:
-//!   declaration order, which gives the interpreter's canonical move order
-//!   for free), and a shift for two-element rules linked by a grid step;
+//!   neighbour tables linking each element to earlier ones, sets of the
+//!   fluent relations of other arities and of the exactness of `emb`
+//!   relations of other arities given the earlier elements, and a shift
+//!   for two-element rules linked by a grid step. The join order is chosen
+//!   here ([`JoinOrder`]): greedily the element with the fewest estimated
+//!   candidates on the starting structure given those bound before,
+//!   against the declaration order, which lists the matches in the
+//!   interpreter's canonical order for free; another order is taken only
+//!   when it saves more than sorting its matches costs (the move list is
+//!   then sorted, and the rule leaves the shared-prefix trees);
 //! - the effect of each rule on the fluent bitsets and on fluent functions
 //!   (functions some rule updates: per-element values in the state);
 //! - labels with multiplicity `inf` (all matches at once, spec 1.4): one
@@ -74,8 +90,8 @@
 //! interpreter: a rule's matches ([`RulePlan::interpreted`]), the check of
 //! each specialized match ([`RulePlan::check_fallback`]), its effect
 //! ([`RulePlan::effect_fallback`]), a payoff. Only a game whose state is
-//! not a fixed set of elements with unary fluents (rules that create or
-//! delete elements, fluent relations of other arities), or whose moves
+//! not a fixed set of elements (rules that create or delete elements),
+//! or whose moves
 //! are not one label and one match (time, parameters, multiplicity `*`:
 //! a move would be any of the sets of disjoint matches), makes
 //! [`Plan::build`] fail; it then keeps the interpreter path, and the
@@ -96,9 +112,18 @@ use toss_runtime::{Interpreter, Structure};
 /// Why a game (or a part of it) is outside the specialized fragment.
 pub type Unsupported = String;
 
+/// A fluent binary relation over at most this many elements is dense (a
+/// set of successors and one of predecessors per element): 2 N W words,
+/// 4 KiB at 128 elements, in a state that is copied for postconditions and
+/// kept per node of a search tree. Over more elements, or of another arity,
+/// a fluent relation is a sorted list of tuples.
+const MAX_DENSE_ELEMENTS: usize = 128;
 /// At most this many offset groups make a stable binary relation a set of
 /// shifts; more become a neighbour table.
 const MAX_SHIFTS: usize = 8;
+/// At most this many tuples over the left elements of a rule are tested
+/// for exact matching on one relation (the interpreter's limit).
+const MAX_EXACT_TUPLES: usize = 1 << 16;
 /// At most this many tuples are tabulated for a pattern.
 const MAX_PATTERN_TUPLES: usize = 200_000;
 /// At most this many rows (elements squared) for a table of pairs.
@@ -175,6 +200,14 @@ pub enum SetExpr {
         a: Bound,
         b: Bound,
     },
+    /// `{x | rel(args)}` for a fluent relation of arity 2 or more (index
+    /// into [`Plan::fluent_rels`]), each argument a bound element or `x`
+    /// (`None`): the successors of a bound element in a binary relation,
+    /// its predecessors, or the elements related to themselves.
+    Tuples {
+        rel: usize,
+        args: Vec<Option<Bound>>,
+    },
     /// The universe if the condition holds, else the empty set.
     If(Box<Cond>),
     /// `from` and the cells of the ray `table[from]` before its first cell
@@ -205,17 +238,22 @@ fn mentions_fix(s: &SetExpr, var: usize) -> bool {
         | SetExpr::Fluent(_)
         | SetExpr::Elem(_)
         | SetExpr::Row { .. }
-        | SetExpr::Row2 { .. } => false,
+        | SetExpr::Row2 { .. }
+        | SetExpr::Tuples { .. } => false,
     }
 }
 
-/// A stable binary relation `(y, x)`, as used by an image.
+/// A binary relation `(y, x)`, as used by an image.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Rel2 {
-    /// `x = y + d` for `y` in the mask, one entry per offset `d`.
+    /// Stable: `x = y + d` for `y` in the mask, one entry per offset `d`.
     Shifts(Vec<(i32, usize)>),
-    /// A neighbour table (index into [`Plan::tables`]): `x in table[y]`.
+    /// Stable: a neighbour table (index into [`Plan::tables`]): `x in
+    /// table[y]`.
     Table(usize),
+    /// A fluent binary relation (index into [`Plan::fluent_rels`]):
+    /// `rel(y, x)` when `forward`, else `rel(x, y)`.
+    Fluent { rel: usize, forward: bool },
 }
 
 /// A condition on the state (and bound elements).
@@ -234,6 +272,12 @@ pub enum Cond {
     Or(Vec<Cond>),
     /// A bound element is in a set.
     In(Bound, SetExpr),
+    /// A tuple of bound elements is in a fluent relation of arity other
+    /// than 1 (index into [`Plan::fluent_rels`]).
+    Holds {
+        rel: usize,
+        args: Vec<Bound>,
+    },
     Eq(Bound, Bound),
     Cmp(Num, ir::CmpOp, Num),
     /// Some element of `over`, bound as `Bound::Loop(var)`, satisfies `body`.
@@ -309,6 +353,30 @@ pub struct Fluent {
     pub initial: Vec<u32>,
 }
 
+/// How a fluent relation of arity other than 1 is kept in the state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Repr {
+    /// Binary over at most `MAX_DENSE_ELEMENTS` elements: per element the
+    /// set of its successors and the set of its predecessors, and the set
+    /// of elements related to themselves, so a step from a bound element
+    /// either way is one look-up and an effect two bit operations per
+    /// tuple.
+    Dense,
+    /// A sorted list of tuples: any arity, any number of elements, memory
+    /// in proportion to the tuples.
+    Sparse,
+}
+
+/// A fluent relation of arity other than 1.
+#[derive(Clone, Debug)]
+pub struct FluentRel {
+    pub name: String,
+    pub arity: usize,
+    pub repr: Repr,
+    /// Tuples in the initial state, sorted.
+    pub initial: Vec<Vec<u32>>,
+}
+
 /// A constant set of elements and what it is.
 #[derive(Clone, Debug)]
 pub struct Mask {
@@ -359,13 +427,32 @@ pub struct Step {
     pub checks: Vec<Cond>,
 }
 
+/// How the join order of a matcher was chosen: the greedy order (most
+/// selective first) against the declaration order, in estimated partial
+/// matches (bindings of a prefix of the order the loops go through, on
+/// the starting structure), and whether the greedy one is used. It is,
+/// when it saves more than sorting the matches into canonical order (about
+/// `m log2 m` for `m` matches) costs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JoinOrder {
+    pub greedy: Vec<usize>,
+    pub greedy_cost: f64,
+    pub declared_cost: f64,
+    /// Estimated matches.
+    pub matches: f64,
+    pub reordered: bool,
+}
+
 /// A rule's matcher and effect.
 #[derive(Clone, Debug)]
 pub struct RulePlan {
     pub name: String,
     pub lhs: Vec<String>,
-    /// Declaration order.
+    /// In join order (see [`RulePlan::join`]).
     pub steps: Vec<Step>,
+    /// How the join order was chosen (rules of two or more left elements
+    /// with a specialized matcher).
+    pub join: Option<JoinOrder>,
     /// Two elements linked by a grid step: `b = a + d` for `a` in the mask.
     pub shift: Option<(i32, usize)>,
     /// The match-independent precondition (index into [`Plan::conds`]).
@@ -373,6 +460,11 @@ pub struct RulePlan {
     /// `(fluent, left element)` removed, then added.
     pub removes: Vec<(usize, usize)>,
     pub adds: Vec<(usize, usize)>,
+    /// Fluent relations of arity other than 1 (indices into
+    /// [`Plan::fluent_rels`]) whose tuples over the matched elements are
+    /// removed (`emb`), then the tuples `(relation, left elements)` added.
+    pub tuple_removes: Vec<usize>,
+    pub tuple_adds: Vec<(usize, Vec<usize>)>,
     /// `(fluent function, left element, value)`: update equations, the
     /// values computed before the rule is applied.
     pub updates: Vec<(usize, usize, Num)>,
@@ -430,14 +522,23 @@ impl RulePlan {
         self.plain() && (self.lhs.len() == 1 || self.shift.is_some())
     }
 
+    /// Whether the matcher binds the left elements in another order than
+    /// their declaration (its matches are then sorted into canonical
+    /// order where the order matters).
+    pub fn reordered(&self) -> bool {
+        self.steps.iter().enumerate().any(|(i, s)| s.elem != i)
+    }
+
     /// Whether a playout counts the matches through a [`PrefixNode`] tree:
-    /// a specialized matcher of at least one step, without a set of
-    /// matches and without checks by the interpreter.
+    /// a specialized matcher of at least one step in declaration order
+    /// (the drawn match is selected in the tree's canonical order),
+    /// without a set of matches and without checks by the interpreter.
     pub fn in_prefix_tree(&self) -> bool {
         !self.has_set()
             && self.interpreted.is_none()
             && self.check_fallback.is_none()
             && !self.steps.is_empty()
+            && !self.reordered()
     }
 
     /// Whether, once the earlier left elements are bound, the matches are
@@ -554,6 +655,9 @@ pub struct Plan {
     pub words: usize,
     pub stable: Vec<String>,
     pub fluents: Vec<Fluent>,
+    /// Fluent relations of arity other than 1, each kept as its
+    /// [`Repr`] says.
+    pub fluent_rels: Vec<FluentRel>,
     /// Functions some rule updates: per element values in the state.
     pub funs: Vec<FunPlan>,
     /// Functions no rule updates: constant tables.
@@ -595,6 +699,8 @@ struct Builder<'g> {
     fluent_names: BTreeSet<String>,
     /// Unary fluents in signature order.
     fluents: Vec<Fluent>,
+    /// The other fluent relations in signature order.
+    fluent_rels: Vec<FluentRel>,
     masks: Vec<Mask>,
     tables: Vec<Table>,
     patterns: Vec<Pattern>,
@@ -616,6 +722,15 @@ struct Builder<'g> {
     offsets: Option<bool>,
 }
 
+/// The effect of a rule (see the fields of [`RulePlan`] of the same names).
+struct Effect {
+    removes: Vec<(usize, usize)>,
+    adds: Vec<(usize, usize)>,
+    tuple_removes: Vec<usize>,
+    tuple_adds: Vec<(usize, Vec<usize>)>,
+    updates: Vec<(usize, usize, Num)>,
+}
+
 /// How many masks, tables, patterns and conditions a builder had (what a
 /// compilation that is discarded must not leave behind).
 type Mark = (usize, usize, usize, usize);
@@ -630,7 +745,7 @@ fn loop_depth(c: &Cond) -> usize {
         Cond::And(v) | Cond::Or(v) => v.iter().map(loop_depth).max().unwrap_or(0),
         Cond::NonEmpty(s) | Cond::In(_, s) => set_loop_depth(s),
         Cond::Pattern { sets, .. } => sets.iter().map(set_loop_depth).max().unwrap_or(0),
-        Cond::Const(_) | Cond::Eq(..) | Cond::Cmp(..) => 0,
+        Cond::Const(_) | Cond::Eq(..) | Cond::Cmp(..) | Cond::Holds { .. } => 0,
     }
 }
 
@@ -674,20 +789,32 @@ impl Plan {
         let mut stable = Vec::new();
         let mut fluent_names = BTreeSet::new();
         let mut fluents = Vec::new();
+        let mut fluent_rels = Vec::new();
         for r in 0..sig.num_relations() {
             let name = sig.relation_name(r).to_string();
             if stable_ids.contains(&r) {
                 stable.push(name);
                 continue;
             }
-            if sig.arity(r) != 1 {
-                return Err(format!(
-                    "fluent relation {name} has arity {}; only unary fluents are specialized",
-                    sig.arity(r)
-                ));
+            fluent_names.insert(name.clone());
+            let arity = sig.arity(r);
+            if arity != 1 {
+                let repr = if arity == 2 && n <= MAX_DENSE_ELEMENTS {
+                    Repr::Dense
+                } else {
+                    Repr::Sparse
+                };
+                let mut initial = sig.tuples(r);
+                initial.sort();
+                fluent_rels.push(FluentRel {
+                    name,
+                    arity,
+                    repr,
+                    initial,
+                });
+                continue;
             }
             let initial = sig.unary(r).map(|b| b.iter().collect()).unwrap_or_default();
-            fluent_names.insert(name.clone());
             fluents.push(Fluent { name, initial });
         }
         stable.sort();
@@ -759,6 +886,7 @@ impl Plan {
             n: n as u32,
             fluent_names,
             fluents,
+            fluent_rels,
             masks: Vec::new(),
             tables: Vec::new(),
             patterns: Vec::new(),
@@ -833,6 +961,7 @@ impl Plan {
             words: n.div_ceil(64).max(1),
             stable,
             fluents: b.fluents,
+            fluent_rels: b.fluent_rels,
             funs: b.funs,
             stable_funs: b.stable_funs,
             masks: b.masks,
@@ -964,6 +1093,11 @@ fn and_of(mut v: Vec<SetExpr>) -> SetExpr {
 impl Builder<'_> {
     fn def(&self, name: &str) -> Option<&ir::DefinedRelation> {
         self.game.defined_relations.iter().find(|d| d.name == name)
+    }
+
+    /// The index of a fluent relation of arity other than 1.
+    fn fluent_rel(&self, name: &str) -> Option<usize> {
+        self.fluent_rels.iter().position(|r| r.name == name)
     }
 
     /// Whether `f` depends on the state: it mentions, through definitions,
@@ -1180,6 +1314,21 @@ impl Builder<'_> {
                     } else {
                         Err(format!("{name} with {} arguments", args.len()))
                     };
+                }
+                if let Some(rel) = self.fluent_rel(name) {
+                    let args = args
+                        .iter()
+                        .map(|a| {
+                            if a == x {
+                                Ok(None)
+                            } else {
+                                self.bound(a)
+                                    .map(Some)
+                                    .ok_or_else(|| format!("{a} unbound"))
+                            }
+                        })
+                        .collect::<Result<_, Unsupported>>()?;
+                    return Ok(SetExpr::Tuples { rel, args });
                 }
                 let body = self.inline(name, args)?;
                 self.set(&body, x)
@@ -1464,6 +1613,22 @@ impl Builder<'_> {
         let inner = and_of(inner);
         if both.is_empty() {
             parts.push(SetExpr::AllIf(Box::new(inner)));
+            return Ok(and_of(parts));
+        }
+        // One fluent binary relation between the two: its image, walked
+        // from the set of `y` in either direction.
+        if let [Formula::Rel { name, args }] = both.as_slice()
+            && let Some(rel) = self.fluent_rel(name)
+            && let [a, b] = args.as_slice()
+            && a != b
+        {
+            parts.push(SetExpr::Image {
+                rel: Rel2::Fluent {
+                    rel,
+                    forward: a == y,
+                },
+                of: Box::new(inner),
+            });
             return Ok(and_of(parts));
         }
         let link = Formula::And(both);
@@ -1921,6 +2086,13 @@ impl Builder<'_> {
                     let b = self.bound(a).ok_or("unbound")?;
                     return Ok(Cond::In(b, SetExpr::Fluent(i)));
                 }
+                if let Some(rel) = self.fluent_rel(name) {
+                    let args = args
+                        .iter()
+                        .map(|a| self.bound(a).ok_or("unbound"))
+                        .collect::<Result<_, _>>()?;
+                    return Ok(Cond::Holds { rel, args });
+                }
                 let body = self.inline(name, args)?;
                 self.cond(&body)
             }
@@ -2289,10 +2461,13 @@ impl Builder<'_> {
             name: r.name.clone(),
             lhs: r.lhs.elements.clone(),
             steps: Vec::new(),
+            join: None,
             shift: None,
             sentence: None,
             removes: Vec::new(),
             adds: Vec::new(),
+            tuple_removes: Vec::new(),
+            tuple_adds: Vec::new(),
             updates: Vec::new(),
             post: None,
             interpreted: None,
@@ -2310,15 +2485,18 @@ impl Builder<'_> {
             .collect();
         self.scope = lhs_scope;
         match self.effect(r) {
-            Ok((removes, adds, updates)) => {
-                plan.removes = removes;
-                plan.adds = adds;
-                plan.updates = updates;
+            Ok(fx) => {
+                plan.removes = fx.removes;
+                plan.adds = fx.adds;
+                plan.tuple_removes = fx.tuple_removes;
+                plan.tuple_adds = fx.tuple_adds;
+                plan.updates = fx.updates;
             }
             Err(e) => plan.effect_fallback = Some(e),
         }
         if let Err(e) = self.matcher(r, &mut plan) {
             plan.steps.clear();
+            plan.join = None;
             plan.shift = None;
             plan.sentence = None;
             plan.post = None;
@@ -2333,20 +2511,9 @@ impl Builder<'_> {
         plan
     }
 
-    /// The effect on the state: fluent bits removed and added, function
-    /// updates.
-    #[allow(clippy::type_complexity)]
-    fn effect(
-        &mut self,
-        r: &ir::Rule,
-    ) -> Result<
-        (
-            Vec<(usize, usize)>,
-            Vec<(usize, usize)>,
-            Vec<(usize, usize, Num)>,
-        ),
-        Unsupported,
-    > {
+    /// The effect on the state: fluent bits removed and added, tuples of
+    /// other fluent relations removed and added, function updates.
+    fn effect(&mut self, r: &ir::Rule) -> Result<Effect, Unsupported> {
         if !r.rhs.functions.is_empty() {
             return Err("function values on the right side are not specialized".into());
         }
@@ -2360,24 +2527,33 @@ impl Builder<'_> {
         };
         let fluent_of = |n: &str, fl: &[Fluent]| fl.iter().position(|f| f.name == n);
         let mut removes = Vec::new();
+        let mut tuple_removes = Vec::new();
+        // A stable relation in `emb` keeps its tuples (the analysis found
+        // that no rule changes it), whatever its arity.
         for e in &r.emb {
-            let Some(rel) = self.sig.relation(e) else {
-                continue;
-            };
-            if self.sig.arity(rel) != 1 {
-                return Err(format!("emb relation {e} is not unary"));
-            }
             if let Some(fi) = fluent_of(e, &self.fluents) {
                 removes.extend((0..lhs.len()).map(|i| (fi, i)));
+            } else if let Some(ri) = self.fluent_rel(e)
+                && !tuple_removes.contains(&ri)
+            {
+                tuple_removes.push(ri);
             }
         }
         let mut adds = Vec::new();
+        let mut tuple_adds = Vec::new();
         for t in &r.rhs.tuples {
             if t.optional {
                 return Err("optional right tuples are not specialized".into());
             }
             if let Some(fi) = fluent_of(&t.relation, &self.fluents) {
                 adds.push((fi, left_of(&t.args[0])?));
+            } else if let Some(ri) = self.fluent_rel(&t.relation) {
+                let args = t
+                    .args
+                    .iter()
+                    .map(|a| left_of(a))
+                    .collect::<Result<_, _>>()?;
+                tuple_adds.push((ri, args));
             }
         }
         let mut updates = Vec::new();
@@ -2393,7 +2569,13 @@ impl Builder<'_> {
                 .ok_or_else(|| format!("update of {} on a right element", u.function))?;
             updates.push((f, e, self.num(&u.value)?));
         }
-        Ok((removes, adds, updates))
+        Ok(Effect {
+            removes,
+            adds,
+            tuple_removes,
+            tuple_adds,
+            updates,
+        })
     }
 
     /// The matcher of a rule: candidate sets, links, per-candidate checks,
@@ -2416,8 +2598,26 @@ impl Builder<'_> {
         let pre = self.rename(&r.pre, &BTreeMap::new());
         let mut pre_conj = Vec::new();
         flatten_and(&pre, &mut pre_conj);
+        // The join order: `order[p]` is the left element bound at step `p`,
+        // `pos[e]` the step binding `e`. A constraint on several elements is
+        // tested at the step of the last of them.
+        let join = self.join_order(r);
+        let order: Vec<usize> = match &join {
+            Some(j) if j.reordered => j.greedy.clone(),
+            _ => (0..k).collect(),
+        };
+        plan.join = join;
+        let mut pos = vec![0; k];
+        for (p, &e) in order.iter().enumerate() {
+            pos[e] = p;
+        }
         let mut links: Vec<Vec<Link>> = vec![Vec::new(); k];
         let mut link_irreflexive: Vec<Vec<usize>> = vec![Vec::new(); k];
+        // Tuples of fluent relations of arity other than 1 and the
+        // exactness of emb relations of such arities: compiled like
+        // precondition conjuncts, but never left to the interpreter's check
+        // of a match (which tests the conditions only).
+        let mut exact_conj = Vec::new();
         for t in &r.lhs.tuples {
             // An optional tuple does not restrict matching; the effect
             // removes the emb relations of matched elements either way.
@@ -2440,6 +2640,15 @@ impl Builder<'_> {
                 cands[args[0]].push(SetExpr::Fluent(fi));
                 continue;
             }
+            // A tuple of another fluent relation: the successors (or
+            // predecessors) of the elements bound before its last one.
+            if self.fluent_rel(&t.relation).is_some() {
+                exact_conj.push(Formula::Rel {
+                    name: t.relation.clone(),
+                    args: t.args.clone(),
+                });
+                continue;
+            }
             let mut distinct: Vec<usize> = args.clone();
             distinct.sort_unstable();
             distinct.dedup();
@@ -2455,7 +2664,7 @@ impl Builder<'_> {
                 }
                 [_, _] if args.len() == 2 => {
                     let (i, j) = (args[0], args[1]);
-                    let (later, earlier) = if i > j { (i, j) } else { (j, i) };
+                    let (later, earlier) = if pos[i] > pos[j] { (i, j) } else { (j, i) };
                     let rel = self
                         .sig
                         .relation(&t.relation)
@@ -2493,39 +2702,87 @@ impl Builder<'_> {
                 }),
             }
         }
-        // Exactness of emb relations.
+        // Exactness of emb relations: a tuple over the left elements that
+        // the left side does not list (optional ones included) is absent.
         for e in &r.emb {
             let Some(rel) = self.sig.relation(e) else {
                 continue;
             };
-            if self.sig.arity(rel) != 1 {
-                return Err(format!("emb relation {e} is not unary"));
-            }
-            for (i, l) in lhs.iter().enumerate() {
-                let listed = r
-                    .lhs
-                    .tuples
-                    .iter()
-                    .any(|t| t.relation == *e && t.args[0] == *l);
-                if listed {
-                    continue;
+            let arity = self.sig.arity(rel);
+            if arity == 1 {
+                for (i, l) in lhs.iter().enumerate() {
+                    let listed = r
+                        .lhs
+                        .tuples
+                        .iter()
+                        .any(|t| t.relation == *e && t.args[0] == *l);
+                    if listed {
+                        continue;
+                    }
+                    let x = self.fresh("x");
+                    let g = Formula::Not(Box::new(Formula::Rel {
+                        name: e.clone(),
+                        args: vec![x.clone()],
+                    }));
+                    let s = self.set(&g, &x)?;
+                    cands[i].push(s);
                 }
-                let x = self.fresh("x");
-                let g = Formula::Not(Box::new(Formula::Rel {
-                    name: e.clone(),
-                    args: vec![x.clone()],
-                }));
-                let s = self.set(&g, &x)?;
-                cands[i].push(s);
+                continue;
+            }
+            let total = k.checked_pow(arity as u32).unwrap_or(usize::MAX);
+            if total > MAX_EXACT_TUPLES {
+                return Err(format!(
+                    "exact matching of {e} over {k} elements is {total} tuples"
+                ));
+            }
+            let listed: BTreeSet<&[String]> = r
+                .lhs
+                .tuples
+                .iter()
+                .filter(|t| t.relation == *e)
+                .map(|t| t.args.as_slice())
+                .collect();
+            for code in 0..total {
+                let mut c = code;
+                let mut args = vec![String::new(); arity];
+                for a in args.iter_mut().rev() {
+                    *a = lhs[c % k].clone();
+                    c /= k;
+                }
+                if !listed.contains(args.as_slice()) {
+                    exact_conj.push(Formula::Not(Box::new(Formula::Rel {
+                        name: e.clone(),
+                        args,
+                    })));
+                }
+            }
+        }
+        for c in &exact_conj {
+            let fv = free_vars(c);
+            let Some(i) = (0..k)
+                .filter(|&i| fv.contains(&lhs[i]))
+                .max_by_key(|&i| pos[i])
+            else {
+                // A nullary relation: part of the match-independent
+                // precondition (which always compiles for a relation).
+                pre_conj.push(c.clone());
+                continue;
+            };
+            let alone = (0..k).all(|j| j == i || !fv.contains(&lhs[j]));
+            match self.set(c, &lhs[i]) {
+                Ok(s) if alone => cands[i].push(s),
+                Ok(s) => inner[i].push(s),
+                Err(_) => checks[i].push(self.cond(c)?),
             }
         }
         // An existential precondition over several left elements is also
         // tested, weakened, on the earlier ones: what its conjuncts say
         // about the elements bound so far prunes the join early (a chain
         // of jumps is cut at its first impossible jump).
+        let in_order: Vec<String> = order.iter().map(|&e| lhs[e].clone()).collect();
         let projections: Vec<Formula> = pre_conj
             .iter()
-            .flat_map(|c| prefix_projections(c, lhs))
+            .flat_map(|c| prefix_projections(c, &in_order))
             .collect();
         pre_conj.extend(projections);
         // Preconditions: per element (a candidate set, a set depending on
@@ -2535,7 +2792,7 @@ impl Builder<'_> {
         for c in &pre_conj {
             let fv = free_vars(c);
             let mine: Vec<usize> = (0..k).filter(|&i| fv.contains(&lhs[i])).collect();
-            let Some(&i) = mine.last() else {
+            let Some(&i) = mine.iter().max_by_key(|&&i| pos[i]) else {
                 sentence.push(c.clone());
                 continue;
             };
@@ -2611,8 +2868,10 @@ impl Builder<'_> {
         plan.check_fallback = fallback;
         let cands: Vec<SetExpr> = cands.into_iter().map(and_of).collect();
         let mut steps = Vec::new();
-        for i in 0..k {
-            let distinct_from = (0..i)
+        for (p, &i) in order.iter().enumerate() {
+            let distinct_from = order[..p]
+                .iter()
+                .copied()
                 .filter(|&j| !link_irreflexive[i].contains(&j) && !disjoint(&cands[i], &cands[j]))
                 .collect();
             steps.push(Step {
@@ -2625,8 +2884,10 @@ impl Builder<'_> {
             });
         }
         plan.steps = steps;
-        // Two elements linked by one grid step: a shift.
+        // Two elements linked by one grid step: a shift (in declaration
+        // order: `b = a + d`).
         if k == 2
+            && !plan.reordered()
             && plan.steps[1].links.len() == 1
             && plan.steps[1].distinct_from.is_empty()
             && plan.plain()
@@ -2652,6 +2913,110 @@ impl Builder<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The join order of rule `r` (two or more left elements): greedily
+    /// the element with the fewest estimated candidates given those bound
+    /// before, against the declaration order. On the starting structure,
+    /// an element's candidates are the elements with its unary tuples
+    /// (positive, and for `emb` relations the absent ones), at least one;
+    /// through a binary tuple with a bound element, the relation's average
+    /// number of successors of a source (predecessors of a target), if
+    /// fewer. The cost of an order is the sum over its steps of the
+    /// estimated bindings of the elements up to the step.
+    fn join_order(&self, r: &ir::Rule) -> Option<JoinOrder> {
+        let lhs = &r.lhs.elements;
+        let k = lhs.len();
+        if k < 2 {
+            return None;
+        }
+        let idx = |a: &str| lhs.iter().position(|l| l == a);
+        let tuples: Vec<(usize, Vec<usize>)> = r
+            .lhs
+            .tuples
+            .iter()
+            .filter(|t| !t.optional)
+            .filter_map(|t| {
+                let rel = self.sig.relation(&t.relation)?;
+                let args = t.args.iter().map(|a| idx(a)).collect::<Option<Vec<_>>>()?;
+                Some((rel, args))
+            })
+            .collect();
+        let unary: Vec<f64> = (0..k)
+            .map(|e| {
+                let lits: Vec<(usize, bool)> = tuples
+                    .iter()
+                    .filter(|(_, a)| a.iter().all(|&x| x == e))
+                    .map(|(rel, _)| (*rel, true))
+                    .chain(r.emb.iter().filter_map(|name| {
+                        let rel = self.sig.relation(name)?;
+                        // Optional tuples are listed too (not forbidden).
+                        let listed = r
+                            .lhs
+                            .tuples
+                            .iter()
+                            .any(|t| t.relation == *name && t.args == [lhs[e].clone()]);
+                        (self.sig.arity(rel) == 1 && !listed).then_some((rel, false))
+                    }))
+                    .collect();
+                let count = (0..self.n)
+                    .filter(|&x| {
+                        lits.iter().all(|&(rel, want)| {
+                            let t = vec![x; self.sig.arity(rel)];
+                            self.sig.contains(rel, &t) == want
+                        })
+                    })
+                    .count();
+                count.max(1) as f64
+            })
+            .collect();
+        // (from, to, average fan-out) per binary tuple between two elements.
+        let mut fans: Vec<(usize, usize, f64)> = Vec::new();
+        for (rel, a) in &tuples {
+            let [u, v] = a.as_slice() else { continue };
+            if u == v {
+                continue;
+            }
+            let all = self.sig.tuples(*rel);
+            let len = all.len() as f64;
+            let sources: BTreeSet<u32> = all.iter().map(|t| t[0]).collect();
+            let targets: BTreeSet<u32> = all.iter().map(|t| t[1]).collect();
+            fans.push((*u, *v, len / sources.len().max(1) as f64));
+            fans.push((*v, *u, len / targets.len().max(1) as f64));
+        }
+        let estimate = |e: usize, bound: &[usize]| {
+            fans.iter()
+                .filter(|(from, to, _)| *to == e && bound.contains(from))
+                .map(|&(_, _, f)| f.max(1.0))
+                .fold(unary[e], f64::min)
+        };
+        let cost = |order: &[usize]| {
+            let (mut total, mut prefix) = (0.0, 1.0);
+            for (p, &e) in order.iter().enumerate() {
+                prefix *= estimate(e, &order[..p]);
+                total += prefix;
+            }
+            (total, prefix)
+        };
+        let mut greedy: Vec<usize> = Vec::new();
+        while greedy.len() < k {
+            let next = (0..k)
+                .filter(|e| !greedy.contains(e))
+                .min_by(|&a, &b| estimate(a, &greedy).total_cmp(&estimate(b, &greedy)))?;
+            greedy.push(next);
+        }
+        let declared: Vec<usize> = (0..k).collect();
+        let (greedy_cost, matches) = cost(&greedy);
+        let (declared_cost, _) = cost(&declared);
+        let sort = matches * (matches + 1.0).log2();
+        let reordered = greedy != declared && greedy_cost + sort < declared_cost;
+        Some(JoinOrder {
+            greedy,
+            greedy_cost,
+            declared_cost,
+            matches,
+            reordered,
+        })
     }
 
     fn label(&mut self, l: &ir::Label) -> Result<LabelPlan, Unsupported> {
@@ -2781,6 +3146,9 @@ fn all_effect(r: &RulePlan) -> AllEffect {
     if !r.updates.is_empty() {
         return AllEffect::Sequential("it updates functions".into());
     }
+    if !r.tuple_removes.is_empty() || !r.tuple_adds.is_empty() {
+        return AllEffect::Sequential("it changes a fluent relation of arity other than 1".into());
+    }
     if r.interpreted.is_some() {
         return AllEffect::Sequential("the matches are interpreted".into());
     }
@@ -2837,6 +3205,10 @@ fn renumber_set(s: &mut SetExpr, map: &mut BTreeMap<usize, usize>) {
             renumber_bound(from, map);
             renumber_set(through, map);
         }
+        SetExpr::Tuples { args, .. } => args
+            .iter_mut()
+            .flatten()
+            .for_each(|b| renumber_bound(b, map)),
         SetExpr::Empty
         | SetExpr::Universe
         | SetExpr::Mask(_)
@@ -2879,6 +3251,7 @@ fn renumber_cond(c: &mut Cond, map: &mut BTreeMap<usize, usize>) {
             renumber_bound(a, map);
             renumber_bound(b, map);
         }
+        Cond::Holds { args, .. } => args.iter_mut().for_each(|b| renumber_bound(b, map)),
         Cond::Cmp(a, _, b) => {
             renumber_num(a, map);
             renumber_num(b, map);
@@ -2893,12 +3266,13 @@ fn renumber_cond(c: &mut Cond, map: &mut BTreeMap<usize, usize>) {
 }
 
 /// Whether a condition reads nothing of the state but its fluent unary
-/// relations (no fluent function, no compiled sentence by reference, no
-/// solver): a postcondition of that kind is evaluated on the effect
-/// applied to a copy of the bitsets alone.
+/// relations (no fluent function or relation of another arity, no
+/// compiled sentence by reference, no solver): a postcondition of that
+/// kind is evaluated on the effect applied to a copy of the bitsets alone.
 pub fn reads_only_relations(c: &Cond) -> bool {
     match c {
         Cond::Const(_) | Cond::Eq(..) => true,
+        Cond::Holds { .. } => false,
         Cond::NonEmpty(s) | Cond::In(_, s) => set_reads_only_relations(s),
         Cond::Pattern { sets, .. } => sets.iter().all(set_reads_only_relations),
         Cond::Not(x) => reads_only_relations(x),
@@ -2914,6 +3288,11 @@ fn set_reads_only_relations(s: &SetExpr) -> bool {
     match s {
         SetExpr::And(v) | SetExpr::Or(v) => v.iter().all(set_reads_only_relations),
         SetExpr::Not(x) | SetExpr::AllIf(x) => set_reads_only_relations(x),
+        SetExpr::Image {
+            rel: Rel2::Fluent { .. },
+            ..
+        }
+        | SetExpr::Tuples { .. } => false,
         SetExpr::Image { of, .. } => set_reads_only_relations(of),
         SetExpr::Fix { body, .. } => set_reads_only_relations(body),
         SetExpr::Ray { through, .. } => set_reads_only_relations(through),
@@ -3082,6 +3461,7 @@ fn worth_sharing(s: &SetExpr) -> bool {
             | SetExpr::Elem(_)
             | SetExpr::Row { .. }
             | SetExpr::Row2 { .. }
+            | SetExpr::Tuples { .. }
             | SetExpr::If(_) => true,
         }
     }
@@ -3206,6 +3586,13 @@ impl Plan {
                 format!("t{table}[{}, {}]", bound_text(*a), bound_text(*b))
             }
             SetExpr::If(c) => format!("all_if({})", self.cond_text(c)),
+            SetExpr::Tuples { rel, args } => {
+                let a: Vec<String> = args
+                    .iter()
+                    .map(|b| b.map_or_else(|| "x".to_string(), bound_text))
+                    .collect();
+                format!("{}({})", self.fluent_rels[*rel].name, a.join(", "))
+            }
             SetExpr::Ray {
                 table,
                 from,
@@ -3227,6 +3614,14 @@ impl Plan {
                 format!("shift({})", p.join(" "))
             }
             Rel2::Table(t) => format!("t{t}"),
+            Rel2::Fluent { rel, forward } => {
+                let name = &self.fluent_rels[*rel].name;
+                if *forward {
+                    name.clone()
+                } else {
+                    format!("{name}^-1")
+                }
+            }
         }
     }
 
@@ -3249,6 +3644,10 @@ impl Plan {
             }
             Cond::In(b, s) => format!("{} in {}", bound_text(*b), self.set_text(s)),
             Cond::Eq(a, b) => format!("{} = {}", bound_text(*a), bound_text(*b)),
+            Cond::Holds { rel, args } => {
+                let a: Vec<String> = args.iter().map(|b| bound_text(*b)).collect();
+                format!("{}({})", self.fluent_rels[*rel].name, a.join(", "))
+            }
             Cond::Cmp(a, op, b) => format!(
                 "{} {} {}",
                 self.num_text(a),
@@ -3295,6 +3694,42 @@ impl Plan {
     /// A one-line description of a matcher (for the dump and doc comments).
     pub fn matcher_text(&self, r: &RulePlan) -> Vec<String> {
         let mut out = Vec::new();
+        if let Some(j) = &r.join {
+            let names = |o: &[usize]| {
+                o.iter()
+                    .map(|&e| r.lhs[e].as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let declared: Vec<usize> = (0..r.lhs.len()).collect();
+            out.push(if j.reordered {
+                format!(
+                    "join order {} (estimated {:.1} partial matches, {:.1} in declaration order; \
+                     about {:.1} matches, sorted into canonical order)",
+                    names(&j.greedy),
+                    j.greedy_cost,
+                    j.declared_cost,
+                    j.matches
+                )
+            } else if j.greedy == declared {
+                format!(
+                    "join order {} as declared, also the most selective first (estimated {:.1} \
+                     partial matches)",
+                    names(&declared),
+                    j.declared_cost
+                )
+            } else {
+                format!(
+                    "join order {} as declared (estimated {:.1} partial matches; {} first would \
+                     take {:.1} and a sort of about {:.1} matches)",
+                    names(&declared),
+                    j.declared_cost,
+                    names(&j.greedy),
+                    j.greedy_cost,
+                    j.matches
+                )
+            });
+        }
         for st in &r.steps {
             let mut line = format!("{} in {}", r.lhs[st.elem], self.set_text(&st.cand));
             for l in &st.links {
@@ -3408,6 +3843,35 @@ impl Plan {
                 self.names(&m)
             );
         }
+        for (i, r) in self.fluent_rels.iter().enumerate() {
+            let how = match r.repr {
+                Repr::Dense => format!(
+                    "dense: per element its successors and its predecessors, 2 x {} sets, \
+                     and the set of loops",
+                    self.elements.len()
+                ),
+                Repr::Sparse if r.arity == 0 => "sparse: the empty tuple while it holds".into(),
+                Repr::Sparse => format!("sparse: a sorted list of {}-tuples", r.arity),
+            };
+            let tuples: Vec<String> = r
+                .initial
+                .iter()
+                .map(|t| {
+                    let names: Vec<&str> = t
+                        .iter()
+                        .map(|&e| self.elements[e as usize].as_str())
+                        .collect();
+                    format!("({})", names.join(", "))
+                })
+                .collect();
+            let _ = writeln!(
+                o,
+                "fluent relation {i}: {}/{} ({how}), initially {{{}}}",
+                r.name,
+                r.arity,
+                tuples.join(", ")
+            );
+        }
         for (i, f) in self.funs.iter().enumerate() {
             let _ = writeln!(o, "function {i}: :{} (values in the state)", f.name);
         }
@@ -3456,7 +3920,24 @@ impl Plan {
             };
             match &r.effect_fallback {
                 None => {
-                    let _ = writeln!(o, "    removes {}; adds {}", fx(&r.removes), fx(&r.adds));
+                    let mut removes = fx(&r.removes);
+                    for &t in &r.tuple_removes {
+                        let sep = if removes.is_empty() { "" } else { " " };
+                        let _ = write!(
+                            removes,
+                            "{sep}{}(over {})",
+                            self.fluent_rels[t].name,
+                            r.lhs.join(", ")
+                        );
+                    }
+                    let mut adds = fx(&r.adds);
+                    for (t, args) in &r.tuple_adds {
+                        let sep = if adds.is_empty() { "" } else { " " };
+                        let a: Vec<&str> = args.iter().map(|&e| r.lhs[e].as_str()).collect();
+                        let _ =
+                            write!(adds, "{sep}{}({})", self.fluent_rels[*t].name, a.join(", "));
+                    }
+                    let _ = writeln!(o, "    removes {removes}; adds {adds}");
                     for (f, e, v) in &r.updates {
                         let _ = writeln!(
                             o,

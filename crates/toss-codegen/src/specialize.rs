@@ -12,7 +12,8 @@
 //! shared-prefix tree ([`crate::plan::PrefixNode`]) in one enumeration of
 //! the tree, keeping the candidate sets of last steps counted by a
 //! popcount (`sets`) to select the drawn match from; the others by listing
-//! their matches (`found`). A postcondition that reads only fluent
+//! their matches (`found`; sorted into canonical order for a matcher in
+//! another join order than the declaration). A postcondition that reads only fluent
 //! relations is tested on the effect applied to a copy of the bitsets
 //! (`Rels`), and a test that a cut ray meets a set first tests the ray's
 //! start and full ray (a table row).
@@ -25,7 +26,7 @@ use syn::Ident;
 use toss_runtime::ir;
 
 use crate::plan::{
-    AllEffect, Bound, Cond, FunRef, Num, Plan, PrefixNode, Rel2, RulePlan, SetExpr, Step,
+    AllEffect, Bound, Cond, FunRef, Num, Plan, PrefixNode, Rel2, Repr, RulePlan, SetExpr, Step,
     cond_occurrences, set_occurrences,
 };
 
@@ -91,8 +92,56 @@ fn bound(b: Bound) -> Ident {
     }
 }
 
+/// The field of the state holding fluent relation `rel` of arity other
+/// than 1 (a `Pairs` when dense, a sorted `Vec` of tuples when sparse).
+fn tuples_field(rel: usize) -> Ident {
+    format_ident!("tuples{}", rel)
+}
+
+/// `{x | rel(args)}` (see [`SetExpr::Tuples`]).
+fn tuples_set(plan: &Plan, rel: usize, args: &[Option<Bound>]) -> TokenStream {
+    let f = tuples_field(rel);
+    match (plan.fluent_rels[rel].repr, args) {
+        (Repr::Dense, [Some(a), None]) => {
+            let a = bound(*a);
+            quote! { s.#f.succ[#a as usize] }
+        }
+        (Repr::Dense, [None, Some(b)]) => {
+            let b = bound(*b);
+            quote! { s.#f.pred[#b as usize] }
+        }
+        (Repr::Dense, _) => quote! { s.#f.loops },
+        (Repr::Sparse, _) => {
+            let var = args.iter().position(Option::is_none).unwrap_or(0);
+            let v = usize_lit(var);
+            let tests = args.iter().enumerate().map(|(i, a)| {
+                let i = usize_lit(i);
+                match a {
+                    Some(b) => {
+                        let b = bound(*b);
+                        quote! { t[#i] == #b }
+                    }
+                    None => quote! { t[#i] == t[#v] },
+                }
+            });
+            quote! {
+                ({
+                    let mut r = Set::EMPTY;
+                    for t in s.#f.iter() {
+                        if #(#tests)&&* {
+                            r.insert(t[#v]);
+                        }
+                    }
+                    r
+                })
+            }
+        }
+    }
+}
+
 fn set_expr(plan: &Plan, e: &SetExpr) -> TokenStream {
     match e {
+        SetExpr::Tuples { rel, args } => tuples_set(plan, *rel, args),
         SetExpr::Elem(b) => {
             let b = bound(*b);
             quote! { ({ let mut t = Set::EMPTY; t.insert(#b); t }) }
@@ -162,6 +211,44 @@ fn set_expr(plan: &Plan, e: &SetExpr) -> TokenStream {
                             }
                             r
                         })
+                    }
+                }
+                Rel2::Fluent { rel, forward } => {
+                    let f = tuples_field(*rel);
+                    match plan.fluent_rels[*rel].repr {
+                        Repr::Dense => {
+                            let dir = if *forward {
+                                format_ident!("succ")
+                            } else {
+                                format_ident!("pred")
+                            };
+                            quote! {
+                                ({
+                                    let o = #of;
+                                    let mut r = Set::EMPTY;
+                                    for y in o.iter() {
+                                        r |= s.#f.#dir[y as usize];
+                                    }
+                                    r
+                                })
+                            }
+                        }
+                        Repr::Sparse => {
+                            let (from, to) = if *forward { (0, 1) } else { (1, 0) };
+                            let (from, to) = (usize_lit(from), usize_lit(to));
+                            quote! {
+                                ({
+                                    let o = #of;
+                                    let mut r = Set::EMPTY;
+                                    for t in s.#f.iter() {
+                                        if o.contains(t[#from]) {
+                                            r.insert(t[#to]);
+                                        }
+                                    }
+                                    r
+                                })
+                            }
+                        }
                     }
                 }
             }
@@ -316,6 +403,19 @@ fn cond_expr(plan: &Plan, c: &Cond) -> TokenStream {
         Cond::Eq(a, b) => {
             let (a, b) = (bound(*a), bound(*b));
             quote! { (#a == #b) }
+        }
+        Cond::Holds { rel, args } => {
+            let f = tuples_field(*rel);
+            match (plan.fluent_rels[*rel].repr, args.as_slice()) {
+                (Repr::Dense, [a, b]) => {
+                    let (a, b) = (bound(*a), bound(*b));
+                    quote! { s.#f.succ[#a as usize].contains(#b) }
+                }
+                _ => {
+                    let args = args.iter().map(|b| bound(*b));
+                    quote! { s.#f.binary_search(&[#(#args),*]).is_ok() }
+                }
+            }
         }
         Cond::Cmp(a, op, b) => {
             let (a, b) = (num_expr(plan, a, false), num_expr(plan, b, false));
@@ -630,6 +730,73 @@ fn rels_effect(r: &RulePlan, target: &TokenStream, elems: &[TokenStream]) -> Tok
     quote! { #(#mask_defs)* #(#rems)* #(#adds)* }
 }
 
+/// The effect of rule `r` on the fluent relations of other arities in the
+/// state `s`, the images of the left elements given by `elems`: the
+/// tuples over the matched elements removed (`emb`), then the right
+/// side's tuples added.
+fn tuples_effect(plan: &Plan, r: &RulePlan, elems: &[TokenStream]) -> TokenStream {
+    let mut out = Vec::new();
+    if !r.tuple_removes.is_empty() {
+        out.push(quote! { let matched = Set::EMPTY #(| Set::single(#elems))*; });
+    }
+    for &t in &r.tuple_removes {
+        let f = tuples_field(t);
+        out.push(match plan.fluent_rels[t].repr {
+            // A tuple over the matched elements is in the row of its first
+            // element and in the column of its second.
+            Repr::Dense => {
+                let rows = elems.iter().map(|x| {
+                    quote! {
+                        s.#f.succ[#x as usize] = s.#f.succ[#x as usize].and_not(matched);
+                        s.#f.pred[#x as usize] = s.#f.pred[#x as usize].and_not(matched);
+                    }
+                });
+                quote! {
+                    #(#rows)*
+                    s.#f.loops = s.#f.loops.and_not(matched);
+                }
+            }
+            Repr::Sparse => quote! {
+                s.#f.retain(|t| !t.iter().all(|&x| matched.contains(x)));
+            },
+        });
+    }
+    for (t, args) in &r.tuple_adds {
+        let f = tuples_field(*t);
+        let xs: Vec<&TokenStream> = args.iter().map(|&a| &elems[a]).collect();
+        out.push(match (plan.fluent_rels[*t].repr, xs.as_slice()) {
+            // Left elements are distinct: a loop is a tuple of one element.
+            (Repr::Dense, [a, _]) if args[0] == args[1] => quote! {
+                s.#f.succ[#a as usize].insert(#a);
+                s.#f.pred[#a as usize].insert(#a);
+                s.#f.loops.insert(#a);
+            },
+            (Repr::Dense, [a, b]) => quote! {
+                s.#f.succ[#a as usize].insert(#b);
+                s.#f.pred[#b as usize].insert(#a);
+            },
+            _ => quote! {
+                {
+                    let t = [#(#xs),*];
+                    if let ::core::result::Result::Err(p) = s.#f.binary_search(&t) {
+                        s.#f.insert(p, t);
+                    }
+                }
+            },
+        });
+    }
+    quote! { #(#out)* }
+}
+
+/// `*s` for a state that is `Copy` (no sparse relation), else `s.clone()`.
+fn copy_of_state(plan: &Plan) -> TokenStream {
+    if plan.fluent_rels.iter().any(|r| r.repr == Repr::Sparse) {
+        quote! { s.clone() }
+    } else {
+        quote! { *s }
+    }
+}
+
 /// Whether the postcondition of rule `ri` holds for the match `elems` (the
 /// bound variables `e0`, `e1`, ...): a boolean expression. A postcondition
 /// that reads only fluent relations is evaluated on the effect applied to
@@ -653,10 +820,11 @@ fn post_holds(plan: &Plan, ri: usize, elems: &[Ident]) -> Option<TokenStream> {
         let k = plan.max_lhs();
         let pad = (r.lhs.len()..k).map(|_| quote! { 0 });
         let rl = Literal::u16_unsuffixed(ri as u16);
+        let copy = copy_of_state(plan);
         Some(quote! {
             ({
                 let after = {
-                    let mut t = *s;
+                    let mut t = #copy;
                     apply_rule(&mut t, #rl, &[#(#elems),* #(, #pad)*]);
                     t
                 };
@@ -738,16 +906,35 @@ fn nest_steps(plan: &Plan, steps: &[Step], elems: &[Ident], mut inner: TokenStre
     inner
 }
 
+/// The function enumerating the matches of rule `ri` in any order (where
+/// the order does not matter, or the matches are sorted after): `scan_i`,
+/// in join order, for a matcher that is not in declaration order, else
+/// `match_i`.
+fn scan_fn(plan: &Plan, ri: usize) -> Ident {
+    if plan.rules[ri].reordered() {
+        format_ident!("scan_{}", ri)
+    } else {
+        format_ident!("match_{}", ri)
+    }
+}
+
 /// The matcher of rule `ri`: calls `f` on every match in canonical order
-/// until it returns false; returns whether it ran to the end.
+/// until it returns false; returns whether it ran to the end. A matcher
+/// in another join order than the declaration is `scan_i`, and `match_i`
+/// sorts its matches.
 fn matcher(plan: &Plan, ident: &Ident, ri: usize) -> TokenStream {
     let r = &plan.rules[ri];
     let k = plan.max_lhs();
-    let name = format_ident!("match_{}", ri);
+    let name = scan_fn(plan, ri);
+    let order = if r.reordered() {
+        "in join order"
+    } else {
+        "in canonical order (lexicographic in the left elements)"
+    };
     let mut doc = format!(
-        " Matches of rule `{}` ({}), in canonical order (lexicographic in the \
-         left elements), calling `f` on each until it returns false; returns \
-         whether it ran to the end. Join order and candidates:",
+        " Matches of rule `{}` ({}), {order}, calling `f` on each until it \
+         returns false; returns whether it ran to the end. Join order and \
+         candidates:",
         r.name,
         r.lhs.join(", ")
     );
@@ -853,12 +1040,35 @@ fn matcher(plan: &Plan, ident: &Ident, ri: usize) -> TokenStream {
         }
     };
     let k = usize_lit(k);
-    quote! {
+    let scan = quote! {
         #[doc = #doc]
         #[inline]
         pub fn #name(s: &State, f: &mut impl FnMut([u32; #k]) -> bool) -> bool {
             #(#cands)*
             #body
+        }
+    };
+    if !r.reordered() {
+        return scan;
+    }
+    let m = format_ident!("match_{}", ri);
+    let doc = format!(
+        " Matches of rule `{}` in canonical order: those of `{name}` (in join \
+         order), sorted.",
+        r.name
+    );
+    quote! {
+        #scan
+
+        #[doc = #doc]
+        pub fn #m(s: &State, f: &mut impl FnMut([u32; #k]) -> bool) -> bool {
+            let mut ms = ::std::vec::Vec::new();
+            #name(s, &mut |e| {
+                ms.push(e);
+                true
+            });
+            ms.sort_unstable();
+            ms.into_iter().all(f)
         }
     }
 }
@@ -877,6 +1087,7 @@ fn counters(plan: &Plan, ri: usize) -> TokenStream {
     let count = format_ident!("count_{}", ri);
     let nth = format_ident!("nth_{}", ri);
     let m = format_ident!("match_{}", ri);
+    let scan = scan_fn(plan, ri);
     let cands = r.steps.iter().map(|st| {
         let c = format_ident!("c{}", st.elem);
         let e = set_expr(plan, &st.cand);
@@ -981,7 +1192,7 @@ fn counters(plan: &Plan, ri: usize) -> TokenStream {
                 #[inline]
                 pub fn #count(s: &State) -> u32 {
                     let mut n = 0;
-                    #m(s, &mut |_| {
+                    #scan(s, &mut |_| {
                         n += 1;
                         true
                     });
@@ -1220,7 +1431,7 @@ fn playout_arm(plan: &Plan, li: usize) -> TokenStream {
                 // images per left element are collected while counting,
                 // and the drawn move is applied from them here (the same
                 // as `apply_all`, without finding the matches again).
-                let m = format_ident!("match_{}", l.rule);
+                let m = scan_fn(plan, l.rule);
                 let images = format_ident!("a{}_{}", mi, lb);
                 let nl = usize_lit(r.lhs.len());
                 let ins = (0..r.lhs.len()).map(|i| {
@@ -1268,7 +1479,7 @@ fn playout_arm(plan: &Plan, li: usize) -> TokenStream {
                 ));
             } else if l.all {
                 // One move with every match, when there is one.
-                let m = format_ident!("match_{}", l.rule);
+                let m = scan_fn(plan, l.rule);
                 let any = quote! { !#m(s, &mut |_| false) };
                 let any = match &ok {
                     Some(ok) => quote! { (#ok && #any) },
@@ -1336,14 +1547,20 @@ fn playout_arm(plan: &Plan, li: usize) -> TokenStream {
                 });
             } else {
                 // The matches are listed once (into `found`, shared by the
-                // labels of the location), then the drawn one is taken.
-                let m = format_ident!("match_{}", l.rule);
+                // labels of the location), then the drawn one is taken; a
+                // matcher in another order than the declaration's lists
+                // them in join order, then sorts them.
+                let m = scan_fn(plan, l.rule);
                 let start = format_ident!("b{}_{}", mi, lb);
+                let sort = plan.rules[l.rule]
+                    .reordered()
+                    .then(|| quote! { found[#start..].sort_unstable(); });
                 let list = quote! {
                     #m(s, &mut |e| {
                         found.push(e);
                         true
                     });
+                    #sort
                 };
                 let list = match &ok {
                     Some(ok) => quote! { if #ok { #list } },
@@ -1673,7 +1890,8 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
             })
             .collect();
         let fx = rels_effect(r, &quote! { s.rels }, &es);
-        quote! { #ri => { #binds #(#computes)* #fx #(#sets)* } }
+        let tx = tuples_effect(plan, r, &es);
+        quote! { #ri => { #binds #(#computes)* #fx #tx #(#sets)* } }
     });
 
     // Labels with multiplicity inf: one move with every match, found in
@@ -1703,6 +1921,8 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
         let rl = usize_lit(ri);
         match &r.all {
             Some(AllEffect::Sets) => {
+                // Sets of images: the order of the matches does not matter.
+                let m = scan_fn(plan, ri);
                 let nl = usize_lit(r.lhs.len());
                 let ins = (0..r.lhs.len()).map(|i| {
                     let i = usize_lit(i);
@@ -1790,9 +2010,10 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
             }
         }
     });
+    let copy = copy_of_state(plan);
     let apply_moves = if any_all {
         quote! {
-            let before = *s;
+            let before = #copy;
             for (m, &p) in joint.iter().zip(label_players(before.location)) {
                 if label_all(before.location, p, m.label) {
                     apply_all(s, &before, m.rule);
@@ -1860,7 +2081,7 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
                 quote! { let #v = #f(s); }
             });
             let gens = pl.labels.iter().enumerate().map(|(lb, l)| {
-                let m = format_ident!("match_{}", l.rule);
+                let m = scan_fn(plan, l.rule);
                 let (lb, ri) = (
                     Literal::u16_unsuffixed(lb as u16),
                     Literal::u16_unsuffixed(l.rule as u16),
@@ -1872,6 +2093,17 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
                         if !#m(s, &mut |_| false) {
                             out.push(Move { label: #lb, rule: #ri, elems: [0; #k] });
                         }
+                    }
+                } else if plan.rules[l.rule].reordered() {
+                    // Listed in join order, then sorted into canonical
+                    // order (the moves of one rule differ in their images).
+                    quote! {
+                        let start = out.len();
+                        #m(s, &mut |elems| {
+                            out.push(Move { label: #lb, rule: #ri, elems });
+                            true
+                        });
+                        out[start..].sort_unstable_by_key(|m| m.elems);
                     }
                 } else {
                     quote! {
@@ -1896,7 +2128,7 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
                 }
             });
             let anys = pl.labels.iter().map(|l| {
-                let m = format_ident!("match_{}", l.rule);
+                let m = scan_fn(plan, l.rule);
                 let call = quote! { !#m(s, &mut |_| false) };
                 match plan.rules[l.rule].sentence {
                     Some(c) => {
@@ -1974,7 +2206,43 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
 
     let n_lit = usize_lit(n);
     let nfun = usize_lit(plan.funs.len());
-    let state_def = if plan.funs.is_empty() {
+    // Fluent relations of other arities: a field each.
+    let sparse = plan.fluent_rels.iter().any(|r| r.repr == Repr::Sparse);
+    let tuple_fields: Vec<Ident> = (0..plan.fluent_rels.len()).map(tuples_field).collect();
+    let tuple_types = plan.fluent_rels.iter().map(|r| match r.repr {
+        Repr::Dense => quote! { Pairs },
+        Repr::Sparse => {
+            let k = usize_lit(r.arity);
+            quote! { ::std::vec::Vec<[u32; #k]> }
+        }
+    });
+    let tuple_docs = plan.fluent_rels.iter().map(|r| match r.repr {
+        Repr::Dense => format!(" The fluent relation `{}`, dense.", r.name),
+        Repr::Sparse => format!(" The fluent relation `{}`: its tuples, sorted.", r.name),
+    });
+    let tuple_decls = quote! { #(#[doc = #tuple_docs] pub #tuple_fields: #tuple_types,)* };
+    let copy = (!sparse).then(|| quote! { Copy, });
+    let pairs_def = plan
+        .fluent_rels
+        .iter()
+        .any(|r| r.repr == Repr::Dense)
+        .then(|| {
+            quote! {
+                /// A fluent binary relation over few elements: per element
+                /// the set of its successors and the set of its
+                /// predecessors (both kept, so a step from a bound element
+                /// either way is one look-up), and the elements related to
+                /// themselves (exact matching tests them on every left
+                /// element).
+                #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+                pub struct Pairs {
+                    pub succ: [Set; #n_lit],
+                    pub pred: [Set; #n_lit],
+                    pub loops: Set,
+                }
+            }
+        });
+    let state_def = if plan.funs.is_empty() && plan.fluent_rels.is_empty() {
         quote! {
             /// A state: every fluent unary relation as a bitset, and the
             /// location.
@@ -1984,7 +2252,18 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
                 pub location: usize,
             }
         }
-    } else {
+    } else if plan.funs.is_empty() {
+        quote! {
+            /// A state: every fluent unary relation as a bitset, the other
+            /// fluent relations, and the location.
+            #[derive(Clone, #copy Debug, PartialEq, Eq, Hash)]
+            pub struct State {
+                pub rels: [Set; #nf],
+                #tuple_decls
+                pub location: usize,
+            }
+        }
+    } else if plan.fluent_rels.is_empty() {
         quote! {
             /// A state: every fluent unary relation as a bitset, the
             /// values of every fluent function per element, and the
@@ -1996,6 +2275,71 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
                 pub location: usize,
             }
         }
+    } else {
+        quote! {
+            /// A state: every fluent unary relation as a bitset, the other
+            /// fluent relations, the values of every fluent function per
+            /// element, and the location.
+            #[derive(Clone, #copy Debug, PartialEq)]
+            pub struct State {
+                pub rels: [Set; #nf],
+                #tuple_decls
+                pub funs: [[f64; #n_lit]; #nfun],
+                pub location: usize,
+            }
+        }
+    };
+    // Initial tuples: dense ones in the constant, sparse ones (a vector)
+    // added by `initial()`.
+    let initial_tuples = plan
+        .fluent_rels
+        .iter()
+        .zip(&tuple_fields)
+        .map(|(r, f)| match r.repr {
+            Repr::Dense => {
+                let (mut succ, mut pred) = (vec![Vec::new(); n], vec![Vec::new(); n]);
+                let mut loops = Vec::new();
+                for t in &r.initial {
+                    succ[t[0] as usize].push(t[1]);
+                    pred[t[1] as usize].push(t[0]);
+                    if t[0] == t[1] {
+                        loops.push(t[0]);
+                    }
+                }
+                let succ = succ.into_iter().map(|v| set_lit(plan, v));
+                let pred = pred.into_iter().map(|v| set_lit(plan, v));
+                let loops = set_lit(plan, loops);
+                quote! { #f: Pairs { succ: [#(#succ),*], pred: [#(#pred),*], loops: #loops }, }
+            }
+            Repr::Sparse => quote! { #f: ::std::vec::Vec::new(), },
+        });
+    let initial_fn = sparse.then(|| {
+        let fills = plan
+            .fluent_rels
+            .iter()
+            .zip(&tuple_fields)
+            .filter(|(r, _)| r.repr == Repr::Sparse)
+            .map(|(r, f)| {
+                let tuples = r.initial.iter().map(|t| {
+                    let t = t.iter().map(|&e| u32_lit(e));
+                    quote! { [#(#t),*] }
+                });
+                quote! { s.#f = ::std::vec![#(#tuples),*]; }
+            });
+        quote! {
+            /// The starting state: `INITIAL` with the tuples of the sparse
+            /// relations.
+            pub fn initial() -> State {
+                let mut s = INITIAL;
+                #(#fills)*
+                s
+            }
+        }
+    });
+    let initial_expr = if sparse {
+        quote! { #module::initial() }
+    } else {
+        quote! { #module::INITIAL }
     };
     let initial_funs = if plan.funs.is_empty() {
         quote! {}
@@ -2034,7 +2378,71 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
         let (i, name) = (usize_lit(i), &f.name);
         quote! { s.rels[#i] = ::toss::__private::unary_bits(st, #name); }
     });
-    let conversions = if plan.funs.is_empty() && !plan.has_fallback() {
+    let write_tuples = plan.fluent_rels.iter().zip(&tuple_fields).map(|(r, f)| {
+        let name = &r.name;
+        let add = match r.repr {
+            Repr::Dense => quote! {
+                for (a, row) in s.#f.succ.iter().enumerate() {
+                    for b in row.iter() {
+                        st.add_tuple(r, &[a as u32, b]);
+                    }
+                }
+            },
+            Repr::Sparse => quote! {
+                for t in s.#f.iter() {
+                    st.add_tuple(r, t);
+                }
+            },
+        };
+        quote! {
+            if let ::core::option::Option::Some(r) = st.relation(#name) {
+                for t in st.tuples(r) {
+                    st.remove_tuple(r, &t);
+                }
+                #add
+            }
+        }
+    });
+    let read_tuples = plan.fluent_rels.iter().zip(&tuple_fields).map(|(r, f)| {
+        let name = &r.name;
+        let (clear, add, sort) = match r.repr {
+            Repr::Dense => (
+                quote! {
+                    s.#f = Pairs {
+                        succ: [Set::EMPTY; #n_lit],
+                        pred: [Set::EMPTY; #n_lit],
+                        loops: Set::EMPTY,
+                    };
+                },
+                quote! {
+                    s.#f.succ[t[0] as usize].insert(t[1]);
+                    s.#f.pred[t[1] as usize].insert(t[0]);
+                    if t[0] == t[1] {
+                        s.#f.loops.insert(t[0]);
+                    }
+                },
+                quote! {},
+            ),
+            Repr::Sparse => (
+                quote! { s.#f.clear(); },
+                quote! { s.#f.push(::core::array::from_fn(|i| t[i])); },
+                quote! { s.#f.sort_unstable(); },
+            ),
+        };
+        quote! {
+            #clear
+            if let ::core::option::Option::Some(r) = st.relation(#name) {
+                for t in st.tuples(r) {
+                    #add
+                }
+            }
+            #sort
+        }
+    });
+    let rebind = (!plan.fluent_rels.is_empty()).then(|| quote! { let mut st = st; });
+    let plain_structure =
+        plan.funs.is_empty() && !plan.has_fallback() && plan.fluent_rels.is_empty();
+    let conversions = if plain_structure {
         quote! {}
     } else {
         quote! {
@@ -2048,6 +2456,8 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
                 let base = ::toss::Game::initial_state(super::#ident::interpreter()).structure;
                 let st = ::toss::__private::with_unary_sets(base, &FLUENTS, &s.rels);
                 #with_funs
+                #rebind
+                #(#write_tuples)*
                 st
             }
 
@@ -2056,12 +2466,13 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
             pub fn from_structure(st: &::toss::Structure) -> State {
                 let mut s = INITIAL;
                 #(#read_rels)*
+                #(#read_tuples)*
                 #(#read_funs)*
                 s
             }
         }
     };
-    let to_structure_body = if plan.funs.is_empty() && !plan.has_fallback() {
+    let to_structure_body = if plain_structure {
         quote! {
             let base = ::toss::Game::initial_state(Self::interpreter());
             ::toss::__private::with_unary_sets(base.structure, &#module::FLUENTS, &s.rels)
@@ -2070,9 +2481,25 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
         quote! { #module::to_structure(s) }
     };
     let fluent_count = plan.fluents.len();
+    // Only when there are some, so the summaries of other games stay as
+    // they were.
+    let rels_text: String = plan
+        .fluent_rels
+        .iter()
+        .map(|r| {
+            let how = match r.repr {
+                Repr::Dense => "sets of successors and predecessors",
+                Repr::Sparse => "a sorted list of tuples",
+            };
+            format!(
+                ", the fluent relation {} of arity {} as {how}",
+                r.name, r.arity
+            )
+        })
+        .collect();
     let summary = format!(
         " The game `{file_name}`, specialized at build time: {} elements in \
-         {} bitset word(s); {} fluent unary relation(s) as bitsets; stable: {}; \
+         {} bitset word(s); {} fluent unary relation(s) as bitsets{}; stable: {}; \
          {} rule matcher(s), {} compiled condition(s), {} constant mask(s), \
          {} neighbour table(s). Moves, effects, terminal tests and payoffs run \
          as set algebra on bitsets and table look-ups; `to_structure` rebuilds \
@@ -2080,6 +2507,7 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
         n,
         plan.words,
         fluent_count,
+        rels_text,
         if plan.stable.is_empty() {
             "none".to_string()
         } else {
@@ -2142,6 +2570,7 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
             #(#masks)*
             #(#tables)*
 
+            #pairs_def
             #state_def
 
             /// The fluent unary relations of a state alone: a
@@ -2166,10 +2595,12 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
             /// The starting state.
             pub const INITIAL: State = State {
                 rels: [#(#initial_rels),*],
+                #(#initial_tuples)*
                 #initial_funs
                 location: #initial_location,
             };
 
+            #initial_fn
             #(#stable_fun_tables)*
             #conversions
 
@@ -2300,7 +2731,7 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
                 NAMES.get_or_init(|| #module::PLAYERS.iter().map(|p| p.to_string()).collect())
             }
             fn initial_state(&self) -> Self::State {
-                #module::INITIAL
+                #initial_expr
             }
             fn movers(&self, s: &Self::State, out: &mut ::std::vec::Vec<usize>) {
                 out.clear();

@@ -156,12 +156,12 @@ fn partial_expansion_names_its_fallbacks() {
         "the matches of rule `Hop`",
         "the check of each match of rule `Mark`",
         "the effect of rule `Flip`",
-        "the effect of rule `Hop`",
         "the payoff of a in location 0",
     ] {
         assert!(text.contains(part), "{part}");
     }
     assert!(!text.contains("the effect of rule `Mark`"));
+    assert!(!text.contains("the effect of rule `Hop`"));
     for call in [
         ".rule_matches(2,",
         ".rule_match_passes(0,",
@@ -169,6 +169,74 @@ fn partial_expansion_names_its_fallbacks() {
         ".payoff_value(0, 0,",
     ] {
         assert!(text.contains(call), "{call}");
+    }
+}
+
+/// A fluent binary relation (the edges of tests/fixtures/edge-walk.toss,
+/// deleted and added by the rules) over few elements is dense: per element
+/// its successors and its predecessors. Walking it from a bound element,
+/// its exactness (`emb E`), its effects, and its use in a precondition and
+/// the payoffs are compiled.
+#[test]
+fn edge_walk_plan() {
+    let path = root().join("tests/fixtures/edge-walk.toss");
+    let text = std::fs::read_to_string(&path).expect("fixture file");
+    let g = toss_lang::parse_game(&text, "edge-walk").expect("valid game");
+    let plan = Plan::build(&g).unwrap_or_else(|e| panic!("{e}"));
+    assert!(!plan.has_fallback(), "{}", plan.dump());
+    insta::assert_snapshot!(plan.dump());
+}
+
+/// Join orders chosen at build time: the edge walk's Cut binds the visited
+/// node (one at the start) before the edge's source (any node), Link keeps
+/// its declared order (the other order saves less than sorting its matches
+/// would cost); no rule of the games in games/ is worth reordering (their
+/// first declared element is already the most selective, or sorting the
+/// matches would cost more than the order saves).
+#[test]
+fn join_orders() {
+    let text = std::fs::read_to_string(root().join("tests/fixtures/edge-walk.toss"))
+        .expect("fixture file");
+    let g = toss_lang::parse_game(&text, "edge-walk").expect("valid game");
+    let plan = Plan::build(&g).unwrap_or_else(|e| panic!("{e}"));
+    let rule = |name: &str| plan.rules.iter().find(|r| r.name == name).expect("rule");
+    let cut = rule("Cut");
+    assert!(cut.reordered() && !cut.in_prefix_tree());
+    assert_eq!(cut.steps.iter().map(|s| s.elem).collect::<Vec<_>>(), [1, 0]);
+    let link = rule("Link");
+    let join = link.join.as_ref().expect("a join order");
+    assert!(!link.reordered() && join.greedy == [1, 0] && join.greedy_cost < join.declared_cost);
+    assert!(!rule("Walk").reordered());
+    for name in GAMES {
+        let plan = Plan::build(&game(name)).expect("specialized");
+        for r in &plan.rules {
+            assert!(
+                !r.reordered(),
+                "{name}: {}",
+                plan.matcher_text(r).join("\n")
+            );
+        }
+    }
+}
+
+/// Over many elements (the edge walk beside an unused board of 132 cells)
+/// a binary relation is a sorted list of pairs, and so is a ternary one
+/// over few: the plan says which, and nothing falls back.
+#[test]
+fn sparse_relations() {
+    for (file, name, arity) in [
+        ("tests/fixtures/edge-walk-large.toss", "E", 2),
+        ("tests/fixtures/peg-routes.toss", "Route", 3),
+    ] {
+        let text = std::fs::read_to_string(root().join(file)).expect("fixture file");
+        let g = toss_lang::parse_game(&text, file).expect("valid game");
+        let plan = Plan::build(&g).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert!(!plan.has_fallback(), "{}", plan.dump());
+        let r = &plan.fluent_rels[0];
+        assert_eq!((r.name.as_str(), r.arity), (name, arity));
+        assert_eq!(r.repr, toss_codegen::plan::Repr::Sparse, "{file}");
+        let line = format!("fluent relation 0: {name}/{arity} (sparse: a sorted list of");
+        assert!(plan.dump().contains(&line), "{}", plan.dump());
     }
 }
 
