@@ -570,6 +570,15 @@ fn option<T: std::str::FromStr>(args: &[String], flag: &str, default: T) -> Resu
     }
 }
 
+/// An error when the game ran into a limit of its interpreted parts
+/// (`Game::fault`): results computed since are not the game's.
+fn fault_check(g: &Compiled) -> Result<(), String> {
+    match g.fault() {
+        Some(f) => Err(format!("the game could not be played on: {f}")),
+        None => Ok(()),
+    }
+}
+
 fn run(args: &[String]) -> Result<(), String> {
     let g = Compiled;
     match args.first().map(String::as_str) {
@@ -588,7 +597,7 @@ fn run(args: &[String]) -> Result<(), String> {
             let mut input = std::io::stdin().lock();
             toss::play::play(&g, &mut seats, seed, &mut input, &mut PipeStdout)
                 .map_err(|e| e.to_string())?;
-            Ok(())
+            fault_check(&g)
         }
         Some("playout") => {
             let n = option(args, "-n", 1000u64)?;
@@ -598,6 +607,7 @@ fn run(args: &[String]) -> Result<(), String> {
             let seed = option(args, "--seed", 0u64)?;
             let max_plies = option(args, "--max-plies", 100_000usize)?;
             let stats = toss::play::playouts(&g, n, seed, max_plies, || {});
+            fault_check(&g)?;
             outln!("{} playouts in {:.2} s", stats.playouts, stats.seconds);
             outln!("playouts/s: {:.0}", stats.playouts as f64 / stats.seconds.max(1e-9));
             outln!("mean length: {:.2} turns ({:.2} plies)", stats.mean_turns, stats.mean_plies);
@@ -621,6 +631,7 @@ fn run(args: &[String]) -> Result<(), String> {
             } else {
                 g.perft(&s, depth)
             };
+            fault_check(&g)?;
             outln!("{total}");
             Ok(())
         }

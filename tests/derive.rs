@@ -84,3 +84,20 @@ fn a_game_outside_the_fragment_still_compiles_and_plays() {
     let a = Grow.random_playout(&mut toss::rng_from_seed(1), 100);
     assert_eq!((a.0, a.1.to_vec()), (3, vec![3.0]));
 }
+
+/// A game beyond a limit of the interpreter (more `*` move sets than it
+/// lists): the derived type, which runs that label on the interpreter,
+/// reports the interpreter's fault, and a playout stops at once.
+#[derive(toss::Game)]
+#[toss(file = "tests/fixtures/many-marks.toss")]
+struct ManyMarks;
+
+#[test]
+fn derived_game_reports_the_interpreters_fault() {
+    let g = ManyMarks;
+    assert!(g.fault().is_none());
+    let (plies, _) = g.random_playout(&mut toss::rng_from_seed(1), 10);
+    assert_eq!(plies, 0);
+    let fault = g.fault().expect("a fault");
+    assert!(fault.contains("multiplicity `*`"), "{fault}");
+}

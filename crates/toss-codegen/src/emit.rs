@@ -79,9 +79,23 @@ pub fn source_and_interpreter_with(
 
             #(#[doc = #doc])*
             pub fn interpreter() -> &'static ::toss::__private::Interpreter {
+                Self::interpreter_cell().get_or_init(|| #init)
+            }
+
+            /// Where [`Self::interpreter`] keeps the interpreter once built.
+            fn interpreter_cell() -> &'static ::toss::__private::OnceLock<::toss::__private::Interpreter> {
                 static INTERPRETER: ::toss::__private::OnceLock<::toss::__private::Interpreter> =
                     ::toss::__private::OnceLock::new();
-                INTERPRETER.get_or_init(|| #init)
+                &INTERPRETER
+            }
+
+            /// The fault of the interpreter, if it was built and ran into a
+            /// limit (see `Game::fault`): parts of the game that fall back
+            /// to it evaluate formulas with its solver. (Unused where the
+            /// whole game forwards to the interpreter.)
+            #[allow(dead_code)]
+            fn interpreter_fault() -> ::core::option::Option<::std::string::String> {
+                Self::interpreter_cell().get().and_then(::toss::Game::fault)
             }
         }
     }
@@ -174,6 +188,9 @@ pub(crate) fn forwarding_methods(target: TokenStream) -> TokenStream {
         }
         fn draw_continuous(&self, s: &Self::State, player: usize, m: &mut Self::Move, rng: &mut ::toss::Rng) {
             ::toss::Game::draw_continuous(#target, s, player, m, rng)
+        }
+        fn fault(&self) -> ::core::option::Option<::std::string::String> {
+            ::toss::Game::fault(#target)
         }
     }
 }

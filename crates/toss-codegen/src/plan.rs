@@ -3025,7 +3025,7 @@ impl Builder<'_> {
         }
         if l.multiplicity == Multiplicity::Any {
             // A move would be a set of matches, one of up to
-            // `ANY_MOVES_CAP` sets of disjoint matches the interpreter
+            // `ANY_MOVES_LIMIT` sets of disjoint matches the interpreter
             // enumerates: not a fixed-size move of the generated code.
             return Err(
                 "multiplicity * (a move is any set of disjoint matches) is not specialized".into(),

@@ -2761,6 +2761,9 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
             fn has_compound_turns(&self) -> bool {
                 #compound_turns
             }
+            fn fault(&self) -> ::core::option::Option<::std::string::String> {
+                Self::interpreter_fault()
+            }
             #heuristic_method
             fn random_playout_from(
                 &self,
