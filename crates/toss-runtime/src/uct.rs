@@ -9,9 +9,10 @@
 //! the legal moves on the way, and a child is identified by the index of
 //! its joint move in the mixed-radix enumeration of the movers' legal moves
 //! (first mover most significant, as in [`Game::perft`]). A node takes 12
-//! bytes plus 16 bytes per player (44 for two players), and the tree never
-//! grows past [`UctConfig::max_nodes`] (leaves are then played out without
-//! being expanded), so memory stays bounded whatever the budget.
+//! bytes plus 16 bytes per player (44 for two players), and the trees never
+//! grow past [`UctConfig::max_nodes`] nodes in total over the threads
+//! (leaves are then played out without being expanded), so memory stays
+//! bounded whatever the budget and the number of threads.
 //!
 //! One iteration: from the root, in an expanded node `v` the movers play a
 //! regret-minimising joint action ([`regret_minimizing`]) in the normal-form
@@ -205,7 +206,9 @@ pub struct UctConfig {
     pub playout: PlayoutPolicy,
     /// Playouts stop after this many turns.
     pub max_playout_plies: usize,
-    /// The tree is never extended beyond this many nodes (per thread).
+    /// The trees are never extended beyond this many nodes in total: with
+    /// [`UctConfig::threads`] = t each thread's tree gets `max_nodes / t`,
+    /// so more threads do not take more memory.
     pub max_nodes: usize,
     /// Root parallelism: independent trees, one per thread.
     pub threads: usize,
@@ -451,10 +454,11 @@ fn pick_joint(rng: &mut Rng, dims: &[usize], alive: &[Vec<usize>]) -> usize {
     j
 }
 
-/// One search: a tree and its generator.
+/// One search: a tree, its generator and its share of the node cap.
 struct Search {
     tree: Tree,
     rng: Rng,
+    max_nodes: usize,
 }
 
 impl Search {
@@ -586,7 +590,7 @@ impl Search {
             let dims: Vec<usize> = w.moves[..m].iter().map(Vec::len).collect();
             let node = self.tree.nodes[v as usize];
             if node.first == NONE {
-                if total == 0 || self.tree.len() + total > cfg.max_nodes {
+                if total == 0 || self.tree.len() + total > self.max_nodes {
                     Self::playout(cfg, game, eval, &mut s, &mut self.rng, w);
                     break;
                 }
@@ -630,7 +634,7 @@ impl Search {
     ) {
         let np = game.num_players();
         let m = w.movers.len();
-        self.tree.reserve(total, cfg.max_nodes);
+        self.tree.reserve(total, self.max_nodes);
         let first = self.tree.len() as u32;
         let e = cfg.evals.max(1);
         let weight = cfg.evals_weight.clamp(1, e);
@@ -745,6 +749,7 @@ impl<E> Uct<E> {
             self.trees.iter_mut().for_each(|t| *t = None);
         }
         self.searches += 1;
+        let max_nodes = (self.config.max_nodes / threads).max(1);
         let mut searches: Vec<Search> = (0..threads)
             .map(|i| Search {
                 tree: self.trees[i].take().unwrap_or_else(|| Tree::new(np)),
@@ -754,6 +759,7 @@ impl<E> Uct<E> {
                         .wrapping_add(self.searches << 8)
                         .wrapping_add(i as u64),
                 ),
+                max_nodes,
             })
             .collect();
         let cfg = &self.config;

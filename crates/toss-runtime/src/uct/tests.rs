@@ -221,6 +221,61 @@ fn deterministic_and_reused() {
     assert!(kept >= visits + 100 - 1, "{kept} {visits}");
 }
 
+/// Two threads with an iteration budget: each grows its own tree from its
+/// own seed, so the same seed gives the same move and the same root
+/// statistics whatever the scheduling. Each tree's first iteration adds
+/// the 9 children (one visit each, E' = 1) and every iteration adds a
+/// visit to one child: 1000 iterations and two trees make 1000 + 2 * 9.
+#[test]
+fn two_threads_deterministic_for_a_seed() {
+    let g = Interpreter::new(&tic_tac_toe()).expect("loads");
+    let s = g.initial_state();
+    let run = |seed| {
+        let config = UctConfig {
+            threads: 2,
+            ..UctConfig::default()
+        };
+        let mut u = Uct::new(config, RandomPlayout { max_plies: 100 }, seed);
+        let m = u.search(&g, &s, Budget::Iterations(1000));
+        (m, u.report().clone())
+    };
+    let (a, ra) = run(5);
+    let (b, rb) = run(5);
+    assert_eq!(a, b);
+    assert_eq!(ra.children, rb.children);
+    assert_eq!(ra.iterations, 1000);
+    assert_eq!(ra.children.iter().map(|c| c.n).sum::<u64>(), 1000 + 2 * 9);
+    // Another seed searches differently (the statistics are not fixed).
+    let (_, rc) = run(6);
+    assert_ne!(ra.children, rc.children);
+}
+
+/// `max_nodes` bounds the nodes of all threads' trees together: with two
+/// threads each tree gets half, and a budget that would grow far more
+/// fills both halves without passing them.
+#[test]
+fn node_cap_is_a_total_over_threads() {
+    let g = Interpreter::new(&tic_tac_toe()).expect("loads");
+    let s = g.initial_state();
+    for threads in [1, 2] {
+        let config = UctConfig {
+            threads,
+            max_nodes: 2000,
+            ..UctConfig::default()
+        };
+        let mut u = Uct::new(config, RandomPlayout { max_plies: 100 }, 1);
+        u.search(&g, &s, Budget::Iterations(20_000));
+        let r = u.report();
+        assert!(r.nodes <= 2000, "{threads} threads: {} nodes", r.nodes);
+        assert!(r.bytes <= 2000 * node_bytes(2), "{} bytes", r.bytes);
+        // Expansion stops when the next one (at most 9 children) would
+        // pass a tree's share.
+        for t in u.trees.iter().flatten() {
+            assert!(t.len() > 2000 / threads - 9, "{} nodes", t.len());
+        }
+    }
+}
+
 /// Iterations per second and memory per node (run with --release
 /// --ignored --nocapture).
 #[test]
@@ -386,6 +441,7 @@ fn expansion_weights_and_deterministic_evaluations() {
         let mut search = Search {
             tree: Tree::new(2),
             rng: rng_from_seed(1),
+            max_nodes: cfg.max_nodes,
         };
         let mut w = Work::<Interpreter>::new(2);
         g.movers(&s, &mut w.movers);
