@@ -125,28 +125,28 @@ impl Player<Interpreter> for Perfect {
     }
 }
 
-/// Plays `games` games of UCT (10,000 iterations a move) against the
-/// perfect player on each side; UCT never loses.
-fn uct_never_loses(games: u64, threads: usize) {
-    uct_never_loses_from(0, games, threads, UctConfig::default().c)
-}
-
-fn uct_never_loses_from(from: u64, games: u64, threads: usize, c: f64) {
+/// Plays the games with seeds `seeds` of UCT (10,000 iterations a move,
+/// constant `c`) against the perfect player, UCT on each side in turn;
+/// UCT never loses. Game `i` depends on `i` alone (UCT and the perfect
+/// player's choice among equal moves are seeded with it), so a failure
+/// names a game that can be replayed by itself.
+fn uct_never_loses(seeds: std::ops::Range<u64>, threads: usize, c: f64) {
     let g = Interpreter::new(&tic_tac_toe()).expect("loads");
     let mut perfect = Perfect {
         memo: HashMap::new(),
-        rng: rng_from_seed(7),
+        rng: rng_from_seed(0),
     };
     assert_eq!(perfect.value(&g, &g.initial_state()), 0.0);
-    for i in from..from + games {
+    for i in seeds {
         let config = UctConfig {
             threads,
             c,
             ..UctConfig::default()
         };
         let mut uct = Uct::new(config, RandomPlayout { max_plies: 100 }, i);
-        for side in 0..2 {
+        for side in 0..2usize {
             uct.reset();
+            perfect.rng = rng_from_seed(i ^ ((side as u64) << 32));
             let controllers = if side == 0 { [0, 1] } else { [1, 0] };
             let mut players: [&mut dyn Player<Interpreter>; 2] = [&mut uct, &mut perfect];
             let MatchResult { payoffs, .. } = play_match(
@@ -162,32 +162,22 @@ fn uct_never_loses_from(from: u64, games: u64, threads: usize, c: f64) {
     }
 }
 
+/// 30 games on each side (about 20 s in release).
 #[test]
 fn tic_tac_toe_uct_never_loses_against_perfect_play() {
-    uct_never_loses(2, 1);
+    uct_never_loses(0..30, 1, UctConfig::default().c);
 }
 
 #[test]
 #[ignore = "slow: many games"]
 fn tic_tac_toe_uct_never_loses_many_games() {
-    uct_never_loses(50, 1);
-}
-
-/// Exploration constants on the hard seeds (run with --release --ignored
-/// --nocapture).
-#[test]
-#[ignore = "experiment"]
-fn tic_tac_toe_exploration_constants() {
-    for c in [2.0, 4.0] {
-        let r = std::panic::catch_unwind(|| uct_never_loses_from(5, 10, 1, c));
-        println!("c = {c}: {}", if r.is_ok() { "never lost" } else { "lost" });
-    }
+    uct_never_loses(30..280, 1, UctConfig::default().c);
 }
 
 #[test]
 #[ignore = "slow: many games, two threads"]
 fn tic_tac_toe_uct_never_loses_root_parallel() {
-    uct_never_loses(20, 2);
+    uct_never_loses(0..100, 2, UctConfig::default().c);
 }
 
 /// The same seed gives the same search; the tree is reused across moves.
@@ -455,5 +445,66 @@ fn expansion_weights_and_deterministic_evaluations() {
             close(search.tree.mean(c, 1), -0.5);
             close(search.tree.variance(c, 0), 0.0);
         }
+    }
+}
+
+/// How often UCT chooses a losing reply to x's first move (the 9
+/// positions, 100 seeds each) for exploration constants and budgets: the
+/// measurement behind the default C (run with --release --ignored
+/// --nocapture; about 15 minutes). Measured: C = 2 lost 31, 12, 8 and 7
+/// of 900 at 1,000, 3,000, 10,000 and 30,000 iterations; C = 3 28, 1, 0;
+/// C = 4 60, 0, 0; C = 6 56, 0, 0 (at up to 10,000).
+#[test]
+#[ignore = "experiment"]
+fn tic_tac_toe_exploration_constants() {
+    let g = Interpreter::new(&tic_tac_toe()).expect("loads");
+    let s0 = g.initial_state();
+    let mut perfect = Perfect {
+        memo: HashMap::new(),
+        rng: rng_from_seed(0),
+    };
+    let mut firsts = Vec::new();
+    g.legal_moves(&s0, 0, &mut firsts);
+    let positions: Vec<State> = firsts
+        .iter()
+        .map(|m| {
+            let mut t = s0.clone();
+            g.apply(&mut t, std::slice::from_ref(m), &mut rng_from_seed(0));
+            t
+        })
+        .collect();
+    let runs = [
+        (2.0, 1000),
+        (2.0, 3000),
+        (2.0, 10_000),
+        (2.0, 30_000),
+        (3.0, 1000),
+        (3.0, 3000),
+        (3.0, 10_000),
+        (4.0, 1000),
+        (4.0, 3000),
+        (4.0, 10_000),
+        (6.0, 1000),
+        (6.0, 3000),
+        (6.0, 10_000),
+    ];
+    for (c, iters) in runs {
+        let mut losing = 0;
+        for s in &positions {
+            let mut replies = Vec::new();
+            g.legal_moves(s, 1, &mut replies);
+            for seed in 0..100 {
+                let config = UctConfig {
+                    c,
+                    ..UctConfig::default()
+                };
+                let mut u = Uct::new(config, RandomPlayout { max_plies: 100 }, seed);
+                let j = u.search(&g, s, Budget::Iterations(iters)).expect("a move");
+                let mut t = s.clone();
+                g.apply(&mut t, &replies[j..=j], &mut rng_from_seed(0));
+                losing += usize::from(perfect.value(&g, &t) > 0.0);
+            }
+        }
+        println!("c = {c}, {iters} iterations: {losing} losing replies of 900");
     }
 }
