@@ -27,7 +27,11 @@
 //! minimisation, i.e. the best mean for turn-based games).
 //!
 //! The tree is kept between moves: [`Player::observe`] moves the root to
-//! the child of the joint move played (compacting the arena). With
+//! the child of the joint move played (compacting the arena), unless the
+//! move drew on chance: the subtree then mixes the outcomes chance could
+//! take, and is dropped. A kept root expanded with another number of joint
+//! moves than the real state has is dropped too: its child indices would
+//! not name the legal joint moves. With
 //! [`UctConfig::threads`] > 1 each thread grows its own tree from its own
 //! seed (root parallelism) and the root children's statistics are summed.
 //! A search with an iteration budget is deterministic for its seed.
@@ -379,6 +383,13 @@ impl Tree {
         t
     }
 
+    /// Whether the root is a leaf or has one child per joint move of a
+    /// state with `total` joint moves.
+    fn root_fits(&self, total: usize) -> bool {
+        let r = self.nodes[0];
+        r.first == NONE || r.len as usize == total
+    }
+
     fn root_children(&self) -> Vec<ChildStats> {
         let r = self.nodes[0];
         if r.first == NONE {
@@ -681,6 +692,24 @@ impl Search {
     }
 }
 
+/// Whether the joint move draws from the generator when applied in
+/// `state` (a label with several edges, a drawn time or parameter): then
+/// the play goes on from an outcome of chance. The subtree of that joint
+/// move mixes the iterations of every outcome (the tree is open-loop): its
+/// statistics are not those of the real outcome, and where the outcomes
+/// have as many moves a child index stands for different moves after
+/// different outcomes (in `games/dice.toss` a roll of 1 and of 2 list the
+/// tokens' moves in different orders). Games draw only for chance (the
+/// interpreter, generated code; GDL has none), so a deterministic joint
+/// move keeps its subtree.
+fn draws_chance<G: Game>(game: &G, state: &G::State, joint: &[G::Move]) -> bool {
+    let mut probe = rng_from_seed(0);
+    let before = probe.clone();
+    let mut t = state.clone();
+    game.apply(&mut t, joint, &mut probe);
+    probe != before
+}
+
 /// The UCT player.
 pub struct Uct<E> {
     pub config: UctConfig,
@@ -759,7 +788,10 @@ impl<E> Uct<E> {
         let max_nodes = (self.config.max_nodes / threads).max(1);
         let mut searches: Vec<Search> = (0..threads)
             .map(|i| Search {
-                tree: self.trees[i].take().unwrap_or_else(|| Tree::new(np)),
+                tree: match self.trees[i].take() {
+                    Some(t) if t.root_fits(total) => t,
+                    _ => Tree::new(np),
+                },
                 rng: rng_from_seed(
                     self.seed
                         .wrapping_mul(0x9E37_79B9_7F4A_7C15)
@@ -906,6 +938,10 @@ where
 
     fn observe(&mut self, game: &G, state: &G::State, joint: &[G::Move]) {
         if !self.config.reuse_tree {
+            return;
+        }
+        if draws_chance(game, state, joint) {
+            self.trees.iter_mut().for_each(|t| *t = None);
             return;
         }
         let mut movers = Vec::new();
