@@ -249,8 +249,12 @@ impl<G: Game, E: StaticEval<G>> Player<G> for AlphaBeta<E> {
 mod tests {
     use super::*;
     use crate::interpreter::Interpreter;
+    use crate::interpreter::State;
     use crate::interpreter::tests::tic_tac_toe;
     use crate::player::play_match;
+    use crate::structure::CanonicalStructure;
+    use std::collections::HashMap;
+    use std::time::Duration;
 
     /// Full-depth alpha-beta on the payoffs plays tic-tac-toe perfectly:
     /// against itself every game is a draw, against random it never loses.
@@ -268,6 +272,133 @@ mod tests {
             let mut players: [&mut dyn Player<Interpreter>; 2] = [&mut a, &mut rnd];
             let r = play_match(&g, &mut players, &[1, 0], Budget::Iterations(9), seed, 20);
             assert!(r.payoffs[1] >= 0.0);
+        }
+    }
+
+    /// Plain minimax, written apart from the search: the value of `s` for
+    /// player 0 (1 win, 0 draw, -1 loss) with x maximising and o
+    /// minimising, memoised on the board.
+    fn minimax(
+        g: &Interpreter,
+        s: &State,
+        memo: &mut HashMap<(CanonicalStructure, usize), f64>,
+    ) -> f64 {
+        let key = (s.structure.canonical(), s.location);
+        if let Some(&v) = memo.get(&key) {
+            return v;
+        }
+        let mut movers = Vec::new();
+        g.movers(s, &mut movers);
+        let v = if movers.is_empty() {
+            let mut p = [0.0; 2];
+            g.payoffs(s, &mut p);
+            p[0]
+        } else {
+            let mut moves = Vec::new();
+            g.legal_moves(s, movers[0], &mut moves);
+            let vals = moves.iter().map(|m| {
+                let mut t = s.clone();
+                g.apply(&mut t, std::slice::from_ref(m), &mut rng_from_seed(0));
+                minimax(g, &t, memo)
+            });
+            let vals: Vec<f64> = vals.collect();
+            let best = if movers[0] == 0 { f64::max } else { f64::min };
+            vals.into_iter().reduce(best).expect("a move")
+        };
+        memo.insert(key, v);
+        v
+    }
+
+    /// The positions after 0, 1 and 2 plies and at random points of 60
+    /// random plays, not terminal.
+    fn positions(g: &Interpreter) -> Vec<State> {
+        let s0 = g.initial_state();
+        let mut out = vec![s0.clone()];
+        let mut moves = Vec::new();
+        g.legal_moves(&s0, 0, &mut moves);
+        for m in &moves {
+            let mut t = s0.clone();
+            g.apply(&mut t, std::slice::from_ref(m), &mut rng_from_seed(0));
+            let mut replies = Vec::new();
+            g.legal_moves(&t, 1, &mut replies);
+            for r in &replies {
+                let mut u = t.clone();
+                g.apply(&mut u, std::slice::from_ref(r), &mut rng_from_seed(0));
+                out.push(u);
+            }
+            out.push(t);
+        }
+        let mut rng = rng_from_seed(5);
+        for _ in 0..60 {
+            let mut t = s0.clone();
+            let plies = 3 + crate::game::index_below(&mut rng, 5);
+            g.random_playout_from(&mut t, &mut rng, plies);
+            if !g.is_terminal(&t) {
+                out.push(t);
+            }
+        }
+        out
+    }
+
+    /// At full depth the value alpha-beta reports for the player to move is
+    /// the minimax value scaled by the terminal weight: a win is
+    /// `2 * terminal_weight` plus twice the depth left (sooner is better),
+    /// a draw 0, a loss the negative. The move it chooses keeps that value.
+    #[test]
+    fn full_depth_value_is_minimax() {
+        let g = Interpreter::new(&tic_tac_toe()).expect("loads");
+        let mut memo = HashMap::new();
+        let positions = positions(&g);
+        let mut wins = 0;
+        for (i, s) in positions.iter().enumerate() {
+            let mut movers = Vec::new();
+            g.movers(s, &mut movers);
+            let r = movers[0];
+            let sign = if r == 0 { 1.0 } else { -1.0 };
+            let exact = sign * minimax(&g, s, &mut memo);
+            let mut ab = AlphaBeta::new(PayoffEval, i as u64);
+            let chosen = ab.search(&g, s, Budget::Iterations(9)).expect("a move");
+            let w = ab.terminal_weight;
+            let v = ab.report().value;
+            if exact == 0.0 {
+                assert_eq!(v, 0.0, "position {i}");
+            } else {
+                wins += usize::from(exact > 0.0);
+                assert!(
+                    v * exact >= 2.0 * w && v * exact <= 2.0 * w + 18.0,
+                    "position {i}: {v} for an exact value {exact}"
+                );
+            }
+            let mut moves = Vec::new();
+            g.legal_moves(s, r, &mut moves);
+            let mut t = s.clone();
+            g.apply(&mut t, &moves[chosen..=chosen], &mut rng_from_seed(0));
+            assert_eq!(sign * minimax(&g, &t, &mut memo), exact, "position {i}");
+        }
+        // The positions include won ones (after a corner and an edge reply,
+        // x wins), not only draws.
+        assert!(wins > 0);
+    }
+
+    /// With a time budget the search deepens until the deadline: from the
+    /// empty board it completes more than depth 1, returns a legal move,
+    /// and stops near the deadline (the clock is read every 256 nodes).
+    /// Once past depth 9 it has seen every play: the value is the draw.
+    #[test]
+    fn iterative_deepening_under_a_time_budget() {
+        let g = Interpreter::new(&tic_tac_toe()).expect("loads");
+        let s = g.initial_state();
+        let mut ab = AlphaBeta::new(PayoffEval, 3);
+        let budget = Duration::from_millis(300);
+        let start = Instant::now();
+        let chosen = ab.search(&g, &s, Budget::Time(budget)).expect("a move");
+        let took = start.elapsed();
+        assert!(chosen < 9);
+        let r = ab.report();
+        assert!(r.depth >= 2, "depth {}", r.depth);
+        assert!(took < budget + Duration::from_secs(1), "{took:?}");
+        if r.depth >= 9 {
+            assert_eq!(r.value, 0.0);
         }
     }
 }

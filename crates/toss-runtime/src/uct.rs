@@ -9,9 +9,10 @@
 //! the legal moves on the way, and a child is identified by the index of
 //! its joint move in the mixed-radix enumeration of the movers' legal moves
 //! (first mover most significant, as in [`Game::perft`]). A node takes 12
-//! bytes plus 16 bytes per player (44 for two players), and the tree never
-//! grows past [`UctConfig::max_nodes`] (leaves are then played out without
-//! being expanded), so memory stays bounded whatever the budget.
+//! bytes plus 16 bytes per player (44 for two players), and the trees never
+//! grow past [`UctConfig::max_nodes`] nodes in total over the threads
+//! (leaves are then played out without being expanded), so memory stays
+//! bounded whatever the budget and the number of threads.
 //!
 //! One iteration: from the root, in an expanded node `v` the movers play a
 //! regret-minimising joint action ([`regret_minimizing`]) in the normal-form
@@ -26,7 +27,11 @@
 //! minimisation, i.e. the best mean for turn-based games).
 //!
 //! The tree is kept between moves: [`Player::observe`] moves the root to
-//! the child of the joint move played (compacting the arena). With
+//! the child of the joint move played (compacting the arena), unless the
+//! move drew on chance: the subtree then mixes the outcomes chance could
+//! take, and is dropped. A kept root expanded with another number of joint
+//! moves than the real state has is dropped too: its child indices would
+//! not name the legal joint moves. With
 //! [`UctConfig::threads`] > 1 each thread grows its own tree from its own
 //! seed (root parallelism) and the root children's statistics are summed.
 //! A search with an iteration budget is deterministic for its seed.
@@ -191,10 +196,17 @@ pub enum PlayoutPolicy {
 /// Parameters of the search.
 #[derive(Clone, Debug)]
 pub struct UctConfig {
-    /// The exploration constant C. With the bound of spec 3.1 the factor
-    /// `s <= 1/4` multiplies the square root (UCB1-TUNED takes the root of
-    /// it), so C = 2 gives the usual UCB1-TUNED exploration; with C = 1
-    /// UCT lost tic-tac-toe games against perfect play.
+    /// The exploration constant C, 3 by default. In the bound of spec 3.1
+    /// the factor `s` multiplies the square root (UCB1-TUNED takes its
+    /// root) and, for a child of low variance, falls like
+    /// `sqrt(2 ln n(v) / n(w))`: its bonus falls like `1 / n(w)`, and a
+    /// child whose mean trails by `g` gets about
+    /// `(C Delta / 4)^2 ln n(v) / g^2` visits. With C = 2 that is too few
+    /// to find a forced win some plies below: in tic-tac-toe at 10,000
+    /// iterations UCT chose a losing reply to x's first move in 8 of 900
+    /// searches (7 at 30,000) and lost to perfect play; with C = 3 in none.
+    /// C = 4 and 6 explore too much at 1,000 iterations. The figures:
+    /// `tic_tac_toe_exploration_constants` in the tests.
     pub c: f64,
     /// The payoff range Delta (maximum minus minimum payoff).
     pub delta: f64,
@@ -205,7 +217,9 @@ pub struct UctConfig {
     pub playout: PlayoutPolicy,
     /// Playouts stop after this many turns.
     pub max_playout_plies: usize,
-    /// The tree is never extended beyond this many nodes (per thread).
+    /// The trees are never extended beyond this many nodes in total: with
+    /// [`UctConfig::threads`] = t each thread's tree gets `max_nodes / t`,
+    /// so more threads do not take more memory.
     pub max_nodes: usize,
     /// Root parallelism: independent trees, one per thread.
     pub threads: usize,
@@ -216,7 +230,7 @@ pub struct UctConfig {
 impl Default for UctConfig {
     fn default() -> Self {
         UctConfig {
-            c: 2.0,
+            c: 3.0,
             delta: 2.0,
             evals: 1,
             evals_weight: 1,
@@ -369,6 +383,13 @@ impl Tree {
         t
     }
 
+    /// Whether the root is a leaf or has one child per joint move of a
+    /// state with `total` joint moves.
+    fn root_fits(&self, total: usize) -> bool {
+        let r = self.nodes[0];
+        r.first == NONE || r.len as usize == total
+    }
+
     fn root_children(&self) -> Vec<ChildStats> {
         let r = self.nodes[0];
         if r.first == NONE {
@@ -451,10 +472,11 @@ fn pick_joint(rng: &mut Rng, dims: &[usize], alive: &[Vec<usize>]) -> usize {
     j
 }
 
-/// One search: a tree and its generator.
+/// One search: a tree, its generator and its share of the node cap.
 struct Search {
     tree: Tree,
     rng: Rng,
+    max_nodes: usize,
 }
 
 impl Search {
@@ -586,7 +608,7 @@ impl Search {
             let dims: Vec<usize> = w.moves[..m].iter().map(Vec::len).collect();
             let node = self.tree.nodes[v as usize];
             if node.first == NONE {
-                if total == 0 || self.tree.len() + total > cfg.max_nodes {
+                if total == 0 || self.tree.len() + total > self.max_nodes {
                     Self::playout(cfg, game, eval, &mut s, &mut self.rng, w);
                     break;
                 }
@@ -630,7 +652,7 @@ impl Search {
     ) {
         let np = game.num_players();
         let m = w.movers.len();
-        self.tree.reserve(total, cfg.max_nodes);
+        self.tree.reserve(total, self.max_nodes);
         let first = self.tree.len() as u32;
         let e = cfg.evals.max(1);
         let weight = cfg.evals_weight.clamp(1, e);
@@ -668,6 +690,24 @@ impl Search {
         node.first = first;
         node.len = total as u32;
     }
+}
+
+/// Whether the joint move draws from the generator when applied in
+/// `state` (a label with several edges, a drawn time or parameter): then
+/// the play goes on from an outcome of chance. The subtree of that joint
+/// move mixes the iterations of every outcome (the tree is open-loop): its
+/// statistics are not those of the real outcome, and where the outcomes
+/// have as many moves a child index stands for different moves after
+/// different outcomes (in `games/dice.toss` a roll of 1 and of 2 list the
+/// tokens' moves in different orders). Games draw only for chance (the
+/// interpreter, generated code; GDL has none), so a deterministic joint
+/// move keeps its subtree.
+fn draws_chance<G: Game>(game: &G, state: &G::State, joint: &[G::Move]) -> bool {
+    let mut probe = rng_from_seed(0);
+    let before = probe.clone();
+    let mut t = state.clone();
+    game.apply(&mut t, joint, &mut probe);
+    probe != before
 }
 
 /// The UCT player.
@@ -745,15 +785,20 @@ impl<E> Uct<E> {
             self.trees.iter_mut().for_each(|t| *t = None);
         }
         self.searches += 1;
+        let max_nodes = (self.config.max_nodes / threads).max(1);
         let mut searches: Vec<Search> = (0..threads)
             .map(|i| Search {
-                tree: self.trees[i].take().unwrap_or_else(|| Tree::new(np)),
+                tree: match self.trees[i].take() {
+                    Some(t) if t.root_fits(total) => t,
+                    _ => Tree::new(np),
+                },
                 rng: rng_from_seed(
                     self.seed
                         .wrapping_mul(0x9E37_79B9_7F4A_7C15)
                         .wrapping_add(self.searches << 8)
                         .wrapping_add(i as u64),
                 ),
+                max_nodes,
             })
             .collect();
         let cfg = &self.config;
@@ -893,6 +938,10 @@ where
 
     fn observe(&mut self, game: &G, state: &G::State, joint: &[G::Move]) {
         if !self.config.reuse_tree {
+            return;
+        }
+        if draws_chance(game, state, joint) {
+            self.trees.iter_mut().for_each(|t| *t = None);
             return;
         }
         let mut movers = Vec::new();
