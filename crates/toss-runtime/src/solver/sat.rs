@@ -86,28 +86,40 @@ impl Prop {
 
 /// A satisfiability procedure for propositional formulas.
 pub trait SatBackend: Send + Sync + fmt::Debug {
-    /// A satisfying assignment of `p` over variables `0..num_vars`, if any.
-    fn solve(&self, p: &Prop, num_vars: u32) -> Option<Vec<bool>>;
+    /// A satisfying assignment of `p` over variables `0..num_vars`, if any,
+    /// or why the question could not be decided (the solver then reports a
+    /// fault, [`super::Solver::fault`], rather than guess an answer).
+    fn solve(&self, p: &Prop, num_vars: u32) -> Result<Option<Vec<bool>>, String>;
 }
 
-/// Tries every assignment: for tests and tiny instances (panics above 30
-/// variables).
+/// Tries every assignment: for tests and tiny instances (refuses more than
+/// [`BruteForce::MAX_VARS`] variables).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct BruteForce;
 
+impl BruteForce {
+    /// The most variables it tries all assignments of.
+    pub const MAX_VARS: u32 = 30;
+}
+
 impl SatBackend for BruteForce {
-    fn solve(&self, p: &Prop, num_vars: u32) -> Option<Vec<bool>> {
-        assert!(num_vars <= 30, "brute-force SAT over {num_vars} variables");
+    fn solve(&self, p: &Prop, num_vars: u32) -> Result<Option<Vec<bool>>, String> {
+        if num_vars > Self::MAX_VARS {
+            return Err(format!(
+                "brute-force SAT over {num_vars} variables (at most {})",
+                Self::MAX_VARS
+            ));
+        }
         let mut a = vec![false; num_vars as usize];
         for mask in 0u64..(1u64 << num_vars) {
             for (i, x) in a.iter_mut().enumerate() {
                 *x = mask >> i & 1 == 1;
             }
             if p.eval(&a) {
-                return Some(a);
+                return Ok(Some(a));
             }
         }
-        None
+        Ok(None)
     }
 }
 
@@ -164,10 +176,10 @@ pub fn tseitin(p: &Prop, num_vars: u32) -> Vec<Vec<i32>> {
 pub struct Splr;
 
 impl SatBackend for Splr {
-    fn solve(&self, p: &Prop, num_vars: u32) -> Option<Vec<bool>> {
+    fn solve(&self, p: &Prop, num_vars: u32) -> Result<Option<Vec<bool>>, String> {
         match p {
-            Prop::True => return Some(vec![false; num_vars as usize]),
-            Prop::False => return None,
+            Prop::True => return Ok(Some(vec![false; num_vars as usize])),
+            Prop::False => return Ok(None),
             _ => {}
         }
         let clauses = tseitin(p, num_vars);
@@ -188,19 +200,20 @@ impl SatBackend for Splr {
                         a[v - 1] = l > 0;
                     }
                 }
-                Some(a)
+                Ok(Some(a))
             }
-            Ok(splr::Certificate::UNSAT) => None,
+            Ok(splr::Certificate::UNSAT) => Ok(None),
             Err(splr::SolverError::EmptyClause)
             | Err(splr::SolverError::Inconsistent)
-            | Err(splr::SolverError::RootLevelConflict(_)) => None,
+            | Err(splr::SolverError::RootLevelConflict(_)) => Ok(None),
             Err(e) => {
-                // Should not happen on well-formed input; fall back to
-                // enumeration when it is small enough.
+                // Not expected on well-formed input (a time-out or an
+                // internal error of splr): small questions are decided by
+                // enumeration instead, larger ones are a fault.
                 if num_vars <= 20 {
                     BruteForce.solve(p, num_vars)
                 } else {
-                    panic!("splr failed: {e}")
+                    Err(format!("the SAT solver splr failed: {e}"))
                 }
             }
         }
@@ -247,7 +260,14 @@ pub(crate) fn decide(ev: &Ev<'_>, q: &SetQ, env: &mut Env) -> bool {
         g.alloc(v);
     }
     let p = ground(ev, &q.body, env, &mut g, true);
-    ev.sv.backend.solve(&p, g.next).is_some()
+    match ev.sv.backend.solve(&p, g.next) {
+        Ok(model) => model.is_some(),
+        Err(why) => {
+            ev.sv
+                .report_fault(format!("a set quantifier could not be decided: {why}"));
+            false
+        }
+    }
 }
 
 fn ground(ev: &Ev<'_>, n: &Node, env: &mut Env, g: &mut Ground, positive: bool) -> Prop {
@@ -498,8 +518,14 @@ pub(crate) fn enumerate(
                 .filter(|&i| found[i])
                 .map(|i| Prop::negate(sel(i))),
         );
-        let Some(model) = ev.sv.backend.solve(&Prop::and(clauses), num_vars) else {
-            break;
+        let model = match ev.sv.backend.solve(&Prop::and(clauses), num_vars) {
+            Ok(Some(model)) => model,
+            Ok(None) => break,
+            Err(why) => {
+                ev.sv
+                    .report_fault(format!("a set quantifier could not be decided: {why}"));
+                break;
+            }
         };
         let mut new = false;
         for (i, f) in found.iter_mut().enumerate() {

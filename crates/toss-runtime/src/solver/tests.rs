@@ -749,6 +749,51 @@ fn both_backends(s: &Structure, f: &F, constants: &[&str], args: &[Elem]) -> boo
     with_splr
 }
 
+/// A backend that cannot decide anything (as splr timing out would).
+#[derive(Debug)]
+struct Failing;
+
+impl SatBackend for Failing {
+    fn solve(&self, _: &sat::Prop, _: u32) -> Result<Option<Vec<bool>>, String> {
+        Err("out of time".into())
+    }
+}
+
+/// A question the SAT backend cannot decide is a fault of the solver, with
+/// the reason, not a panic and not a silent answer; so is a brute-force
+/// question over too many variables.
+#[test]
+fn undecided_set_quantifiers_are_faults() {
+    let g = graph(5, &[(0, 1), (1, 2), (2, 3)]);
+    let mut sv = Solver::new(&g, &[]).expect("solver");
+    let id = sv
+        .compile_formula(&two_colourable(), &[], &[])
+        .expect("compiles");
+    sv.set_sat_backend(Arc::new(Failing));
+    assert!(sv.fault().is_none());
+    let _ = sv.holds(&g, id, &[], &[]);
+    let fault = sv.fault().expect("a fault");
+    assert!(
+        fault.contains("could not be decided") && fault.contains("out of time"),
+        "{fault}"
+    );
+    let none_set = |n: u32| {
+        sat::Prop::and(
+            (0..n)
+                .map(|v| sat::Prop::negate(sat::Prop::Var(v)))
+                .collect(),
+        )
+    };
+    let err = BruteForce
+        .solve(&none_set(31), 31)
+        .expect_err("too many variables");
+    assert!(err.contains("31 variables"), "{err}");
+    assert_eq!(
+        BruteForce.solve(&none_set(30), 30),
+        Ok(Some(vec![false; 30]))
+    );
+}
+
 #[test]
 fn set_quantifiers_with_both_backends() {
     let graphs = [
@@ -1508,7 +1553,7 @@ fn unions_of_closures_from_a_bound_element_as_sets() {
 struct Counting(std::sync::atomic::AtomicUsize);
 
 impl SatBackend for Counting {
-    fn solve(&self, p: &sat::Prop, num_vars: u32) -> Option<Vec<bool>> {
+    fn solve(&self, p: &sat::Prop, num_vars: u32) -> Result<Option<Vec<bool>>, String> {
         self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Splr.solve(p, num_vars)
     }
