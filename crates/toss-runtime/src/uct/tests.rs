@@ -346,6 +346,89 @@ fn cutoff_playout_evaluates_after_k_turns() {
     }
 }
 
+/// An evaluation game that wants x (player 0) on a1 and o (player 1) on
+/// c3: each player's value is 1 while its cell holds its mark.
+struct WantsCorners;
+
+impl Evaluator<Interpreter> for WantsCorners {
+    fn evaluate(&self, _: &Interpreter, s: &State, _: &mut Rng, out: &mut [f64]) {
+        let st = &s.structure;
+        let has = |rel: &str, cell: &str| {
+            let r = st.relation(rel).expect("P and Q");
+            let e = st.element(cell).expect("cell");
+            f64::from(u8::from(st.contains(r, &[e])))
+        };
+        out[0] = has("P", "a1");
+        out[1] = has("Q", "c3");
+    }
+}
+
+/// An evaluation game that values every position at 0.
+struct Indifferent;
+
+impl Evaluator<Interpreter> for Indifferent {
+    fn evaluate(&self, _: &Interpreter, _: &State, _: &mut Rng, out: &mut [f64]) {
+        out.fill(0.0);
+    }
+}
+
+/// `Basic` is the basic strategy of spec 3.1: in each position every move
+/// is evaluated once (by the payoffs where the play ends) and the mover
+/// plays a best one. With [`WantsCorners`] x opens on a1 and o answers on
+/// c3, whatever the seed; from a position where x can complete a line, x
+/// completes it.
+#[test]
+fn basic_playout_plays_the_best_evaluated_move() {
+    let g = Interpreter::new(&tic_tac_toe()).expect("loads");
+    let mut w = Work::<Interpreter>::new(2);
+    let cfg = UctConfig {
+        playout: PlayoutPolicy::Basic,
+        ..UctConfig::default()
+    };
+    let cell = |s: &State, rel: &str, name: &str| {
+        let st = &s.structure;
+        st.contains(
+            st.relation(rel).expect("relation"),
+            &[st.element(name).expect("cell")],
+        )
+    };
+    for seed in 0..10 {
+        let mut rng = rng_from_seed(seed);
+        let mut s = g.initial_state();
+        Search::playout(&cfg, &g, &WantsCorners, &mut s, &mut rng, &mut w);
+        assert!(g.is_terminal(&s), "the basic playout ends the play");
+        assert!(cell(&s, "P", "a1") && cell(&s, "Q", "c3"), "seed {seed}");
+    }
+    // x on a1 and a2, o on c1 and c2, x to move: a3 wins for x at once,
+    // and the basic strategy sees it (the payoffs of the ended play).
+    let mut s = g.initial_state();
+    for name in ["a1", "c1", "a2", "c2"] {
+        let mut moves = Vec::new();
+        let mut movers = Vec::new();
+        g.movers(&s, &mut movers);
+        let p = movers[0];
+        g.legal_moves(&s, p, &mut moves);
+        let m = moves
+            .into_iter()
+            .find(|m| g.move_to_string(&s, p, m).contains(name))
+            .expect("legal");
+        g.apply(&mut s, &[m], &mut rng_from_seed(0));
+    }
+    for seed in 0..10 {
+        let mut t = s.clone();
+        Search::playout(
+            &cfg,
+            &g,
+            &Indifferent,
+            &mut t,
+            &mut rng_from_seed(seed),
+            &mut w,
+        );
+        assert!(cell(&t, "P", "a3"), "seed {seed}");
+        assert_eq!(w.pay, vec![1.0, -1.0], "seed {seed}");
+    }
+}
+
 /// `Mix(lambda)` records `lambda` times the evaluation of the new leaf plus
 /// `1 - lambda` times the payoffs of a random playout from it (the same
 /// playout as `Random` draws for the same seed, since the evaluation draws
