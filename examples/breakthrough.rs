@@ -22,7 +22,7 @@ fn self_play(iterations: u64, seed: u64) -> Vec<f64> {
     let mut players: Vec<Uct<RandomPlayout>> = (0..g.num_players() as u64)
         .map(|p| {
             Uct::new(
-                UctConfig::default(),
+                UctConfig::for_game(&g),
                 RandomPlayout { max_plies: 200 },
                 seed.wrapping_add(p),
             )

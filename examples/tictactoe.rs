@@ -20,7 +20,11 @@ struct TicTacToe;
 
 /// The seats: a person first, then UCT with 5000 iterations per move.
 fn seats(seed: u64) -> Vec<Seat<TicTacToe>> {
-    let uct = Uct::new(UctConfig::default(), RandomPlayout { max_plies: 100 }, seed);
+    let uct = Uct::new(
+        UctConfig::for_game(&TicTacToe),
+        RandomPlayout { max_plies: 100 },
+        seed,
+    );
     vec![
         Seat::Human,
         Seat::Program(Box::new(uct), Budget::Iterations(5000)),

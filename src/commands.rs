@@ -346,7 +346,7 @@ pub fn play(path: &Path, specs: &[PlayerSpec], seed: u64, colour: bool) -> Resul
         toss::load::Loaded::Gdl(g) => {
             let mut seats = Vec::new();
             for (p, spec) in full.iter().enumerate() {
-                let player = matches::build_generic(spec, seed.wrapping_add(p as u64))?;
+                let player = matches::build_generic(spec, g, seed.wrapping_add(p as u64))?;
                 seats.push(match player {
                     None => toss::play::Seat::Human,
                     Some(player) => toss::play::Seat::Program(player, spec.budget),
@@ -588,7 +588,7 @@ fn run(args: &[String]) -> Result<(), String> {
             let mut seats: Vec<Seat<Compiled>> = vec![Seat::Human];
             for p in 1..g.num_players() {
                 let uct = Uct::new(
-                    UctConfig::default(),
+                    UctConfig::for_game(&g),
                     RandomPlayout { max_plies: 1000 },
                     seed.wrapping_add(p as u64),
                 );

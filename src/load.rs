@@ -41,6 +41,9 @@ pub fn load_toss(path: &Path, colour: bool) -> Result<(ir::Game, String), LoadEr
 }
 
 /// A game loaded from either input language.
+// One per command, made once and borrowed after: the size of the variants
+// does not matter, and boxing the interpreter would only add a deref.
+#[allow(clippy::large_enum_variant)]
 pub enum Loaded {
     /// A `.toss` description and its interpreter.
     Toss {

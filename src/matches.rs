@@ -10,7 +10,7 @@ use toss_runtime::Interpreter;
 use toss_runtime::alphabeta::AlphaBeta;
 use toss_runtime::game::{Game, rng_from_seed};
 use toss_runtime::heuristic::{
-    CompiledHeuristic, HeuristicConfig, HeuristicEval, HeuristicKind, Heuristics, derive,
+    CompiledHeuristic, HeuristicConfig, HeuristicEval, HeuristicKind, Heuristics, PayoffMap, derive,
 };
 use toss_runtime::ir;
 use toss_runtime::player::{Budget, Player, RandomPlayer};
@@ -104,7 +104,15 @@ impl std::str::FromStr for PlayerSpec {
                     }
                     spec.budget = Budget::Time(Duration::from_secs_f64(t));
                 }
-                "c" if matches!(kind, Kind::Uct | Kind::UctHeuristic) => spec.c = Some(number()?),
+                "c" if matches!(kind, Kind::Uct | Kind::UctHeuristic) => {
+                    let c = number()?;
+                    if !(c >= 0.0 && c.is_finite()) {
+                        return Err(format!(
+                            "`{arg}`: the exploration constant must be a number >= 0"
+                        ));
+                    }
+                    spec.c = Some(c)
+                }
                 "threads" if matches!(kind, Kind::Uct | Kind::UctHeuristic) => {
                     spec.threads = count()?.clamp(1, 64) as usize
                 }
@@ -183,14 +191,17 @@ pub struct Seat<G: Game> {
 /// for a human. Heuristic players need a `.toss` game: see [`build`].
 pub fn build_generic<G: Game + Sync + 'static>(
     spec: &PlayerSpec,
+    g: &G,
     seed: u64,
 ) -> Result<Option<Box<dyn Player<G>>>, String>
 where
     G::State: Send + Sync,
     G::Move: Send + Sync,
 {
+    let (lo, hi) = g.payoff_range();
     let config = UctConfig {
         c: spec.c.unwrap_or(UctConfig::default().c),
+        delta: hi - lo,
         threads: spec.threads,
         playout: spec.playout.unwrap_or(PlayoutPolicy::Random),
         evals: spec.evals,
@@ -266,6 +277,12 @@ where
     G::State: Send + Sync,
     G::Move: Send + Sync,
 {
+    let (lo, hi) = g.payoff_range();
+    let map = PayoffMap {
+        lo,
+        hi,
+        scale: spec.scale.unwrap_or(PayoffMap::default().scale),
+    };
     let heuristic_eval = || {
         let derived_here;
         let h = match derived {
@@ -277,13 +294,12 @@ where
         };
         let mut e = HeuristicEval::new(game, interp, h)
             .map_err(|e| format!("the derived heuristic does not compile: {e}"))?;
-        if let Some(scale) = spec.scale {
-            e.map.scale = scale;
-        }
+        e.map = map;
         Ok::<_, String>(e)
     };
     let uct_config = |default_playout| UctConfig {
         c: spec.c.unwrap_or(UctConfig::default().c),
+        delta: hi - lo,
         threads: spec.threads,
         playout: spec.playout.unwrap_or(default_playout),
         evals: spec.evals,
@@ -291,9 +307,7 @@ where
         ..UctConfig::default()
     };
     let compiled = CompiledHeuristic::for_game(g, spec.heuristic).map(|mut h| {
-        if let Some(scale) = spec.scale {
-            h.map.scale = scale;
-        }
+        h.map = map;
         h
     });
     let player: Option<Box<dyn Player<G>>> = match spec.kind {
@@ -475,12 +489,12 @@ where
 {
     check_match(g, specs, games)?;
     for spec in specs {
-        build_generic::<G>(spec, 0)?;
+        build_generic::<G>(spec, g, 0)?;
     }
     play_match(g, specs, games, seed, swap, |k, seed| {
         Ok(Seat {
             spec: specs[k].clone(),
-            player: build_generic(&specs[k], seed)?,
+            player: build_generic(&specs[k], g, seed)?,
         })
     })
 }

@@ -283,6 +283,9 @@ fn bad_player_specs_are_refused_with_a_reason() {
         ("uct+heur:playout=mix2", "0 <= L <= 1"),
         ("uct+heur:scale=-1", "positive"),
         ("uct:scale=2", "`scale` is not an option of `uct`"),
+        ("uct:c=nan", "a number >= 0"),
+        ("uct:c=inf", "a number >= 0"),
+        ("uct+heur:c=-1", "a number >= 0"),
     ] {
         let out = toss(
             &[

@@ -44,6 +44,11 @@ fn interpreter(file: &str) -> Interpreter {
 fn lockstep<G: Game>(g: &G, file: &str, playouts: u64) {
     let it = interpreter(file);
     assert_eq!(g.player_names(), it.player_names());
+    assert_eq!(
+        g.payoff_bounds(),
+        it.payoff_bounds(),
+        "{file}: payoff bounds"
+    );
     let n = g.num_players();
     let (mut mg, mut mi) = (Vec::new(), Vec::new());
     let (mut lg, mut li) = (Vec::new(), Vec::new());
@@ -98,6 +103,12 @@ fn lockstep<G: Game>(g: &G, file: &str, playouts: u64) {
         g.payoffs(&sg, &mut pg);
         it.payoffs(&si, &mut pi);
         assert_eq!(pg, pi, "{file} seed {seed}: payoffs");
+        if let Some((lo, hi)) = g.payoff_bounds() {
+            assert!(
+                pg.iter().all(|&v| lo <= v && v <= hi),
+                "{file} seed {seed}: payoffs {pg:?} outside [{lo}, {hi}]"
+            );
+        }
         assert_eq!(
             g.is_terminal(&sg),
             it.is_terminal(&si),
@@ -195,6 +206,30 @@ differential!(
 // The flips have multiplicity inf: one move with every match, applied as
 // sets of images.
 differential!(reversi, Reversi, "games/reversi.toss", 4, 1000);
+
+// Fluent function values updated by several matches in one ply: a rule of
+// multiplicity inf, then two players at once.
+differential!(
+    shift_and_swap,
+    ShiftAndSwap,
+    "tests/fixtures/shift-and-swap.toss",
+    2,
+    20
+);
+
+/// The fixture's header works the values out: each update reads the
+/// values before the ply, so the shift gives n3 the 2 of n2 and the
+/// simultaneous moves swap 10 and 20; both engines pay 10 and 2.
+#[test]
+fn updates_read_the_state_before_the_ply() {
+    let path = "tests/fixtures/shift-and-swap.toss";
+    assert_eq!(perft_agrees(&ShiftAndSwap, path, 2), [1, 1]);
+    let it = interpreter(path);
+    let (_, generated) = ShiftAndSwap.random_playout(&mut toss::rng_from_seed(0), 10);
+    let (_, interpreted) = it.random_playout(&mut toss::rng_from_seed(0), 10);
+    assert_eq!(generated.as_slice(), [10.0, 2.0]);
+    assert_eq!(interpreted.as_slice(), [10.0, 2.0]);
+}
 
 // A fluent binary relation (the edges, deleted and added), dense.
 differential!(
@@ -340,6 +375,8 @@ fn generated_perft_to_the_interpreter_depths() {
     assert_eq!(perft(&Connect4, 6), [7, 49, 343, 2401, 16807, 117_649]);
     assert_eq!(perft(&Breakthrough, 4), [22, 484, 11132, 256_036]);
     assert_eq!(perft(&Reversi, 7), [4, 12, 56, 244, 1396, 8200, 55092]);
+    // Against the independent move generator tests/oracles/pawn_whopping_perft.py.
+    assert_eq!(perft(&PawnWhopping, 4), [16, 256, 3846, 57744]);
 }
 
 #[test]

@@ -17,23 +17,53 @@ fn perft(name: &str, depths: &[u64]) {
     assert_eq!(counts, depths, "{name}");
 }
 
+/// The games of `games/`, each with the bounds of its payoffs read off its
+/// PAYOFF terms by hand: a win and a loss are `:(phi) - :(psi)` or
+/// constants in [-1, 1], the physics examples pay 0.
+const GAMES: [(&str, (f64, f64)); 16] = [
+    ("amazons", (-1.0, 1.0)),
+    ("bounce", (0.0, 0.0)),
+    ("breakthrough", (-1.0, 1.0)),
+    ("cat-and-mouse", (-1.0, 1.0)),
+    ("chess", (-1.0, 1.0)),
+    ("concurrent-tic-tac-toe", (-1.0, 1.0)),
+    ("connect4", (-1.0, 1.0)),
+    ("dice", (-1.0, 1.0)),
+    ("english-draughts", (-1.0, 1.0)),
+    ("gomoku", (-1.0, 1.0)),
+    ("hex", (-1.0, 1.0)),
+    ("pawn-whopping", (-1.0, 1.0)),
+    ("pursuit", (-1.0, 1.0)),
+    ("reversi", (-1.0, 1.0)),
+    ("throw", (0.0, 0.0)),
+    ("tic-tac-toe", (-1.0, 1.0)),
+];
+
 #[test]
 fn every_game_file_loads() {
     let dir = format!("{}/games", env!("CARGO_MANIFEST_DIR"));
-    let mut names: Vec<_> = std::fs::read_dir(&dir)
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
         .expect("games directory")
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "toss"))
+        .filter_map(|p| Some(p.file_stem()?.to_str()?.to_string()))
         .collect();
     names.sort();
-    assert!(names.len() >= 8, "{names:?}");
-    for path in names {
-        let source = std::fs::read_to_string(&path).expect("read");
-        let name = path.display().to_string();
-        let g = toss::interpret(&source, &name).unwrap_or_else(|e| panic!("{e}"));
-        // Every game can be played to its end from the start.
-        let (_, payoffs) = g.random_playout(&mut toss::rng_from_seed(1), 100_000);
-        assert_eq!(payoffs.len(), g.num_players(), "{name}");
+    let expected: Vec<&str> = GAMES.iter().map(|(n, _)| *n).collect();
+    assert_eq!(names, expected, "the games in games/");
+    for (name, bounds) in GAMES {
+        let g = load(name);
+        assert_eq!(g.payoff_bounds(), Some(bounds), "{name}: payoff bounds");
+        // Every game can be played to its end from the start, and pays
+        // within its bounds.
+        for seed in 0..3 {
+            let (_, payoffs) = g.random_playout(&mut toss::rng_from_seed(seed), 100_000);
+            assert_eq!(payoffs.len(), g.num_players(), "{name}");
+            assert!(
+                payoffs.iter().all(|&v| bounds.0 <= v && v <= bounds.1),
+                "{name}: payoffs {payoffs:?}"
+            );
+        }
     }
 }
 

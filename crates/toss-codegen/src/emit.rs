@@ -183,6 +183,9 @@ pub(crate) fn forwarding_methods(target: TokenStream) -> TokenStream {
         fn has_compound_turns(&self) -> bool {
             ::toss::Game::has_compound_turns(#target)
         }
+        fn payoff_bounds(&self) -> ::core::option::Option<(f64, f64)> {
+            ::toss::Game::payoff_bounds(#target)
+        }
         fn move_to_string(&self, s: &Self::State, player: usize, m: &Self::Move) -> ::std::string::String {
             ::toss::Game::move_to_string(#target, s, player, m)
         }

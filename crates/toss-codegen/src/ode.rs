@@ -25,7 +25,7 @@ pub fn has_dynamics(game: &ir::Game) -> bool {
 }
 
 /// A float literal (with its sign) or a named constant for non-finite values.
-fn float(c: f64) -> TokenStream {
+pub(crate) fn float(c: f64) -> TokenStream {
     if c.is_nan() {
         quote! { f64::NAN }
     } else if c.is_infinite() {

@@ -671,6 +671,8 @@ pub struct Plan {
     pub initial_location: usize,
     /// The compiled heuristic, when the derive asked for it.
     pub heuristic: Option<HeuristicPlan>,
+    /// Bounds of every payoff (`Game::payoff_bounds`), found on the IR.
+    pub payoff_bounds: Option<(f64, f64)>,
 }
 
 impl Plan {
@@ -972,6 +974,7 @@ impl Plan {
             locations,
             initial_location: init.location,
             heuristic,
+            payoff_bounds: interp.payoff_bounds(),
         })
     }
 
@@ -3834,6 +3837,14 @@ impl Plan {
             self.words
         );
         let _ = writeln!(o, "stable: {}", self.stable.join(", "));
+        match self.payoff_bounds {
+            Some((lo, hi)) => {
+                let _ = writeln!(o, "payoffs within [{lo}, {hi}]");
+            }
+            None => {
+                let _ = writeln!(o, "payoffs without a bound found");
+            }
+        }
         for (i, f) in self.fluents.iter().enumerate() {
             let m: BTreeSet<u32> = f.initial.iter().copied().collect();
             let _ = writeln!(

@@ -1696,6 +1696,13 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
     // Whether a ply can continue a turn (`Game::continues_turn`): a label of
     // a location's single mover leads where that player is again the only
     // mover (the runtime's `analysis::has_compound_turns`, on the plan).
+    let payoff_bounds = match plan.payoff_bounds {
+        Some((lo, hi)) => {
+            let (lo, hi) = (crate::ode::float(lo), crate::ode::float(hi));
+            quote! { ::core::option::Option::Some((#lo, #hi)) }
+        }
+        None => quote! { ::core::option::Option::None },
+    };
     let compound_turns = plan.players.len() > 1
         && plan.locations.iter().any(|loc| {
             loc.movers.len() == 1
@@ -1849,7 +1856,12 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
             .max(1),
     );
 
-    // Effects of rules.
+    // Effects of rules. With fluent functions, a ply that applies several
+    // matches (a label of multiplicity `inf`, or several movers) computes
+    // every update value on the state before it, as the interpreter does.
+    let multi_match = plan.rules.iter().any(|r| r.all.is_some())
+        || plan.locations.iter().any(|l| l.movers.len() > 1);
+    let from_src = !plan.funs.is_empty() && multi_match;
     let effect_arms = plan.rules.iter().enumerate().map(|(ri, r)| {
         let rl = usize_lit(ri);
         if r.effect_fallback.is_some() {
@@ -1875,9 +1887,19 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
         let vals: Vec<Ident> = (0..r.updates.len())
             .map(|i| format_ident!("u{}", i))
             .collect();
+        // Update values read the state before the joint move (`src`,
+        // spec 1.2) when a ply applies several matches; else `s` itself,
+        // which no effect has changed yet.
+        let src_of = (from_src && !r.updates.is_empty()).then(|| {
+            quote! { let src: &State = match src { Some(x) => x, None => &*s }; }
+        });
         let computes = r.updates.iter().zip(&vals).map(|((_, _, v), u)| {
             let v = num_expr(plan, v, false);
-            quote! { let #u = #v; }
+            if from_src {
+                quote! { let #u = { let s: &State = src; #v }; }
+            } else {
+                quote! { let #u = #v; }
+            }
         });
         let sets = r.updates.iter().zip(&vals).map(|((f, el, _), u)| {
             let (f, el) = (usize_lit(*f), usize_lit(*el));
@@ -1891,7 +1913,7 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
             .collect();
         let fx = rels_effect(r, &quote! { s.rels }, &es);
         let tx = tuples_effect(plan, r, &es);
-        quote! { #ri => { #binds #(#computes)* #fx #tx #(#sets)* } }
+        quote! { #ri => { #binds #src_of #(#computes)* #fx #tx #(#sets)* } }
     });
 
     // Labels with multiplicity inf: one move with every match, found in
@@ -1950,6 +1972,11 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
             }
             _ => {
                 let rl16 = Literal::u16_unsuffixed(ri as u16);
+                let apply_one = if from_src {
+                    quote! { apply_rule_from(s, Some(before), #rl16, e); }
+                } else {
+                    quote! { apply_rule(s, #rl16, e); }
+                };
                 quote! {
                     #rl => {
                         let mut ms = ::std::vec::Vec::new();
@@ -1958,7 +1985,7 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
                             true
                         });
                         for e in &ms {
-                            apply_rule(s, #rl16, e);
+                            #apply_one
                         }
                     }
                 }
@@ -2010,7 +2037,42 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
             }
         }
     });
+    let apply_rule_fns = if from_src {
+        quote! {
+            /// Applies the effect of a rule on a match.
+            #[inline]
+            pub fn apply_rule(s: &mut State, rule: u16, e: &[u32; #k]) {
+                apply_rule_from(s, None, rule, e)
+            }
+
+            /// Applies the effect of a rule on a match, its update values
+            /// computed on `src` (the state before the ply) when given.
+            #[inline]
+            pub fn apply_rule_from(s: &mut State, src: Option<&State>, rule: u16, e: &[u32; #k]) {
+                match rule as usize {
+                    #(#effect_arms)*
+                    _ => {}
+                }
+            }
+        }
+    } else {
+        quote! {
+            /// Applies the effect of a rule on a match.
+            #[inline]
+            pub fn apply_rule(s: &mut State, rule: u16, e: &[u32; #k]) {
+                match rule as usize {
+                    #(#effect_arms)*
+                    _ => {}
+                }
+            }
+        }
+    };
     let copy = copy_of_state(plan);
+    let apply_one = if from_src {
+        quote! { apply_rule_from(s, Some(&before), m.rule, &m.elems); }
+    } else {
+        quote! { apply_rule(s, m.rule, &m.elems); }
+    };
     let apply_moves = if any_all {
         quote! {
             let before = #copy;
@@ -2018,8 +2080,15 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
                 if label_all(before.location, p, m.label) {
                     apply_all(s, &before, m.rule);
                 } else {
-                    apply_rule(s, m.rule, &m.elems);
+                    #apply_one
                 }
+            }
+        }
+    } else if from_src {
+        quote! {
+            let before = #copy;
+            for m in joint {
+                #apply_one
             }
         }
     } else {
@@ -2682,14 +2751,7 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
                 }
             }
 
-            /// Applies the effect of a rule on a match.
-            #[inline]
-            pub fn apply_rule(s: &mut State, rule: u16, e: &[u32; #k]) {
-                match rule as usize {
-                    #(#effect_arms)*
-                    _ => {}
-                }
-            }
+            #apply_rule_fns
 
             #all_fns
 
@@ -2760,6 +2822,9 @@ pub fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream 
             }
             fn has_compound_turns(&self) -> bool {
                 #compound_turns
+            }
+            fn payoff_bounds(&self) -> ::core::option::Option<(f64, f64)> {
+                #payoff_bounds
             }
             fn fault(&self) -> ::core::option::Option<::std::string::String> {
                 Self::interpreter_fault()

@@ -452,3 +452,21 @@ fn reversi_shares_the_legal_placements() {
     let c4 = Plan::build(&game("connect4")).expect("specialized");
     assert!(c4.locations.iter().all(|l| l.shared.is_empty()));
 }
+
+/// Several matches in one ply with fluent functions (`tests/fixtures/
+/// shift-and-swap.toss` of the workspace): specialized whole, with the
+/// update values read from the state before the ply.
+#[test]
+fn several_matches_read_updates_from_the_state_before() {
+    let path = root().join("tests/fixtures/shift-and-swap.toss");
+    let text = std::fs::read_to_string(&path).expect("fixture file");
+    let game = toss_lang::parse_game(&text, "shift-and-swap").expect("valid game");
+    let plan = Plan::build(&game).unwrap_or_else(|e| panic!("{e}"));
+    assert!(!plan.has_fallback(), "{}", plan.dump());
+    let text = expansion("ShiftAndSwap", "tests/fixtures/shift-and-swap.toss");
+    assert!(
+        text.contains("apply_rule_from(s, Some(&before), m.rule, &m.elems)"),
+        "{text}"
+    );
+    assert!(text.contains("apply_rule_from(s, Some(before),"), "{text}");
+}

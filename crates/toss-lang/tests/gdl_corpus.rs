@@ -55,8 +55,14 @@ fn playouts(g: &GdlGame, n: u64, max_plies: usize) -> (usize, Vec<String>) {
             g.state_to_string(&s)
         );
         terminals += 1;
-        if let Err(e) = g.goals(&s) {
-            faults.push(e.to_string());
+        match g.goals(&s) {
+            Err(e) => faults.push(e.to_string()),
+            // Goals lie in the bounds the game declares (UCT's range).
+            Ok(goals) => assert!(
+                goals.iter().all(|&v| v <= 100) && g.payoff_bounds() == Some((0.0, 100.0)),
+                "goals {goals:?} outside {:?}",
+                g.payoff_bounds()
+            ),
         }
     }
     (terminals, faults)

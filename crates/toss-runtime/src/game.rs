@@ -140,6 +140,27 @@ pub trait Game {
         None
     }
 
+    /// An interval `(lo, hi)` that every payoff of every player lies in,
+    /// in every state: UCT's payoff range Delta is `hi - lo` (spec 3.1),
+    /// and heuristic values are mapped into it. `None` when the
+    /// implementation does not know one (the default); players then assume
+    /// `(-1, 1)`. Interpreted and generated games bound their payoff terms
+    /// ([`crate::ir::bounds::payoff_bounds`]); GDL goals are in `(0, 100)`.
+    fn payoff_bounds(&self) -> Option<(f64, f64)> {
+        None
+    }
+
+    /// The payoff range players assume: [`Game::payoff_bounds`], or
+    /// `(-1, 1)` when there are none; payoffs that are all one constant get
+    /// a range of width 1 around it, so that Delta is never 0.
+    fn payoff_range(&self) -> (f64, f64) {
+        match self.payoff_bounds() {
+            Some((lo, hi)) if hi > lo => (lo, hi),
+            Some((lo, _)) => (lo - 0.5, lo + 0.5),
+            None => (-1.0, 1.0),
+        }
+    }
+
     /// A readable form of a move, e.g. `Cross{a: b2}`.
     fn move_to_string(&self, s: &Self::State, player: usize, m: &Self::Move) -> String;
 

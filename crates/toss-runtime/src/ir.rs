@@ -15,6 +15,7 @@
 
 use crate::structure::Structure;
 
+pub mod bounds;
 pub mod subst;
 
 /// A whole game: signature, defined relations, rules, the game graph and the

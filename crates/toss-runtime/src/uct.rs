@@ -208,7 +208,9 @@ pub struct UctConfig {
     /// C = 4 and 6 explore too much at 1,000 iterations. The figures:
     /// `tic_tac_toe_exploration_constants` in the tests.
     pub c: f64,
-    /// The payoff range Delta (maximum minus minimum payoff).
+    /// The payoff range Delta (maximum minus minimum payoff): 2 by default,
+    /// for payoffs in [-1, 1]; [`UctConfig::for_game`] takes it from the
+    /// game.
     pub delta: f64,
     /// E: evaluation plays in each new child.
     pub evals: u32,
@@ -225,6 +227,18 @@ pub struct UctConfig {
     pub threads: usize,
     /// Keep the tree between moves.
     pub reuse_tree: bool,
+}
+
+impl UctConfig {
+    /// The default configuration with the payoff range Delta of `g`
+    /// ([`Game::payoff_range`]).
+    pub fn for_game<G: Game + ?Sized>(g: &G) -> UctConfig {
+        let (lo, hi) = g.payoff_range();
+        UctConfig {
+            delta: hi - lo,
+            ..UctConfig::default()
+        }
+    }
 }
 
 impl Default for UctConfig {

@@ -375,6 +375,11 @@ impl Game for GdlGame {
         &self.roles
     }
 
+    /// GDL goal values are numbers from 0 to 100.
+    fn payoff_bounds(&self) -> Option<(f64, f64)> {
+        Some((0.0, 100.0))
+    }
+
     fn initial_state(&self) -> GdlState {
         self.init.clone()
     }

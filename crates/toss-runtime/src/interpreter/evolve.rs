@@ -302,14 +302,21 @@ impl Interpreter {
                 }
             }
         };
-        // The rules at the moment reached, on the evolved values.
+        // The rules at the moment reached: every update value from the
+        // evolved values before any rule rewrites (spec 1.2), then the
+        // rules applied one after the other.
         let mut vals = Vec::new();
-        for i in fired {
+        let mut all_vals = Vec::with_capacity(fired.len());
+        for &i in &fired {
+            let g = &groups[i];
+            self.update_values(&s.structure, g.rule, &g.m.elems, &g.params, &mut vals);
+            all_vals.push(std::mem::take(&mut vals));
+        }
+        for (i, vals) in fired.into_iter().zip(all_vals) {
             let g = &groups[i];
             if !g.m.elems.iter().all(|&e| s.structure.is_live(e)) {
                 continue;
             }
-            self.update_values(&s.structure, g.rule, &g.m.elems, &g.params, &mut vals);
             self.rules[g.rule].rule.apply(&mut s.structure, &g.m, &vals);
             ev.applied.push(self.rules[g.rule].rule.name().to_string());
         }

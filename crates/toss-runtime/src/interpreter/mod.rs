@@ -228,6 +228,8 @@ pub struct Interpreter {
     compound_turns: bool,
     /// The first limit the play ran into (see [`Game::fault`]).
     fault: std::sync::OnceLock<String>,
+    /// See [`Game::payoff_bounds`].
+    payoff_bounds: Option<(f64, f64)>,
 }
 
 /// The conjuncts of `f` (nested `and`s flattened), appended to `out`.
@@ -883,6 +885,7 @@ impl Interpreter {
             derivatives,
             compound_turns: crate::analysis::has_compound_turns(game),
             fault: std::sync::OnceLock::new(),
+            payoff_bounds: crate::ir::bounds::payoff_bounds(game).map(|b| (b.lo, b.hi)),
         })
     }
 
@@ -1557,6 +1560,10 @@ impl Game for Interpreter {
         }
     }
 
+    fn payoff_bounds(&self) -> Option<(f64, f64)> {
+        self.payoff_bounds
+    }
+
     fn fault(&self) -> Option<String> {
         self.fault
             .get()
@@ -1589,7 +1596,13 @@ impl Game for Interpreter {
             .collect();
 
         let mut t0: Option<f64> = None;
+        // Update values come from the structure before the move (spec 1.2:
+        // the values of the left side), also when one move applies several
+        // matches (`*`, `inf`) or several players move at once: all are
+        // computed first, then the matches are applied in order.
+        let one_update = joint.len() == 1 && joint[0].matches.len() == 1;
         let mut vals = Vec::new();
+        let mut applications: Vec<(usize, &Match, std::ops::Range<usize>)> = Vec::new();
         for (&p, mv) in movers.iter().zip(joint) {
             let label = &loc.labels[p][mv.label];
             let ri = &self.rules[label.rule];
@@ -1609,20 +1622,35 @@ impl Game for Interpreter {
                 t0 = Some(t0.map_or(t, |x: f64| x.min(t)));
             }
             for m in mv.matches.iter() {
-                if !m.elems.iter().all(|&e| s.structure.is_live(e)) {
-                    continue;
-                }
-                vals.clear();
+                let start = vals.len();
                 vals.extend(
                     ri.updates
                         .iter()
                         .map(|&u| self.solver.value(&s.structure, u, &m.elems, &params)),
                 );
-                IMAGES.with(|b| {
-                    ri.rule
-                        .apply_into(&mut s.structure, m, &vals, &mut b.borrow_mut())
-                });
+                if one_update {
+                    IMAGES.with(|b| {
+                        ri.rule
+                            .apply_into(&mut s.structure, m, &vals, &mut b.borrow_mut())
+                    });
+                } else {
+                    applications.push((label.rule, m, start..vals.len()));
+                }
             }
+        }
+        for (rule, m, range) in applications {
+            // A match whose elements an earlier one deleted is skipped.
+            if !m.elems.iter().all(|&e| s.structure.is_live(e)) {
+                continue;
+            }
+            IMAGES.with(|b| {
+                self.rules[rule].rule.apply_into(
+                    &mut s.structure,
+                    m,
+                    &vals[range],
+                    &mut b.borrow_mut(),
+                )
+            });
         }
         s.location = target.location;
         s.time += t0.unwrap_or(0.0);
