@@ -81,8 +81,11 @@ fn expand(input: &DeriveInput, base: Option<&std::path::Path>) -> Result<TokenSt
     let path =
         source::resolve(&base, &file.value()).map_err(|e| syn::Error::new(file.span(), e))?;
     let shown = file.value();
-    let text = source::read(&path, &shown).map_err(|e| syn::Error::new(file.span(), e))?;
-    let game = toss_lang::parse_game(&text, &shown).map_err(|diags| {
+    let bytes = source::read(&path, &shown).map_err(|e| syn::Error::new(file.span(), e))?;
+    // Bytes that are not UTF-8 are an error at their line and column, shown
+    // against the text with them replaced, as the CLI shows them.
+    let game = toss_lang::parse_game_bytes(&bytes, &shown).map_err(|diags| {
+        let text = String::from_utf8_lossy(&bytes);
         syn::Error::new(
             file.span(),
             toss_lang::render_diagnostics(&diags, &text, &shown, false),

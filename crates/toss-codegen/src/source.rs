@@ -59,14 +59,10 @@ pub fn resolve(base: &Path, relative: &str) -> Result<PathBuf, SourceError> {
 }
 
 /// Reads a game file as text; `shown` is how errors name it.
-pub fn read(path: &Path, shown: &str) -> Result<String, SourceError> {
-    let bytes = std::fs::read(path).map_err(|e| SourceError::Unreadable {
+pub fn read(path: &Path, shown: &str) -> Result<Vec<u8>, SourceError> {
+    std::fs::read(path).map_err(|e| SourceError::Unreadable {
         shown: shown.to_string(),
         reason: e.to_string(),
-    })?;
-    String::from_utf8(bytes).map_err(|e| SourceError::Unreadable {
-        shown: shown.to_string(),
-        reason: format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to()),
     })
 }
 

@@ -524,3 +524,64 @@ fn fixed_point_must_be_monotone() {
         .is_ok()
     );
 }
+
+/// Spec 1.1: an optional right tuple is added iff its left counterpart was
+/// matched, so the counterpart must exist, over elements the right ones
+/// replace.
+#[test]
+fn optional_right_tuple_needs_its_left_counterpart() {
+    // Line 4: `RULE M: [a | P (a) | ] -> [a | _opt_P (a) | ]`.
+    let src = with_base("RULE M: [a | P (a) | ] -> [a | _opt_P (a) | ]\n");
+    expect_err(
+        &src,
+        "without its left counterpart: the left side has no `_opt_P(a)`",
+        4,
+        39,
+    );
+    // A new right element replaces no left one.
+    let src = with_base("RULE M: [a | _opt_P (a) | ] -> [a, c | _opt_E (a, c) | ]\n");
+    expect_err(
+        &src,
+        "optional right tuple over `c`, which replaces no left element",
+        4,
+        51,
+    );
+    // With the counterpart (through `with`), the rule checks.
+    let ok = with_base("RULE M: [a | _opt_P (a) | ] -> [b | _opt_P (b) | ] with [b <- a]\n");
+    assert!(parse_game(&ok, "t.toss").is_ok());
+}
+
+/// A real quantifier is decided over the values its variable is compared
+/// with: the variable alone on one side of each comparison.
+#[test]
+fn quantified_real_alone_in_comparisons() {
+    let src = with_base("REL W() = ex :a (:a + 1 < 2)\n");
+    expect_err(
+        &src,
+        "`:a` is not alone on one side of this comparison",
+        4,
+        18,
+    );
+    // Also inside a characteristic function on one side.
+    let src = with_base("REL W() = ex :a (:a < 2 and :(:a < 1) * 2 > 1)\n");
+    expect_err(
+        &src,
+        "`:a` is not alone on one side of this comparison",
+        4,
+        29,
+    );
+    let src = with_base("REL W() = ex :a ex :b (:a < :b)\n");
+    expect_err(&src, "a real variable bound inside its quantifier", 4, 29);
+    let src = with_base("REL W() = ex :a (let :b = :a in :b > 0)\n");
+    expect_err(&src, "`:a` in the value of a `let`", 4, 27);
+    let src = with_base("LOC 1 { PLAYER a { PAYOFF min :a (:a >= 2 or 2 * :a > 1) } }\n");
+    expect_err(
+        &src,
+        "`:a` is not alone on one side of this comparison",
+        4,
+        46,
+    );
+    // Shadowed by an inner quantifier: the inner one's own variable.
+    let src = with_base("REL W() = ex :a (:a < 1 and ex :a (:a > 0))\n");
+    assert!(parse_game(&src, "t.toss").is_ok());
+}

@@ -73,7 +73,14 @@ pub struct Scope {
     /// variables.
     pub consts: Vec<String>,
     pub sets: Vec<String>,
+    /// Real variables usable in any term: rule parameters and `let`-bound
+    /// values.
     pub reals: Vec<String>,
+    /// Quantified real variables (`ex :a`, `all :a`, `min :a`), with the
+    /// length of `reals` when they were bound: the front end allows one
+    /// only alone on one side of a comparison whose other side uses
+    /// neither it nor a real bound inside its quantifier.
+    pub qreals: Vec<(String, usize)>,
     /// Local relations (`let`, fixed points) with arities.
     pub local_rels: Vec<(String, usize)>,
 }
@@ -96,6 +103,24 @@ impl Scope {
     }
     fn has_vars(&self, n: usize) -> bool {
         self.vars().len() >= n
+    }
+    /// Binds a value real (`let`), shadowing a quantified one of the name.
+    fn bind_real(&mut self, name: &str) {
+        self.qreals.retain(|(q, _)| q != name);
+        self.reals.push(name.to_string());
+    }
+    /// Binds a quantified real, shadowing a value real of the name.
+    fn bind_qreal(&mut self, name: &str) {
+        self.qreals.retain(|(q, _)| q != name);
+        self.qreals.push((name.to_string(), self.reals.len()));
+    }
+    /// The value reals not shadowed by a quantified one.
+    fn usable_reals(&self) -> Vec<String> {
+        self.reals
+            .iter()
+            .filter(|r| !self.qreals.iter().any(|(q, _)| q == *r))
+            .cloned()
+            .collect()
     }
 }
 
@@ -199,7 +224,7 @@ impl Choices {
                         }
                         _ => {
                             let v = self.pick(REAL_VARS).to_string();
-                            inner.reals.push(v.clone());
+                            inner.bind_qreal(&v);
                             Var::Real(v)
                         }
                     };
@@ -311,7 +336,7 @@ impl Choices {
                 let var = self.pick(REAL_VARS).to_string();
                 let value = self.real(sig, scope, depth - 1);
                 let mut inner = scope.clone();
-                inner.reals.push(var.clone());
+                inner.bind_real(&var);
                 Formula::LetReal {
                     var,
                     value,
@@ -360,6 +385,19 @@ impl Choices {
             CmpOp::Ge,
             CmpOp::Gt,
         ]);
+        if !scope.qreals.is_empty() && self.flip() {
+            // A quantified real alone on one side, the other side over the
+            // reals bound outside its quantifier only.
+            let (q, outer) = self.pick(&scope.qreals).clone();
+            let mut other_scope = scope.clone();
+            other_scope.reals.truncate(outer);
+            other_scope.reals = other_scope.usable_reals();
+            other_scope.qreals.clear();
+            let q = RealExpr::Var(q);
+            let t = self.real(sig, &other_scope, depth);
+            let (lhs, rhs) = if self.flip() { (q, t) } else { (t, q) };
+            return Formula::Cmp { lhs, op, rhs };
+        }
         Formula::Cmp {
             lhs: self.real(sig, scope, depth),
             op,
@@ -379,7 +417,9 @@ impl Choices {
         match choice {
             // Terms have unsigned literals only: `-1` is `Neg(Const(1))`.
             0 | 1 => RealExpr::Const(self.nonneg()),
-            2 if !scope.reals.is_empty() => RealExpr::Var(self.pick(&scope.reals).clone()),
+            2 if !scope.usable_reals().is_empty() => {
+                RealExpr::Var(self.pick(&scope.usable_reals()).clone())
+            }
             3 if !scope.elems.is_empty() && !sig.functions.is_empty() => RealExpr::Fun {
                 name: self.pick(&sig.functions).clone(),
                 element: self.pick(&scope.elems).clone(),
@@ -408,7 +448,7 @@ impl Choices {
             14 => {
                 let var = self.pick(REAL_VARS).to_string();
                 let mut inner = scope.clone();
-                inner.reals.push(var.clone());
+                inner.bind_qreal(&var);
                 RealExpr::Min {
                     var,
                     body: Box::new(self.formula(sig, &inner, depth - 1)),
@@ -418,7 +458,7 @@ impl Choices {
                 let var = self.pick(REAL_VARS).to_string();
                 let value = sub(self);
                 let mut inner = scope.clone();
-                inner.reals.push(var.clone());
+                inner.bind_real(&var);
                 RealExpr::Let {
                     var,
                     value,
@@ -440,7 +480,9 @@ impl Choices {
         };
         let sub = |s: &mut Self| Box::new(s.arith(sig, scope, depth.saturating_sub(1)));
         match choice {
-            1 if !scope.reals.is_empty() => RealExpr::Var(self.pick(&scope.reals).clone()),
+            1 if !scope.usable_reals().is_empty() => {
+                RealExpr::Var(self.pick(&scope.usable_reals()).clone())
+            }
             2 if !scope.elems.is_empty() && !sig.functions.is_empty() => RealExpr::Fun {
                 name: self.pick(&sig.functions).clone(),
                 element: self.pick(&scope.elems).clone(),
@@ -549,7 +591,7 @@ impl Choices {
             rhs_elems.push(n);
         }
         let lhs = self.rule_side(&lhs_elems, declared, &sig.functions, &lhs_elems);
-        let rhs = self.rule_side(&rhs_elems, declared, &sig.functions, &lhs_elems);
+        let mut rhs = self.rule_side(&rhs_elems, declared, &sig.functions, &lhs_elems);
 
         // The map as lowering builds it: in right-side order, an explicit
         // entry or else the left element of the same name.
@@ -561,6 +603,23 @@ impl Choices {
                 map.push((r.clone(), r.clone()));
             }
         }
+        // An optional right tuple needs the optional left tuple over the
+        // elements it replaces (spec 1.1); keep only those that have it.
+        rhs.tuples.retain(|t| {
+            if !t.optional {
+                return true;
+            }
+            let image: Option<Vec<String>> = t
+                .args
+                .iter()
+                .map(|a| map.iter().find(|(r, _)| r == a).map(|(_, l)| l.clone()))
+                .collect();
+            image.is_some_and(|image| {
+                lhs.tuples
+                    .iter()
+                    .any(|l| l.optional && l.relation == t.relation && l.args == image)
+            })
+        });
         let emb: Vec<String> = declared
             .iter()
             .filter(|_| self.flip())
