@@ -7,8 +7,12 @@
 //!
 //! GAME is a file name in games/ without `.toss`: one of the nine benchmark
 //! games (tic-tac-toe, connect4, breakthrough, gomoku, english-draughts,
-//! chess, reversi, hex, amazons) or pawn-whopping, dice,
-//! concurrent-tic-tac-toe.
+//! chess, reversi, hex, amazons), pawn-whopping, dice,
+//! concurrent-tic-tac-toe, or one of the continuous games (bounce, throw,
+//! cat-and-mouse, pursuit: the interpreter with the compiled right-hand
+//! sides and update terms against the interpreter alone). It derives every
+//! game of games/, so its build is the compile time of all of them
+//! (BENCHMARKS.md).
 //! The last line printed is
 //! `GAME generated=<playouts/s> interpreted=<playouts/s> ratio=<generated/interpreted>`.
 
@@ -52,6 +56,18 @@ struct Reversi;
 #[derive(toss::Game)]
 #[toss(file = "games/amazons.toss")]
 struct Amazons;
+#[derive(toss::Game)]
+#[toss(file = "games/bounce.toss")]
+struct Bounce;
+#[derive(toss::Game)]
+#[toss(file = "games/throw.toss")]
+struct Throw;
+#[derive(toss::Game)]
+#[toss(file = "games/cat-and-mouse.toss")]
+struct CatAndMouse;
+#[derive(toss::Game)]
+#[toss(file = "games/pursuit.toss")]
+struct Pursuit;
 
 const MAX_PLIES: usize = 10_000;
 
@@ -122,8 +138,12 @@ fn main() {
         "chess" => run(&game, &Chess, secs),
         "reversi" => run(&game, &Reversi, secs),
         "amazons" => run(&game, &Amazons, secs),
+        "bounce" => run(&game, &Bounce, secs),
+        "throw" => run(&game, &Throw, secs),
+        "cat-and-mouse" => run(&game, &CatAndMouse, secs),
+        "pursuit" => run(&game, &Pursuit, secs),
         other => {
-            eprintln!("unknown game {other}");
+            eprintln!("unknown game {other}: expected the name of a file in games/ without .toss");
             std::process::exit(2);
         }
     }
