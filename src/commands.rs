@@ -156,6 +156,10 @@ pub fn summary(path: &Path, game: &ir::Game) -> String {
         };
         let _ = writeln!(out, "    LOC {:<3} {moves}", loc.id);
     }
+    let _ = match toss::runtime::ir::bounds::payoff_bounds(game) {
+        Some(b) => writeln!(out, "  payoffs    within [{}, {}]", b.lo, b.hi),
+        None => writeln!(out, "  payoffs    no bound found (players assume [-1, 1])"),
+    };
     out
 }
 

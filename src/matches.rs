@@ -330,6 +330,14 @@ where
                 seed,
             ))),
         },
+        Kind::AlphaBeta if simultaneous_location(game).is_some() => {
+            return Err(format!(
+                "`{}`: alpha-beta searches turn-based games, and location {} has \
+                 simultaneous moves; use uct or uct+heur",
+                spec.text,
+                simultaneous_location(game).unwrap_or_default()
+            ));
+        }
         Kind::AlphaBeta => match compiled {
             Some(h) => Some(Box::new(AlphaBeta::new(h, seed))),
             None => Some(Box::new(AlphaBeta::new(heuristic_eval()?, seed))),
@@ -339,6 +347,14 @@ where
         spec: spec.clone(),
         player,
     })
+}
+
+/// A location where several players have moves, if any.
+fn simultaneous_location(game: &ir::Game) -> Option<usize> {
+    game.locations
+        .iter()
+        .find(|l| l.players.iter().filter(|p| !p.moves.is_empty()).count() > 1)
+        .map(|l| l.id)
 }
 
 /// The joint move the seats' players choose in `s` (one move per mover, in

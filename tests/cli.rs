@@ -45,6 +45,8 @@ fn check_summarises_tic_tac_toe() {
             .any(|l| l.trim_start().starts_with("R ") && l.contains("stable")),
         "{stdout}"
     );
+    // :(WinP()) - :(WinQ()) and the reverse.
+    assert!(stdout.contains("payoffs    within [-1, 1]"), "{stdout}");
 }
 
 #[test]
@@ -1061,6 +1063,31 @@ fn limits_are_errors_not_wrong_results() {
     assert!(!out.status.success());
     assert!(
         stderr.contains("2^32") && stderr.contains("limited to 20"),
+        "{stderr}"
+    );
+}
+
+/// Alpha-beta is for turn-based games: on simultaneous moves it is
+/// refused with the reason, rather than playing at random.
+#[test]
+fn alphabeta_refuses_simultaneous_games() {
+    let out = toss(
+        &[
+            "match",
+            "games/concurrent-tic-tac-toe.toss",
+            "--player",
+            "alphabeta:depth=2",
+            "--player",
+            "random",
+            "-n",
+            "2",
+        ],
+        "",
+    );
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("turn-based") && stderr.contains("location 0 has simultaneous moves"),
         "{stderr}"
     );
 }
