@@ -98,18 +98,29 @@ fn measure<G: Game>(g: &G, secs: f64) -> (f64, f64) {
     }
 }
 
-fn run<G: Game>(name: &str, generated: &G, secs: f64) {
+/// The report of one game: the generated and the interpreted version's
+/// rates, each measured for about `secs` seconds, one after the other; the
+/// last line is the summary scripts read.
+fn report<G: Game>(name: &str, generated: &G, secs: f64) -> Vec<String> {
     let path = format!("{}/games/{name}.toss", env!("CARGO_MANIFEST_DIR"));
     let source = std::fs::read_to_string(&path).expect("game file");
     let interpreted = toss::interpret(&source, name).expect("valid game");
     let (g, gl) = measure(generated, secs);
-    println!("{name} generated: {g:.0} playouts/s (mean {gl:.1} turns)");
     let (i, il) = measure(&interpreted, secs);
-    println!("{name} interpreted: {i:.0} playouts/s (mean {il:.1} turns)");
-    println!(
-        "{name} generated={g:.0} interpreted={i:.0} ratio={:.1}",
-        g / i
-    );
+    vec![
+        format!("{name} generated: {g:.0} playouts/s (mean {gl:.1} turns)"),
+        format!("{name} interpreted: {i:.0} playouts/s (mean {il:.1} turns)"),
+        format!(
+            "{name} generated={g:.0} interpreted={i:.0} ratio={:.1}",
+            g / i
+        ),
+    ]
+}
+
+fn run<G: Game>(name: &str, generated: &G, secs: f64) {
+    for line in report(name, generated, secs) {
+        println!("{line}");
+    }
 }
 
 fn main() {
@@ -146,5 +157,36 @@ fn main() {
             eprintln!("unknown game {other}: expected the name of a file in games/ without .toss");
             std::process::exit(2);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The last line has the form scripts read, with rates that agree with
+    /// the lines above it and a ratio that is their quotient.
+    #[test]
+    fn the_last_line_is_the_summary() {
+        let lines = report("tic-tac-toe", &TicTacToe, 0.05);
+        let last = lines.last().expect("a summary");
+        let fields: Vec<&str> = last.split(' ').collect();
+        assert_eq!(fields.len(), 4, "{last}");
+        assert_eq!(fields[0], "tic-tac-toe");
+        let value = |i: usize, key: &str| -> f64 {
+            let v = fields[i]
+                .strip_prefix(key)
+                .unwrap_or_else(|| panic!("{key} in {last}"));
+            v.parse().unwrap_or_else(|_| panic!("{v} in {last}"))
+        };
+        let (g, i, r) = (
+            value(1, "generated="),
+            value(2, "interpreted="),
+            value(3, "ratio="),
+        );
+        assert!(g > 0.0 && i > 0.0);
+        assert!((r - g / i).abs() <= 0.05 + 0.01 * r, "{last}");
+        assert!(lines[0].starts_with(&format!("tic-tac-toe generated: {g:.0} playouts/s")));
+        assert!(lines[1].starts_with(&format!("tic-tac-toe interpreted: {i:.0} playouts/s")));
     }
 }
