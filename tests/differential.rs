@@ -175,16 +175,17 @@ differential!(
     "games/concurrent-tic-tac-toe.toss",
     3
 );
-// Fewer playouts: the interpreter, the reference here, is slow on these.
+// The interpreter, the reference here, is slow on these: together about
+// two minutes.
 differential!(
     english_draughts,
     EnglishDraughts,
     "games/english-draughts.toss",
     3,
-    30
+    1000
 );
-differential!(chess, Chess, "games/chess.toss", 2, 4);
-differential!(amazons, Amazons, "games/amazons.toss", 1, 4);
+differential!(chess, Chess, "games/chess.toss", 2, 1000);
+differential!(amazons, Amazons, "games/amazons.toss", 1, 1000);
 // A game with a part of each kind outside the specialized fragment (an
 // interpreted precondition, effect, matcher and payoff).
 differential!(
@@ -379,8 +380,25 @@ fn generated_perft_to_the_interpreter_depths() {
     assert_eq!(perft(&PawnWhopping, 4), [16, 256, 3846, 57744]);
 }
 
+/// Deeper than the interpreter's tests go, against counts from elsewhere:
+/// Connect Four and Breakthrough as the GDL reasoner counts them on the
+/// corpus's connect4.kif and breakthrough.kif (`gdl_perft.rs`), English
+/// draughts as the published checkers perft (a jump chain is one move).
 #[test]
-#[ignore = "slow: reversi perft at depths 8 and 9 on the generated code"]
+fn generated_perft_beyond_the_interpreter_depths() {
+    let s = Connect4.initial_state();
+    assert_eq!(Connect4.perft(&s, 7), 823_536);
+    assert_eq!(Connect4.perft(&s, 8), 5_673_234);
+    let s = Breakthrough.initial_state();
+    assert_eq!(Breakthrough.perft(&s, 5), 6_182_818);
+    // The count of games/README.md, found by the interpreter at the time.
+    assert_eq!(Breakthrough.perft(&s, 6), 149_264_638);
+    let s = EnglishDraughts.initial_state();
+    let got: Vec<u64> = (6..=9).map(|d| EnglishDraughts.perft(&s, d)).collect();
+    assert_eq!(got, [36768, 179_740, 845_931, 3_963_680]);
+}
+
+#[test]
 fn generated_reversi_perft_depths_8_and_9() {
     let s = Reversi.initial_state();
     assert_eq!(Reversi.perft(&s, 8), 390_216);
@@ -388,7 +406,6 @@ fn generated_reversi_perft_depths_8_and_9() {
 }
 
 #[test]
-#[ignore = "slow: chess perft at depth 5 on the generated code"]
 fn generated_chess_perft_depth_5() {
     assert_eq!(Chess.perft(&Chess.initial_state(), 5), 4_865_609);
 }
@@ -400,14 +417,24 @@ fn generated_chess_perft_depth_5() {
 struct ChessKiwipete;
 
 #[derive(toss::Game)]
+#[toss(file = "tests/fixtures/chess-position3.toss")]
+struct ChessPosition3;
+
+#[derive(toss::Game)]
 #[toss(file = "tests/fixtures/chess-position4.toss")]
 struct ChessPosition4;
 
-/// Castling through and out of attacked squares, promotions, pins: the
-/// standard perft counts of "Kiwipete" and "position 4" to depth 3 (the
-/// interpreter's test stops at 2), and the interpreter's counts to depth 2.
+/// Castling through and out of attacked squares, promotions, pins, en
+/// passant: the standard perft counts of "Kiwipete" and "position 4" to
+/// depth 3 and of "position 3" to depth 5 (the interpreter's test stops at
+/// 2), and the interpreter's counts to depth 2.
 #[test]
 fn generated_chess_test_positions() {
+    let s = ChessPosition3.initial_state();
+    let got: Vec<u64> = (1..=5).map(|d| ChessPosition3.perft(&s, d)).collect();
+    assert_eq!(got, [14, 191, 2812, 43238, 674_624]);
+    perft_agrees(&ChessPosition3, "tests/fixtures/chess-position3.toss", 2);
+    lockstep(&ChessPosition3, "tests/fixtures/chess-position3.toss", 4);
     let s = ChessKiwipete.initial_state();
     let got: Vec<u64> = (1..=3).map(|d| ChessKiwipete.perft(&s, d)).collect();
     assert_eq!(got, [48, 2039, 97862]);
@@ -421,20 +448,9 @@ fn generated_chess_test_positions() {
 }
 
 #[test]
-#[ignore = "slow: the chess test positions at depth 4 on the generated code"]
 fn generated_chess_test_positions_depth_4() {
     let s = ChessKiwipete.initial_state();
     assert_eq!(ChessKiwipete.perft(&s, 4), 4_085_603);
     let s = ChessPosition4.initial_state();
     assert_eq!(ChessPosition4.perft(&s, 4), 422_333);
-}
-
-/// The full 1000 lockstep playouts for the games whose interpreter, the
-/// reference here, is slow (the default tests above run fewer).
-#[test]
-#[ignore = "slow: 1000 lockstep playouts each of draughts, amazons and chess"]
-fn slow_games_1000_playouts() {
-    lockstep(&EnglishDraughts, "games/english-draughts.toss", 1000);
-    lockstep(&Amazons, "games/amazons.toss", 1000);
-    lockstep(&Chess, "games/chess.toss", 1000);
 }
