@@ -383,7 +383,8 @@ fn generated_perft_to_the_interpreter_depths() {
 /// Deeper than the interpreter's tests go, against counts from elsewhere:
 /// Connect Four and Breakthrough as the GDL reasoner counts them on the
 /// corpus's connect4.kif and breakthrough.kif (`gdl_perft.rs`), English
-/// draughts as the published checkers perft (a jump chain is one move).
+/// draughts as the published checkers perft (a jump chain is one move),
+/// Gomoku, hex and concurrent tic-tac-toe counted by hand.
 #[test]
 fn generated_perft_beyond_the_interpreter_depths() {
     let s = Connect4.initial_state();
@@ -396,6 +397,21 @@ fn generated_perft_beyond_the_interpreter_depths() {
     let s = EnglishDraughts.initial_state();
     let got: Vec<u64> = (6..=9).map(|d| EnglishDraughts.perft(&s, d)).collect();
     assert_eq!(got, [36768, 179_740, 845_931, 3_963_680]);
+    // Three stones make no line of five (Gomoku) and no chain across the
+    // board (hex), so every empty cell is a move: 225 x 224 x 223 and
+    // 121 x 120 x 119.
+    let s = Gomoku.initial_state();
+    let got: Vec<u64> = (1..=3).map(|d| Gomoku.perft(&s, d)).collect();
+    assert_eq!(got, [225, 50400, 11_239_200]);
+    let s = Hex.initial_state();
+    let got: Vec<u64> = (1..=3).map(|d| Hex.perft(&s, d)).collect();
+    assert_eq!(got, [121, 14520, 1_727_880]);
+    // Joint moves: 9 x 9 at first; then 72 turns leave 7 empty cells (7 x 7
+    // replies each) and 9 clashes block their cell, leaving 8 (8 x 8):
+    // 72 x 49 + 9 x 64.
+    let s = ConcurrentTicTacToe.initial_state();
+    assert_eq!(ConcurrentTicTacToe.perft(&s, 1), 81);
+    assert_eq!(ConcurrentTicTacToe.perft(&s, 2), 4104);
 }
 
 #[test]
