@@ -75,9 +75,10 @@ enum Command {
         /// playout=evaluate|random|basic|cutoffK|mixL (cutoffK: K random turns, then the
         /// evaluation; mixL: L x the evaluation + (1 - L) x a random playout, 0 <= L <= 1),
         /// evals=E, weight=E' (spec 3.1), scale=S (payoff tanh(h / S)). Defaults: c=3,
-        /// and for uct+heur playout=evaluate, scale=4, E = E' = 1. On Breakthrough and
-        /// Gomoku uct+heur:playout=mix0.7,scale=0.1,c=1,weight=8 beat plain UCT in 98-100%
-        /// of the games from 100 to 10,000 iterations a move (RESULTS.md).
+        /// and for uct+heur playout=evaluate, scale=4, E = E' = 1.
+        /// uct+heur:playout=mix0.7,scale=0.1,c=1,weight=8 beat plain UCT in 98-100% of the
+        /// Breakthrough games (100 to 10,000 iterations, 0.05 and 0.5 s a move) and in all
+        /// the Gomoku games (100 and 1,000 iterations, 0.05 s) (RESULTS.md).
         #[arg(long = "player", required = true)]
         players: Vec<toss::matches::PlayerSpec>,
         /// Number of games (at least 1).
