@@ -330,18 +330,19 @@ where
                 seed,
             ))),
         },
-        Kind::AlphaBeta if simultaneous_location(game).is_some() => {
-            return Err(format!(
-                "`{}`: alpha-beta searches turn-based games, and location {} has \
-                 simultaneous moves; use uct or uct+heur",
-                spec.text,
-                simultaneous_location(game).unwrap_or_default()
-            ));
+        Kind::AlphaBeta => {
+            if let Some(loc) = simultaneous_location(game) {
+                return Err(format!(
+                    "`{}`: alpha-beta searches turn-based games, and location {loc} has \
+                     simultaneous moves; use uct or uct+heur",
+                    spec.text
+                ));
+            }
+            match compiled {
+                Some(h) => Some(Box::new(AlphaBeta::new(h, seed))),
+                None => Some(Box::new(AlphaBeta::new(heuristic_eval()?, seed))),
+            }
         }
-        Kind::AlphaBeta => match compiled {
-            Some(h) => Some(Box::new(AlphaBeta::new(h, seed))),
-            None => Some(Box::new(AlphaBeta::new(heuristic_eval()?, seed))),
-        },
     };
     Ok(Seat {
         spec: spec.clone(),

@@ -344,20 +344,19 @@ fn variable_capture_perft() {
     );
 }
 
+/// The generated code's perft counts from the start at `depths`.
+fn perft<G: Game>(g: &G, depths: std::ops::RangeInclusive<usize>) -> Vec<u64> {
+    let s = g.initial_state();
+    depths.map(|d| g.perft(&s, d)).collect()
+}
+
 /// The generated code alone (the interpreter is too slow for these depths
 /// here) against the known perft counts of the games.
 #[test]
 fn generated_known_perft_counts() {
-    let perft = |g: &dyn Fn(usize) -> u64, depth: usize| (1..=depth).map(g).collect::<Vec<_>>();
-    let s = Chess.initial_state();
-    assert_eq!(perft(&|d| Chess.perft(&s, d), 4), [20, 400, 8902, 197_281]);
-    let s = EnglishDraughts.initial_state();
-    assert_eq!(
-        perft(&|d| EnglishDraughts.perft(&s, d), 5),
-        [7, 49, 302, 1469, 7361]
-    );
-    let s = Amazons.initial_state();
-    assert_eq!(Amazons.perft(&s, 1), 2176);
+    assert_eq!(perft(&Chess, 1..=4), [20, 400, 8902, 197_281]);
+    assert_eq!(perft(&EnglishDraughts, 1..=5), [7, 49, 302, 1469, 7361]);
+    assert_eq!(perft(&Amazons, 1..=1), [2176]);
 }
 
 /// The generated code alone to the depths the interpreter's tests check
@@ -365,19 +364,15 @@ fn generated_known_perft_counts() {
 /// placement and its flips).
 #[test]
 fn generated_perft_to_the_interpreter_depths() {
-    fn perft<G: Game>(g: &G, depth: usize) -> Vec<u64> {
-        let s = g.initial_state();
-        (1..=depth).map(|d| g.perft(&s, d)).collect()
-    }
     assert_eq!(
-        perft(&TicTacToe, 9),
+        perft(&TicTacToe, 1..=9),
         [9, 72, 504, 3024, 15120, 54720, 148_176, 200_448, 127_872]
     );
-    assert_eq!(perft(&Connect4, 6), [7, 49, 343, 2401, 16807, 117_649]);
-    assert_eq!(perft(&Breakthrough, 4), [22, 484, 11132, 256_036]);
-    assert_eq!(perft(&Reversi, 7), [4, 12, 56, 244, 1396, 8200, 55092]);
+    assert_eq!(perft(&Connect4, 1..=6), [7, 49, 343, 2401, 16807, 117_649]);
+    assert_eq!(perft(&Breakthrough, 1..=4), [22, 484, 11132, 256_036]);
+    assert_eq!(perft(&Reversi, 1..=7), [4, 12, 56, 244, 1396, 8200, 55092]);
     // Against the independent move generator tests/oracles/pawn_whopping_perft.py.
-    assert_eq!(perft(&PawnWhopping, 4), [16, 256, 3846, 57744]);
+    assert_eq!(perft(&PawnWhopping, 1..=4), [16, 256, 3846, 57744]);
 }
 
 /// Deeper than the interpreter's tests go, against counts from elsewhere:
@@ -387,38 +382,28 @@ fn generated_perft_to_the_interpreter_depths() {
 /// Gomoku, hex and concurrent tic-tac-toe counted by hand.
 #[test]
 fn generated_perft_beyond_the_interpreter_depths() {
-    let s = Connect4.initial_state();
-    assert_eq!(Connect4.perft(&s, 7), 823_536);
-    assert_eq!(Connect4.perft(&s, 8), 5_673_234);
-    let s = Breakthrough.initial_state();
-    assert_eq!(Breakthrough.perft(&s, 5), 6_182_818);
-    // The count of games/README.md, found by the interpreter at the time.
-    assert_eq!(Breakthrough.perft(&s, 6), 149_264_638);
-    let s = EnglishDraughts.initial_state();
-    let got: Vec<u64> = (6..=9).map(|d| EnglishDraughts.perft(&s, d)).collect();
-    assert_eq!(got, [36768, 179_740, 845_931, 3_963_680]);
+    assert_eq!(perft(&Connect4, 7..=8), [823_536, 5_673_234]);
+    // Depth 6 is the count of games/README.md, found by the interpreter at
+    // the time.
+    assert_eq!(perft(&Breakthrough, 5..=6), [6_182_818, 149_264_638]);
+    assert_eq!(
+        perft(&EnglishDraughts, 6..=9),
+        [36768, 179_740, 845_931, 3_963_680]
+    );
     // Three stones make no line of five (Gomoku) and no chain across the
     // board (hex), so every empty cell is a move: 225 x 224 x 223 and
     // 121 x 120 x 119.
-    let s = Gomoku.initial_state();
-    let got: Vec<u64> = (1..=3).map(|d| Gomoku.perft(&s, d)).collect();
-    assert_eq!(got, [225, 50400, 11_239_200]);
-    let s = Hex.initial_state();
-    let got: Vec<u64> = (1..=3).map(|d| Hex.perft(&s, d)).collect();
-    assert_eq!(got, [121, 14520, 1_727_880]);
+    assert_eq!(perft(&Gomoku, 1..=3), [225, 50400, 11_239_200]);
+    assert_eq!(perft(&Hex, 1..=3), [121, 14520, 1_727_880]);
     // Joint moves: 9 x 9 at first; then 72 turns leave 7 empty cells (7 x 7
     // replies each) and 9 clashes block their cell, leaving 8 (8 x 8):
     // 72 x 49 + 9 x 64.
-    let s = ConcurrentTicTacToe.initial_state();
-    assert_eq!(ConcurrentTicTacToe.perft(&s, 1), 81);
-    assert_eq!(ConcurrentTicTacToe.perft(&s, 2), 4104);
+    assert_eq!(perft(&ConcurrentTicTacToe, 1..=2), [81, 4104]);
 }
 
 #[test]
 fn generated_reversi_perft_depths_8_and_9() {
-    let s = Reversi.initial_state();
-    assert_eq!(Reversi.perft(&s, 8), 390_216);
-    assert_eq!(Reversi.perft(&s, 9), 3_005_288);
+    assert_eq!(perft(&Reversi, 8..=9), [390_216, 3_005_288]);
 }
 
 #[test]
@@ -446,17 +431,14 @@ struct ChessPosition4;
 /// 2), and the interpreter's counts to depth 2.
 #[test]
 fn generated_chess_test_positions() {
-    let s = ChessPosition3.initial_state();
-    let got: Vec<u64> = (1..=5).map(|d| ChessPosition3.perft(&s, d)).collect();
-    assert_eq!(got, [14, 191, 2812, 43238, 674_624]);
+    assert_eq!(
+        perft(&ChessPosition3, 1..=5),
+        [14, 191, 2812, 43238, 674_624]
+    );
     perft_agrees(&ChessPosition3, "tests/fixtures/chess-position3.toss", 2);
     lockstep(&ChessPosition3, "tests/fixtures/chess-position3.toss", 4);
-    let s = ChessKiwipete.initial_state();
-    let got: Vec<u64> = (1..=3).map(|d| ChessKiwipete.perft(&s, d)).collect();
-    assert_eq!(got, [48, 2039, 97862]);
-    let s = ChessPosition4.initial_state();
-    let got: Vec<u64> = (1..=3).map(|d| ChessPosition4.perft(&s, d)).collect();
-    assert_eq!(got, [6, 264, 9467]);
+    assert_eq!(perft(&ChessKiwipete, 1..=3), [48, 2039, 97862]);
+    assert_eq!(perft(&ChessPosition4, 1..=3), [6, 264, 9467]);
     perft_agrees(&ChessKiwipete, "tests/fixtures/chess-kiwipete.toss", 2);
     perft_agrees(&ChessPosition4, "tests/fixtures/chess-position4.toss", 2);
     lockstep(&ChessKiwipete, "tests/fixtures/chess-kiwipete.toss", 4);
