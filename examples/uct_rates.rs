@@ -4,8 +4,10 @@
 //! the compiled heuristic (`uct+heur`) with `playout=evaluate`, `random`
 //! and `mix0.5`; one search of about SECONDS each, from the starting state
 //! and from the states after 10, 20 and 30 seeded random plies; and plain
-//! UCT again with root parallelism on two threads (`uct:threads=2`, the
-//! iterations of both trees counted):
+//! UCT again on two threads, with one shared tree (`uct:threads=2`) and
+//! with a tree per thread (`uct:threads=2,parallel=root`, the iterations
+//! of both trees counted). Then plain UCT on the generated Connect Four,
+//! whose iterations are the shortest, on one and two threads:
 //!
 //! ```text
 //! cargo run --release --example uct_rates -- [SECONDS]
@@ -18,33 +20,38 @@ use std::time::Duration;
 use toss::Game;
 use toss::runtime::heuristic::{CompiledHeuristic, HeuristicKind};
 use toss::runtime::player::Budget;
-use toss::runtime::uct::{Evaluator, PlayoutPolicy, RandomPlayout, Uct, UctConfig};
+use toss::runtime::uct::{Evaluator, Parallelism, PlayoutPolicy, RandomPlayout, Uct, UctConfig};
 
 #[derive(toss::Game)]
 #[toss(file = "games/breakthrough.toss", heuristics)]
 struct Breakthrough;
 
-type State = <Breakthrough as Game>::State;
+#[derive(toss::Game)]
+#[toss(file = "games/connect4.toss")]
+struct ConnectFour;
 
 /// Iterations and nodes per second of one search of `secs` from `s`.
-fn rate<E: Evaluator<Breakthrough>>(
-    s: &State,
+fn rate<G, E>(
+    g: &G,
+    s: &G::State,
     eval: E,
     playout: PlayoutPolicy,
-    threads: usize,
+    (threads, parallelism): (usize, Parallelism),
     secs: f64,
-) -> (f64, f64) {
+) -> (f64, f64)
+where
+    G: Game + Sync,
+    G::State: Send + Sync,
+    E: Evaluator<G>,
+{
     let config = UctConfig {
         playout,
         threads,
+        parallelism,
         ..UctConfig::default()
     };
     let mut uct = Uct::new(config, eval, 1);
-    uct.search(
-        &Breakthrough,
-        s,
-        Budget::Time(Duration::from_secs_f64(secs)),
-    );
+    uct.search(g, s, Budget::Time(Duration::from_secs_f64(secs)));
     let r = uct.report();
     (r.iterations as f64 / r.seconds, r.nodes as f64 / r.seconds)
 }
@@ -73,33 +80,28 @@ fn main() {
         CompiledHeuristic::for_game(&g, HeuristicKind::Existential)
             .expect("the example compiles the heuristic")
     };
+    let one = (1, Parallelism::Tree);
+    let random = || RandomPlayout { max_plies: 100_000 };
     for (k, st) in states.iter().enumerate() {
-        let uct = rate(
-            st,
-            RandomPlayout { max_plies: 100_000 },
-            PlayoutPolicy::Random,
-            1,
-            secs,
-        );
-        let uct2 = rate(
-            st,
-            RandomPlayout { max_plies: 100_000 },
-            PlayoutPolicy::Random,
-            2,
-            secs,
-        );
-        let evaluate = rate(st, heuristic(), PlayoutPolicy::Evaluate, 1, secs);
-        let random = rate(st, heuristic(), PlayoutPolicy::Random, 1, secs);
-        let mix = rate(st, heuristic(), PlayoutPolicy::Mix(0.5), 1, secs);
+        let uct = rate(&g, st, random(), PlayoutPolicy::Random, one, secs);
+        let tree = (2, Parallelism::Tree);
+        let uct2 = rate(&g, st, random(), PlayoutPolicy::Random, tree, secs);
+        let root = (2, Parallelism::Root);
+        let root2 = rate(&g, st, random(), PlayoutPolicy::Random, root, secs);
+        let evaluate = rate(&g, st, heuristic(), PlayoutPolicy::Evaluate, one, secs);
+        let random = rate(&g, st, heuristic(), PlayoutPolicy::Random, one, secs);
+        let mix = rate(&g, st, heuristic(), PlayoutPolicy::Mix(0.5), one, secs);
         println!(
             "after {:>2} plies: uct {:.0} ({:.0}), uct:threads=2 {:.0} ({:.0}), \
-             uct+heur evaluate {:.0} ({:.0}), \
+             parallel=root {:.0} ({:.0}), uct+heur evaluate {:.0} ({:.0}), \
              random {:.0} ({:.0}), mix0.5 {:.0} ({:.0}) iterations/s (nodes/s)",
             10 * k,
             uct.0,
             uct.1,
             uct2.0,
             uct2.1,
+            root2.0,
+            root2.1,
             evaluate.0,
             evaluate.1,
             random.0,
@@ -108,4 +110,18 @@ fn main() {
             mix.1
         );
     }
+    let c4 = ConnectFour;
+    let s = c4.initial_state();
+    let random = || RandomPlayout { max_plies: 100_000 };
+    let [uct, tree, root] = [
+        (1, Parallelism::Tree),
+        (2, Parallelism::Tree),
+        (2, Parallelism::Root),
+    ]
+    .map(|t| rate(&c4, &s, random(), PlayoutPolicy::Random, t, secs));
+    println!(
+        "Connect Four: uct {:.0} ({:.0}), uct:threads=2 {:.0} ({:.0}), \
+         parallel=root {:.0} ({:.0}) iterations/s (nodes/s)",
+        uct.0, uct.1, tree.0, tree.1, root.0, root.1
+    );
 }

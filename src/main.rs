@@ -71,7 +71,8 @@ enum Command {
     Match {
         file: PathBuf,
         /// One per player: random, uct:iters=N, uct:time=S, uct+heur:iters=N,
-        /// alphabeta:depth=D; options c=, threads=, heur=existential|rule,
+        /// alphabeta:depth=D; options c=, threads=N (one shared tree; parallel=root: a tree
+        /// per thread, root statistics summed), heur=existential|rule,
         /// playout=evaluate|random|basic|cutoffK|mixL (cutoffK: K random turns, then the
         /// evaluation; mixL: L x the evaluation + (1 - L) x a random playout, 0 <= L <= 1),
         /// evals=E, weight=E' (spec 3.1), scale=S (payoff tanh(h / S)). Defaults: c=3,

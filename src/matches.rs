@@ -14,7 +14,7 @@ use toss_runtime::heuristic::{
 };
 use toss_runtime::ir;
 use toss_runtime::player::{Budget, Player, RandomPlayer};
-use toss_runtime::uct::{PlayoutPolicy, RandomPlayout, Uct, UctConfig};
+use toss_runtime::uct::{Parallelism, PlayoutPolicy, RandomPlayout, Uct, UctConfig};
 
 /// A parsed player spec.
 #[derive(Clone, Debug, PartialEq)]
@@ -26,6 +26,8 @@ pub struct PlayerSpec {
     /// UCT exploration constant.
     pub c: Option<f64>,
     pub threads: usize,
+    /// How the threads share a search.
+    pub parallelism: Parallelism,
     pub heuristic: HeuristicKind,
     pub playout: Option<PlayoutPolicy>,
     /// E: evaluation plays in each new child (spec 3.1).
@@ -72,6 +74,7 @@ impl std::str::FromStr for PlayerSpec {
             },
             c: None,
             threads: 1,
+            parallelism: Parallelism::Tree,
             heuristic: HeuristicKind::Existential,
             playout: None,
             evals: 1,
@@ -115,6 +118,17 @@ impl std::str::FromStr for PlayerSpec {
                 }
                 "threads" if matches!(kind, Kind::Uct | Kind::UctHeuristic) => {
                     spec.threads = count()?.clamp(1, 64) as usize
+                }
+                "parallel" if matches!(kind, Kind::Uct | Kind::UctHeuristic) => {
+                    spec.parallelism = match value {
+                        "tree" => Parallelism::Tree,
+                        "root" => Parallelism::Root,
+                        _ => {
+                            return Err(format!(
+                                "`{arg}`: expected parallel=tree or parallel=root"
+                            ));
+                        }
+                    }
                 }
                 "heur" if matches!(kind, Kind::UctHeuristic | Kind::AlphaBeta) => {
                     spec.heuristic = match value {
@@ -203,6 +217,7 @@ where
         c: spec.c.unwrap_or(UctConfig::default().c),
         delta: hi - lo,
         threads: spec.threads,
+        parallelism: spec.parallelism,
         playout: spec.playout.unwrap_or(PlayoutPolicy::Random),
         evals: spec.evals,
         evals_weight: spec.weight,
@@ -301,6 +316,7 @@ where
         c: spec.c.unwrap_or(UctConfig::default().c),
         delta: hi - lo,
         threads: spec.threads,
+        parallelism: spec.parallelism,
         playout: spec.playout.unwrap_or(default_playout),
         evals: spec.evals,
         evals_weight: spec.weight,
@@ -729,6 +745,18 @@ mod tests {
             assert!(l <= record.score() && record.score() <= h);
         }
         assert_eq!(Record::default().wilson95(), (0.0, 1.0));
+    }
+
+    #[test]
+    fn threads_share_one_tree_unless_told_otherwise() {
+        let spec: PlayerSpec = "uct:time=0.1,threads=2".parse().expect("parses");
+        assert_eq!((spec.threads, spec.parallelism), (2, Parallelism::Tree));
+        let spec: PlayerSpec = "uct+heur:threads=2,parallel=root".parse().expect("parses");
+        assert_eq!((spec.threads, spec.parallelism), (2, Parallelism::Root));
+        let err = "uct:parallel=leaf".parse::<PlayerSpec>().unwrap_err();
+        assert!(err.contains("parallel=tree or parallel=root"), "{err}");
+        let err = "random:parallel=root".parse::<PlayerSpec>().unwrap_err();
+        assert!(err.contains("not an option"), "{err}");
     }
 
     #[test]

@@ -31,12 +31,22 @@
 //! move drew on chance: the subtree then mixes the outcomes chance could
 //! take, and is dropped. A kept root expanded with another number of joint
 //! moves than the real state has is dropped too: its child indices would
-//! not name the legal joint moves. With
-//! [`UctConfig::threads`] > 1 each thread grows its own tree from its own
-//! seed (root parallelism) and the root children's statistics are summed.
-//! A search with an iteration budget is deterministic for its seed.
+//! not name the legal joint moves.
+//!
+//! With [`UctConfig::threads`] > 1 the threads share one tree by default
+//! ([`Parallelism::Tree`]): one thread descends, with a virtual loss on
+//! the path of every iteration in flight, and each iteration's expansion
+//! and playouts go to whichever thread is free. The tree then grows as a
+//! single thread's tree with all the iterations, which is what more
+//! iterations are worth in play; root parallelism ([`Parallelism::Root`],
+//! a tree per thread and their root statistics summed) grows trees only
+//! as deep as each thread's share, and at the budgets of RESULTS.md gained
+//! little. A search with an iteration budget is deterministic for its
+//! seed either way.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 use crate::game::{Game, Rng, rng_from_seed};
@@ -193,6 +203,25 @@ pub enum PlayoutPolicy {
     Mix(f64),
 }
 
+/// How the threads of one search share the work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Parallelism {
+    /// One tree for all threads (tree parallelism with virtual loss). One
+    /// thread descends the tree and hands each iteration's expansion and
+    /// playouts to whichever thread is free; up to `2 * threads`
+    /// iterations are in flight, and each counts as a loss on its path
+    /// until its result is recorded, so the descents in the meantime spread
+    /// out. Results are recorded in the order the iterations began, and the
+    /// random numbers of an iteration depend on its number only, so a
+    /// search with an iteration budget is deterministic for its seed. The
+    /// tree grows as deep as one thread's tree with all the iterations.
+    Tree,
+    /// Independent trees, one per thread with its own seed, whose root
+    /// children's statistics are summed (root parallelism). Each tree is
+    /// only as deep as its share of the iterations makes it.
+    Root,
+}
+
 /// Parameters of the search.
 #[derive(Clone, Debug)]
 pub struct UctConfig {
@@ -220,11 +249,14 @@ pub struct UctConfig {
     /// Playouts stop after this many turns.
     pub max_playout_plies: usize,
     /// The trees are never extended beyond this many nodes in total: with
-    /// [`UctConfig::threads`] = t each thread's tree gets `max_nodes / t`,
-    /// so more threads do not take more memory.
+    /// [`Parallelism::Root`] and t threads each thread's tree gets
+    /// `max_nodes / t`, so more threads do not take more memory.
     pub max_nodes: usize,
-    /// Root parallelism: independent trees, one per thread.
+    /// Threads of one search; how they share it is
+    /// [`UctConfig::parallelism`].
     pub threads: usize,
+    /// How the threads of a search share it (with `threads` > 1).
+    pub parallelism: Parallelism,
     /// Keep the tree between moves.
     pub reuse_tree: bool,
 }
@@ -252,6 +284,7 @@ impl Default for UctConfig {
             max_playout_plies: 1000,
             max_nodes: 1 << 23,
             threads: 1,
+            parallelism: Parallelism::Tree,
             reuse_tree: true,
         }
     }
@@ -364,6 +397,27 @@ impl Tree {
         }
     }
 
+    /// Makes `stats.len() / (2 * np)` new nodes, with visit count `n` and
+    /// the statistics `stats` (`(sum, sum of squares)` per player), the
+    /// children of the leaf `v`; returns the first.
+    fn add_children(&mut self, v: u32, n: u32, stats: &[f64]) -> u32 {
+        let total = stats.len() / (2 * self.np);
+        let first = self.nodes.len() as u32;
+        self.nodes.extend(std::iter::repeat_n(
+            Node {
+                first: NONE,
+                len: 0,
+                n,
+            },
+            total,
+        ));
+        self.stats.extend_from_slice(stats);
+        let node = &mut self.nodes[v as usize];
+        node.first = first;
+        node.len = total as u32;
+        first
+    }
+
     /// The subtree of `v` as a new tree (breadth-first, children contiguous).
     fn subtree(&self, v: u32) -> Tree {
         let np = self.np;
@@ -430,6 +484,7 @@ struct Work<G: Game> {
     path: Vec<u32>,
     pay: Vec<f64>,
     tmp: Vec<f64>,
+    stats: Vec<f64>,
 }
 
 impl<G: Game> Work<G> {
@@ -441,6 +496,7 @@ impl<G: Game> Work<G> {
             path: Vec::new(),
             pay: vec![0.0; np],
             tmp: vec![0.0; np],
+            stats: Vec::new(),
         }
     }
 }
@@ -578,25 +634,38 @@ impl Search {
     fn select(&mut self, cfg: &UctConfig, v: u32, movers: &[usize], dims: &[usize]) -> usize {
         let t = &self.tree;
         let node = t.nodes[v as usize];
-        let nv = node.n as f64;
-        let bound = |j: usize, k: usize| {
+        select_by(cfg, &mut self.rng, node.n as f64, movers, dims, |j, p| {
             let w = node.first + j as u32;
-            let p = movers[k];
-            let nw = t.nodes[w as usize].n;
-            if nw == 0 {
-                return f64::INFINITY;
+            (t.nodes[w as usize].n, t.mean(w, p), t.variance(w, p))
+        })
+    }
+
+    /// [`Search::select`] with the virtual losses of the iterations in
+    /// flight counted as visits that paid the lowest payoff.
+    fn select_virtual(
+        &mut self,
+        cfg: &UctConfig,
+        v: u32,
+        movers: &[usize],
+        dims: &[usize],
+        sh: &Shared,
+    ) -> usize {
+        let t = &self.tree;
+        let node = t.nodes[v as usize];
+        let vl = &sh.virtual_loss;
+        let nv = (node.n + vl[v as usize]) as f64;
+        select_by(cfg, &mut self.rng, nv, movers, dims, |j, p| {
+            let w = (node.first + j as u32) as usize;
+            let (k, n) = (vl[w], t.nodes[w].n + vl[w]);
+            if n == 0 {
+                return (0, 0.0, 0.0);
             }
-            ucb1_tuned(
-                t.mean(w, p),
-                t.variance(w, p),
-                nv,
-                nw as f64,
-                cfg.c,
-                cfg.delta,
-            )
-        };
-        let alive = regret_minimizing(dims, bound);
-        pick_joint(&mut self.rng, dims, &alive)
+            let b = w * 2 * t.np + 2 * p;
+            let sum = t.stats[b] + f64::from(k) * sh.lo;
+            let sq = t.stats[b + 1] + f64::from(k) * sh.lo * sh.lo;
+            let mean = sum / f64::from(n);
+            (n, mean, (sq / f64::from(n) - mean * mean).max(0.0))
+        })
     }
 
     fn iterate<G: Game, E: Evaluator<G>>(
@@ -664,46 +733,531 @@ impl Search {
         total: usize,
         w: &mut Work<G>,
     ) {
-        let np = game.num_players();
-        let m = w.movers.len();
         self.tree.reserve(total, self.max_nodes);
-        let first = self.tree.len() as u32;
-        let e = cfg.evals.max(1);
-        let weight = cfg.evals_weight.clamp(1, e);
-        let mut sum = vec![0.0; np];
-        let mut sq = vec![0.0; np];
-        for j in 0..total {
-            let c = self.tree.push_leaf();
-            joint_of::<G>(&w.moves, m, j, &mut w.joint);
-            sum.iter_mut().for_each(|x| *x = 0.0);
-            sq.iter_mut().for_each(|x| *x = 0.0);
-            let mut t = s.clone();
-            game.apply(&mut t, &w.joint, &mut self.rng);
-            let terminal = game.is_terminal(&t);
-            for k in 0..e {
-                if terminal {
-                    if k == 0 {
-                        game.payoffs(&t, &mut w.tmp);
-                    }
-                } else if k == 0 || !eval.is_deterministic() {
-                    eval.evaluate(game, &t, &mut self.rng, &mut w.tmp);
-                }
-                for p in 0..np {
-                    sum[p] += w.tmp[p];
-                    sq[p] += w.tmp[p] * w.tmp[p];
-                }
-            }
-            let base = c as usize * 2 * np;
-            for p in 0..np {
-                self.tree.stats[base + 2 * p] = sum[p] / e as f64 * weight as f64;
-                self.tree.stats[base + 2 * p + 1] = sq[p] / e as f64 * weight as f64;
-            }
-            self.tree.nodes[c as usize].n = weight;
-        }
-        let node = &mut self.tree.nodes[v as usize];
-        node.first = first;
-        node.len = total as u32;
+        let mut stats = std::mem::take(&mut w.stats);
+        stats.clear();
+        let weight = evaluate_children(cfg, game, eval, s, total, &mut self.rng, w, &mut stats);
+        self.tree.add_children(v, weight, &stats);
+        w.stats = stats;
     }
+
+    /// Descends from the root as [`Search::iterate`] does, the virtual
+    /// losses of the iterations in flight steering the selection, to where
+    /// the iteration's work begins; the nodes on the way get a virtual
+    /// loss. Returns the path and that work.
+    fn descend<G: Game>(
+        &mut self,
+        cfg: &UctConfig,
+        game: &G,
+        root: &G::State,
+        w: &mut Work<G>,
+        sh: &mut Shared,
+    ) -> (Vec<u32>, Step<G::State>) {
+        let mut s = root.clone();
+        let mut path = vec![0u32];
+        let mut v = 0u32;
+        let step = loop {
+            game.movers(&s, &mut w.movers);
+            if w.movers.is_empty() {
+                game.payoffs(&s, &mut w.pay);
+                break Step::Done(w.pay.clone());
+            }
+            let total = gen_moves(game, &s, &w.movers, &mut w.moves);
+            let m = w.movers.len();
+            let dims: Vec<usize> = w.moves[..m].iter().map(Vec::len).collect();
+            let node = self.tree.nodes[v as usize];
+            if node.first == NONE {
+                // A leaf whose expansion is in flight is played out from.
+                if total == 0
+                    || sh.pending[v as usize]
+                    || self.tree.len() + sh.reserved + total > self.max_nodes
+                {
+                    break Step::Task(Task::Playout(s), None);
+                }
+                sh.pending[v as usize] = true;
+                sh.reserved += total;
+                break Step::Task(
+                    Task::Expand {
+                        state: s,
+                        parent_n: node.n,
+                    },
+                    Some(v),
+                );
+            }
+            if node.len as usize != total {
+                break Step::Task(Task::Playout(s), None);
+            }
+            let j = self.select_virtual(cfg, v, &w.movers, &dims, sh);
+            joint_of::<G>(&w.moves, m, j, &mut w.joint);
+            game.apply(&mut s, &w.joint, &mut self.rng);
+            v = node.first + j as u32;
+            path.push(v);
+        };
+        for &u in &path {
+            sh.virtual_loss[u as usize] += 1;
+        }
+        (path, step)
+    }
+
+    /// Records an iteration begun by [`Search::descend`] along `path`,
+    /// expanding `leaf` if it did, with the outcome of its work.
+    fn finish(&mut self, mut path: Vec<u32>, leaf: Option<u32>, out: &Outcome, sh: &mut Shared) {
+        for &u in &path {
+            sh.virtual_loss[u as usize] -= 1;
+        }
+        if let (Some(v), Some(j)) = (leaf, out.chosen) {
+            let total = out.stats.len() / (2 * self.tree.np);
+            sh.reserved -= total;
+            sh.pending[v as usize] = false;
+            self.tree.reserve(total, self.max_nodes);
+            let first = self.tree.add_children(v, out.weight, &out.stats);
+            sh.virtual_loss.resize(self.tree.len(), 0);
+            sh.pending.resize(self.tree.len(), false);
+            path.push(first + j as u32);
+        }
+        for &u in &path {
+            self.tree.record(u, &out.pay, 1);
+        }
+    }
+
+    /// Tree parallelism ([`Parallelism::Tree`]) on `threads` threads within
+    /// `budget` (counted from `start`); the iterations' random numbers
+    /// derive from `seed`. Returns the number of iterations.
+    ///
+    /// This thread descends and records; the task of iteration `i` waits in
+    /// slot `i % window` of a ring for the first thread free to claim it,
+    /// this one included while it waits for the oldest iteration. A task
+    /// takes microseconds, so threads hand them over through atomics and
+    /// spin briefly before they park.
+    #[allow(clippy::too_many_arguments)]
+    fn run_shared<G, E>(
+        &mut self,
+        cfg: &UctConfig,
+        game: &G,
+        eval: &E,
+        root: &G::State,
+        budget: Budget,
+        start: Instant,
+        threads: usize,
+        seed: u64,
+    ) -> u64
+    where
+        G: Game + Sync,
+        G::State: Send + Sync,
+        E: Evaluator<G>,
+    {
+        let np = game.num_players();
+        let window = 2 * threads;
+        let ring = Ring::<G::State>::new(window, seed);
+        let mut sh = Shared {
+            virtual_loss: vec![0; self.tree.len()],
+            pending: vec![false; self.tree.len()],
+            reserved: 0,
+            lo: game.payoff_range().0,
+        };
+        let (done, failure) = std::thread::scope(|sc| {
+            for _ in 1..threads {
+                let ring = &ring;
+                sc.spawn(move || {
+                    let mut w = Work::<G>::new(np);
+                    while !ring.closed.load(Ordering::Acquire) {
+                        if !ring.work(cfg, game, eval, &mut w) {
+                            ring.idle();
+                        }
+                    }
+                });
+            }
+            let mut w = Work::<G>::new(np);
+            let mut flight: VecDeque<Flight> = VecDeque::new();
+            let (mut begun, mut done) = (0u64, 0u64);
+            let mut failure = None;
+            'search: loop {
+                while flight.len() < window
+                    && match budget {
+                        Budget::Iterations(n) => begun < n,
+                        Budget::Time(d) => start.elapsed() < d,
+                    }
+                {
+                    let (path, step) = self.descend(cfg, game, root, &mut w, &mut sh);
+                    let (leaf, pay) = match step {
+                        Step::Done(pay) => (None, Some(pay)),
+                        Step::Task(task, leaf) => {
+                            ring.publish(begun, task);
+                            (leaf, None)
+                        }
+                    };
+                    flight.push_back(Flight { path, leaf, pay });
+                    begun += 1;
+                }
+                let Some(f) = flight.pop_front() else {
+                    break;
+                };
+                if let Some(pay) = f.pay {
+                    let out = Outcome {
+                        pay,
+                        ..Outcome::default()
+                    };
+                    self.finish(f.path, f.leaf, &out, &mut sh);
+                } else {
+                    match ring.wait(done, cfg, game, eval, &mut w) {
+                        Ok(out) => self.finish(f.path, f.leaf, &out, &mut sh),
+                        Err(panic) => {
+                            failure = Some(panic);
+                            break 'search;
+                        }
+                    }
+                    ring.release(done);
+                }
+                done += 1;
+            }
+            ring.closed.store(true, Ordering::Release);
+            (done, failure)
+        });
+        if let Some(panic) = failure {
+            std::panic::resume_unwind(panic);
+        }
+        done
+    }
+}
+
+/// The tasks of [`Parallelism::Tree`] between the threads: slot `i %
+/// len` holds the task of iteration `i` until a thread claims it, then its
+/// outcome.
+struct Ring<S> {
+    slots: Vec<Slot<S>>,
+    /// The random numbers of iteration `i` derive from `seed` and `i`.
+    seed: u64,
+    closed: AtomicBool,
+}
+
+struct Slot<S> {
+    /// `EMPTY`, `READY`, `TAKEN` or `DONE`.
+    state: AtomicU8,
+    index: AtomicU64,
+    task: Mutex<Option<Task<S>>>,
+    /// The outcome (its buffers reused from task to task).
+    out: Mutex<Outcome>,
+    /// The panic of the task.
+    panic: Mutex<Option<Box<dyn std::any::Any + Send>>>,
+}
+
+const EMPTY: u8 = 0;
+const READY: u8 = 1;
+const TAKEN: u8 = 2;
+const DONE: u8 = 3;
+
+impl<S> Ring<S> {
+    fn new(len: usize, seed: u64) -> Self {
+        Ring {
+            slots: (0..len)
+                .map(|_| Slot {
+                    state: AtomicU8::new(EMPTY),
+                    index: AtomicU64::new(0),
+                    task: Mutex::new(None),
+                    out: Mutex::new(Outcome::default()),
+                    panic: Mutex::new(None),
+                })
+                .collect(),
+            seed,
+            closed: AtomicBool::new(false),
+        }
+    }
+
+    /// Offers the task of iteration `i`.
+    fn publish(&self, i: u64, task: Task<S>) {
+        let slot = &self.slots[(i % self.slots.len() as u64) as usize];
+        *lock(&slot.task) = Some(task);
+        slot.index.store(i, Ordering::Relaxed);
+        slot.state.store(READY, Ordering::Release);
+    }
+
+    /// Claims the oldest waiting task and does it; false when none waits.
+    fn work<G, E>(&self, cfg: &UctConfig, game: &G, eval: &E, w: &mut Work<G>) -> bool
+    where
+        G: Game<State = S>,
+        E: Evaluator<G>,
+    {
+        let oldest = self
+            .slots
+            .iter()
+            .filter(|s| s.state.load(Ordering::Acquire) == READY)
+            .min_by_key(|s| s.index.load(Ordering::Relaxed));
+        let Some(slot) = oldest else {
+            return false;
+        };
+        if slot
+            .state
+            .compare_exchange(READY, TAKEN, Ordering::AcqRel, Ordering::Relaxed)
+            .is_err()
+        {
+            return true;
+        }
+        let i = slot.index.load(Ordering::Relaxed);
+        if let Some(task) = lock(&slot.task).take() {
+            let mut rng = rng_from_seed(self.seed ^ (i + 1).wrapping_mul(0xD1B5_4A32_D192_ED03));
+            let mut out = lock(&slot.out);
+            let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                run_task(cfg, game, eval, task, &mut rng, w, &mut out)
+            }));
+            if let Err(panic) = run {
+                *lock(&slot.panic) = Some(panic);
+            }
+        }
+        slot.state.store(DONE, Ordering::Release);
+        true
+    }
+
+    /// The outcome of iteration `i`, working on waiting tasks meanwhile;
+    /// its slot is taken until [`Ring::release`].
+    fn wait<G, E>(
+        &self,
+        i: u64,
+        cfg: &UctConfig,
+        game: &G,
+        eval: &E,
+        w: &mut Work<G>,
+    ) -> std::thread::Result<MutexGuard<'_, Outcome>>
+    where
+        G: Game<State = S>,
+        E: Evaluator<G>,
+    {
+        let slot = &self.slots[(i % self.slots.len() as u64) as usize];
+        let mut spins = 0u32;
+        while slot.state.load(Ordering::Acquire) != DONE {
+            if !self.work(cfg, game, eval, w) {
+                spins += 1;
+                if spins.is_multiple_of(1024) {
+                    std::thread::yield_now();
+                } else {
+                    std::hint::spin_loop();
+                }
+            }
+        }
+        match lock(&slot.panic).take() {
+            Some(panic) => Err(panic),
+            None => Ok(lock(&slot.out)),
+        }
+    }
+
+    /// Frees the slot of iteration `i`.
+    fn release(&self, i: u64) {
+        let slot = &self.slots[(i % self.slots.len() as u64) as usize];
+        slot.state.store(EMPTY, Ordering::Release);
+    }
+
+    /// A helper without work polls for 50 microseconds, then yields its
+    /// core. It does not park: parking and waking take microseconds of the
+    /// descending thread's time, as much as a task of a short game, and a
+    /// search lasts only as long as its budget.
+    fn idle(&self) {
+        let start = Instant::now();
+        while start.elapsed().as_micros() < 50 {
+            for _ in 0..64 {
+                if self.closed.load(Ordering::Relaxed)
+                    || self
+                        .slots
+                        .iter()
+                        .any(|s| s.state.load(Ordering::Relaxed) == READY)
+                {
+                    return;
+                }
+                std::hint::spin_loop();
+            }
+        }
+        std::thread::yield_now();
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The bookkeeping of [`Parallelism::Tree`].
+struct Shared {
+    /// Per node, the iterations in flight through it.
+    virtual_loss: Vec<u32>,
+    /// Per node, whether its expansion is in flight.
+    pending: Vec<bool>,
+    /// Nodes the expansions in flight will add.
+    reserved: usize,
+    /// The lowest payoff, the value of a virtual loss.
+    lo: f64,
+}
+
+/// Where an iteration's work begins after its descent.
+enum Step<S> {
+    /// The descent ended in a terminal state with these payoffs.
+    Done(Vec<f64>),
+    /// This task, and the leaf it expands.
+    Task(Task<S>, Option<u32>),
+}
+
+/// The work of an iteration below its descent, for any thread.
+enum Task<S> {
+    /// A playout from this state.
+    Playout(S),
+    /// The expansion of a leaf in this state with `parent_n` visits: its
+    /// children evaluated, one selected, and a playout below it.
+    Expand { state: S, parent_n: u32 },
+}
+
+/// What a [`Task`] found.
+#[derive(Default)]
+struct Outcome {
+    pay: Vec<f64>,
+    /// For an expansion: the children's statistics, their visit count E'
+    /// and the child selected.
+    stats: Vec<f64>,
+    weight: u32,
+    chosen: Option<usize>,
+}
+
+/// An iteration in flight: its path, the leaf it expands, and its payoffs
+/// if its descent ended the play.
+struct Flight {
+    path: Vec<u32>,
+    leaf: Option<u32>,
+    pay: Option<Vec<f64>>,
+}
+
+fn run_task<G: Game, E: Evaluator<G>>(
+    cfg: &UctConfig,
+    game: &G,
+    eval: &E,
+    task: Task<G::State>,
+    rng: &mut Rng,
+    w: &mut Work<G>,
+    out: &mut Outcome,
+) {
+    out.stats.clear();
+    out.chosen = None;
+    match task {
+        Task::Playout(mut s) => {
+            Search::playout(cfg, game, eval, &mut s, rng, w);
+        }
+        Task::Expand {
+            mut state,
+            parent_n,
+        } => {
+            let np2 = 2 * game.num_players();
+            game.movers(&state, &mut w.movers);
+            let total = gen_moves(game, &state, &w.movers, &mut w.moves);
+            let m = w.movers.len();
+            let dims: Vec<usize> = w.moves[..m].iter().map(Vec::len).collect();
+            let stats = &mut out.stats;
+            let weight = evaluate_children(cfg, game, eval, &state, total, rng, w, stats);
+            let n = f64::from(weight);
+            let j = select_by(cfg, rng, f64::from(parent_n), &w.movers, &dims, |j, p| {
+                let b = j * np2 + 2 * p;
+                let mean = stats[b] / n;
+                (weight, mean, (stats[b + 1] / n - mean * mean).max(0.0))
+            });
+            joint_of::<G>(&w.moves, m, j, &mut w.joint);
+            game.apply(&mut state, &w.joint, rng);
+            Search::playout(cfg, game, eval, &mut state, rng, w);
+            out.weight = weight;
+            out.chosen = Some(j);
+        }
+    }
+    out.pay.clear();
+    out.pay.extend_from_slice(&w.pay);
+}
+
+/// The joint move to descend to from a node with `nv` visits whose child
+/// `j` has for player `p` the visits, mean and variance `stat(j, p)`
+/// (UCB1-TUNED bounds, regret minimisation, ties broken at random).
+fn select_by(
+    cfg: &UctConfig,
+    rng: &mut Rng,
+    nv: f64,
+    movers: &[usize],
+    dims: &[usize],
+    stat: impl Fn(usize, usize) -> (u32, f64, f64),
+) -> usize {
+    let bound = |j: usize, k: usize| {
+        let (n, mean, variance) = stat(j, movers[k]);
+        if n == 0 {
+            return f64::INFINITY;
+        }
+        ucb1_tuned(mean, variance, nv, f64::from(n), cfg.c, cfg.delta)
+    };
+    if let [d] = *dims {
+        // Turn-based: what `regret_minimizing` keeps for one mover (the
+        // best bounds) and `pick_joint` draws from them, with each bound
+        // computed once and nothing allocated for up to 64 moves.
+        let mut small = [0.0; 64];
+        let mut large = Vec::new();
+        let bounds: &mut [f64] = if d <= small.len() {
+            &mut small[..d]
+        } else {
+            large.resize(d, 0.0);
+            &mut large
+        };
+        let mut best = f64::NEG_INFINITY;
+        for (j, b) in bounds.iter_mut().enumerate() {
+            *b = bound(j, 0);
+            best = best.max(*b);
+        }
+        let ties = bounds.iter().filter(|&&b| b >= best).count();
+        let k = crate::game::index_below(rng, ties);
+        return bounds
+            .iter()
+            .enumerate()
+            .filter(|&(_, &b)| b >= best)
+            .nth(k)
+            .map_or(0, |(j, _)| j);
+    }
+    let alive = regret_minimizing(dims, bound);
+    pick_joint(rng, dims, &alive)
+}
+
+/// The initial statistics of the `total` children of a leaf in state `s`
+/// whose movers and legal moves are in `w`: each child's evaluation game is
+/// played E times and recorded with the weight E'. Appends
+/// `(sum, sum of squares)` per player for each child to `out`; returns E'.
+#[allow(clippy::too_many_arguments)]
+fn evaluate_children<G: Game, E: Evaluator<G>>(
+    cfg: &UctConfig,
+    game: &G,
+    eval: &E,
+    s: &G::State,
+    total: usize,
+    rng: &mut Rng,
+    w: &mut Work<G>,
+    out: &mut Vec<f64>,
+) -> u32 {
+    let np = game.num_players();
+    let m = w.movers.len();
+    let e = cfg.evals.max(1);
+    let weight = cfg.evals_weight.clamp(1, e);
+    let mut sum = vec![0.0; np];
+    let mut sq = vec![0.0; np];
+    for j in 0..total {
+        joint_of::<G>(&w.moves, m, j, &mut w.joint);
+        sum.iter_mut().for_each(|x| *x = 0.0);
+        sq.iter_mut().for_each(|x| *x = 0.0);
+        let mut t = s.clone();
+        game.apply(&mut t, &w.joint, rng);
+        let terminal = game.is_terminal(&t);
+        for k in 0..e {
+            if terminal {
+                if k == 0 {
+                    game.payoffs(&t, &mut w.tmp);
+                }
+            } else if k == 0 || !eval.is_deterministic() {
+                eval.evaluate(game, &t, rng, &mut w.tmp);
+            }
+            for p in 0..np {
+                sum[p] += w.tmp[p];
+                sq[p] += w.tmp[p] * w.tmp[p];
+            }
+        }
+        for p in 0..np {
+            out.push(sum[p] / e as f64 * weight as f64);
+            out.push(sq[p] / e as f64 * weight as f64);
+        }
+    }
+    weight
 }
 
 /// Whether the joint move draws from the generator when applied in
@@ -794,24 +1348,25 @@ impl<E> Uct<E> {
         }
         let dims: Vec<usize> = moves[..movers.len()].iter().map(Vec::len).collect();
         let threads = self.config.threads.max(1);
-        self.trees.resize_with(threads, || None);
+        let shared = threads > 1 && self.config.parallelism == Parallelism::Tree;
+        let trees = if shared { 1 } else { threads };
+        self.trees.resize_with(trees, || None);
         if !self.config.reuse_tree {
             self.trees.iter_mut().for_each(|t| *t = None);
         }
         self.searches += 1;
-        let max_nodes = (self.config.max_nodes / threads).max(1);
-        let mut searches: Vec<Search> = (0..threads)
+        let seed = self
+            .seed
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .wrapping_add(self.searches << 8);
+        let max_nodes = (self.config.max_nodes / trees).max(1);
+        let mut searches: Vec<Search> = (0..trees)
             .map(|i| Search {
                 tree: match self.trees[i].take() {
                     Some(t) if t.root_fits(total) => t,
                     _ => Tree::new(np),
                 },
-                rng: rng_from_seed(
-                    self.seed
-                        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-                        .wrapping_add(self.searches << 8)
-                        .wrapping_add(i as u64),
-                ),
+                rng: rng_from_seed(seed.wrapping_add(i as u64)),
                 max_nodes,
             })
             .collect();
@@ -857,7 +1412,10 @@ impl<E> Uct<E> {
             }
             b => b,
         };
-        let iterations: u64 = if threads == 1 {
+        let iterations: u64 = if shared {
+            let seed = seed ^ 0x7EE5_5EED_0000_0000;
+            searches[0].run_shared(cfg, game, eval, state, budget, start, threads, seed)
+        } else if threads == 1 {
             run(&mut searches[0], budget)
         } else {
             std::thread::scope(|sc| {

@@ -132,7 +132,11 @@ impl Player<Interpreter> for Perfect {
 /// UCT never loses. Game `i` depends on `i` alone (UCT and the perfect
 /// player's choice among equal moves are seeded with it), so a failure
 /// names a game that can be replayed by itself.
-fn uct_never_loses(seeds: std::ops::Range<u64>, threads: usize, c: f64) {
+fn uct_never_loses(
+    seeds: std::ops::Range<u64>,
+    (threads, parallelism): (usize, Parallelism),
+    c: f64,
+) {
     let g = Interpreter::new(&tic_tac_toe()).expect("loads");
     let mut perfect = Perfect {
         memo: HashMap::new(),
@@ -142,6 +146,7 @@ fn uct_never_loses(seeds: std::ops::Range<u64>, threads: usize, c: f64) {
     for i in seeds {
         let config = UctConfig {
             threads,
+            parallelism,
             c,
             ..UctConfig::default()
         };
@@ -164,22 +169,36 @@ fn uct_never_loses(seeds: std::ops::Range<u64>, threads: usize, c: f64) {
     }
 }
 
+const ONE_THREAD: (usize, Parallelism) = (1, Parallelism::Tree);
+
 /// 30 games on each side (about 20 s in release).
 #[test]
 fn tic_tac_toe_uct_never_loses_against_perfect_play() {
-    uct_never_loses(0..30, 1, UctConfig::default().c);
+    uct_never_loses(0..30, ONE_THREAD, UctConfig::default().c);
 }
 
 #[test]
 #[ignore = "slow: many games"]
 fn tic_tac_toe_uct_never_loses_many_games() {
-    uct_never_loses(30..280, 1, UctConfig::default().c);
+    uct_never_loses(30..280, ONE_THREAD, UctConfig::default().c);
+}
+
+/// One tree on two threads: 10,000 iterations in all, as one thread.
+#[test]
+fn tic_tac_toe_uct_never_loses_tree_parallel() {
+    uct_never_loses(0..10, (2, Parallelism::Tree), UctConfig::default().c);
+}
+
+#[test]
+#[ignore = "slow: many games, two threads"]
+fn tic_tac_toe_uct_never_loses_tree_parallel_many_games() {
+    uct_never_loses(10..100, (2, Parallelism::Tree), UctConfig::default().c);
 }
 
 #[test]
 #[ignore = "slow: many games, two threads"]
 fn tic_tac_toe_uct_never_loses_root_parallel() {
-    uct_never_loses(0..100, 2, UctConfig::default().c);
+    uct_never_loses(0..100, (2, Parallelism::Root), UctConfig::default().c);
 }
 
 /// The same seed gives the same search; the tree is reused across moves.
@@ -213,33 +232,121 @@ fn deterministic_and_reused() {
     assert!(kept >= visits + 100 - 1, "{kept} {visits}");
 }
 
-/// Two threads with an iteration budget: each grows its own tree from its
-/// own seed, so the same seed gives the same move and the same root
-/// statistics whatever the scheduling. Each tree's first iteration adds
-/// the 9 children (one visit each, E' = 1) and every iteration adds a
-/// visit to one child: 1000 iterations and two trees make 1000 + 2 * 9.
+/// Two threads with an iteration budget give the same move and the same
+/// root statistics for a seed whatever the scheduling, with one shared
+/// tree and with a tree per thread. The visits at the root's children
+/// count the iterations:
+/// - a tree per thread: each tree's first iteration adds the 9 children
+///   (one visit each, E' = 1) and every iteration adds a visit to one
+///   child, so 1000 iterations and two trees make 1000 + 2 * 9;
+/// - one shared tree: the first iteration expands the root, and the
+///   three begun before its result is recorded (four are in flight on
+///   two threads) find the root's expansion pending and play out from
+///   the root, so the children get 1000 - 3 + 9, and the root 1000.
 #[test]
 fn two_threads_deterministic_for_a_seed() {
     let g = Interpreter::new(&tic_tac_toe()).expect("loads");
     let s = g.initial_state();
-    let run = |seed| {
+    for (parallelism, children) in [
+        (Parallelism::Root, 1000 + 2 * 9),
+        (Parallelism::Tree, 1000 - 3 + 9),
+    ] {
+        let run = |seed| {
+            let config = UctConfig {
+                threads: 2,
+                parallelism,
+                ..UctConfig::default()
+            };
+            let mut u = Uct::new(config, RandomPlayout { max_plies: 100 }, seed);
+            let m = u.search(&g, &s, Budget::Iterations(1000));
+            let roots: Vec<u32> = u.trees.iter().flatten().map(|t| t.nodes[0].n).collect();
+            (m, u.report().clone(), roots)
+        };
+        let (a, ra, roots) = run(5);
+        let (b, rb, _) = run(5);
+        assert_eq!(a, b);
+        assert_eq!(ra.children, rb.children);
+        assert_eq!(ra.iterations, 1000);
+        assert_eq!(roots.iter().sum::<u32>(), 1000, "{parallelism:?}");
+        let visits = ra.children.iter().map(|c| c.n).sum::<u64>();
+        assert_eq!(visits, children, "{parallelism:?}");
+        // Another seed searches differently (the statistics are not fixed).
+        let (_, rc, _) = run(6);
+        assert_ne!(ra.children, rc.children);
+    }
+}
+
+/// A shared tree on two threads grows as one thread's tree with the same
+/// iterations does: every iteration expands a leaf except those that find
+/// its expansion in flight, so the two have about as many nodes (were a
+/// virtual loss or a pending expansion never cleared, the shared tree
+/// would stop growing). Each of two separate trees gets half the
+/// iterations and grows less.
+#[test]
+fn shared_tree_grows_like_one_threads_tree() {
+    let g = Interpreter::new(&tic_tac_toe()).expect("loads");
+    let s = g.initial_state();
+    let grow = |threads, parallelism| {
         let config = UctConfig {
-            threads: 2,
+            threads,
+            parallelism,
             ..UctConfig::default()
         };
-        let mut u = Uct::new(config, RandomPlayout { max_plies: 100 }, seed);
-        let m = u.search(&g, &s, Budget::Iterations(1000));
-        (m, u.report().clone())
+        let mut u = Uct::new(config, RandomPlayout { max_plies: 100 }, 2);
+        u.search(&g, &s, Budget::Iterations(3000));
+        let largest = u.trees.iter().flatten().map(Tree::len).max();
+        largest.unwrap_or(0)
     };
-    let (a, ra) = run(5);
-    let (b, rb) = run(5);
-    assert_eq!(a, b);
-    assert_eq!(ra.children, rb.children);
-    assert_eq!(ra.iterations, 1000);
-    assert_eq!(ra.children.iter().map(|c| c.n).sum::<u64>(), 1000 + 2 * 9);
-    // Another seed searches differently (the statistics are not fixed).
-    let (_, rc) = run(6);
-    assert_ne!(ra.children, rc.children);
+    let one = grow(1, Parallelism::Tree);
+    let shared = grow(2, Parallelism::Tree);
+    let separate = grow(2, Parallelism::Root);
+    assert!(
+        shared * 10 >= one * 9 && shared * 10 <= one * 11,
+        "{shared} {one}"
+    );
+    assert!(separate * 10 <= one * 8, "{separate} {one}");
+}
+
+/// A search on two threads with a time budget stops (the clock is read
+/// before each descent, and the iterations in flight then finish).
+#[test]
+fn shared_tree_stops_at_its_time_budget() {
+    let g = Interpreter::new(&tic_tac_toe()).expect("loads");
+    let s = g.initial_state();
+    let config = UctConfig {
+        threads: 2,
+        ..UctConfig::default()
+    };
+    let mut u = Uct::new(config, RandomPlayout { max_plies: 100 }, 1);
+    let m = u.search(&g, &s, Budget::Time(std::time::Duration::from_millis(30)));
+    assert!(m.is_some());
+    let r = u.report();
+    assert!(r.iterations > 0 && r.seconds < 5.0, "{r:?}");
+}
+
+/// An evaluation game that panics.
+struct Panics;
+
+impl Evaluator<Interpreter> for Panics {
+    fn evaluate(&self, _: &Interpreter, _: &State, _: &mut Rng, _: &mut [f64]) {
+        panic!("the evaluation failed");
+    }
+}
+
+/// A panic in a task on either thread reaches the caller of the search,
+/// instead of leaving the other thread waiting.
+#[test]
+#[should_panic(expected = "the evaluation failed")]
+fn shared_tree_passes_on_a_panic() {
+    let g = Interpreter::new(&tic_tac_toe()).expect("loads");
+    let s = g.initial_state();
+    let config = UctConfig {
+        threads: 2,
+        playout: PlayoutPolicy::Evaluate,
+        ..UctConfig::default()
+    };
+    let mut u = Uct::new(config, Panics, 1);
+    u.search(&g, &s, Budget::Iterations(100));
 }
 
 /// `max_nodes` bounds the nodes of all threads' trees together: with two
@@ -249,9 +356,14 @@ fn two_threads_deterministic_for_a_seed() {
 fn node_cap_is_a_total_over_threads() {
     let g = Interpreter::new(&tic_tac_toe()).expect("loads");
     let s = g.initial_state();
-    for threads in [1, 2] {
+    for (threads, parallelism, trees) in [
+        (1, Parallelism::Tree, 1),
+        (2, Parallelism::Tree, 1),
+        (2, Parallelism::Root, 2),
+    ] {
         let config = UctConfig {
             threads,
+            parallelism,
             max_nodes: 2000,
             ..UctConfig::default()
         };
@@ -262,8 +374,9 @@ fn node_cap_is_a_total_over_threads() {
         assert!(r.bytes <= 2000 * node_bytes(2), "{} bytes", r.bytes);
         // Expansion stops when the next one (at most 9 children) would
         // pass a tree's share.
+        assert_eq!(u.trees.iter().flatten().count(), trees);
         for t in u.trees.iter().flatten() {
-            assert!(t.len() > 2000 / threads - 9, "{} nodes", t.len());
+            assert!(t.len() > 2000 / trees - 9, "{} nodes", t.len());
         }
     }
 }
@@ -275,16 +388,21 @@ fn node_cap_is_a_total_over_threads() {
 fn tic_tac_toe_uct_speed() {
     let g = Interpreter::new(&tic_tac_toe()).expect("loads");
     let s = g.initial_state();
-    for threads in [1, 2] {
+    for (threads, parallelism) in [
+        (1, Parallelism::Tree),
+        (2, Parallelism::Tree),
+        (2, Parallelism::Root),
+    ] {
         let config = UctConfig {
             threads,
+            parallelism,
             ..UctConfig::default()
         };
         let mut u = Uct::new(config, RandomPlayout { max_plies: 100 }, 1);
         u.search(&g, &s, Budget::Iterations(20_000));
         let r = u.report();
         println!(
-            "threads {threads}: {} iterations in {:.3}s ({:.0}/s), {} nodes, {} bytes ({} per node)",
+            "threads {threads} ({parallelism:?}): {} iterations in {:.3}s ({:.0}/s), {} nodes, {} bytes ({} per node)",
             r.iterations,
             r.seconds,
             r.iterations as f64 / r.seconds,
