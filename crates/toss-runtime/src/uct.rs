@@ -828,7 +828,9 @@ impl Search {
     /// slot `i % window` of a ring for the first thread free to claim it,
     /// this one included while it waits for the oldest iteration. A task
     /// takes microseconds, so threads hand them over through atomics and
-    /// spin briefly before they park.
+    /// poll rather than sleep; the helpers are scoped threads of the
+    /// standard library rather than a rayon pool, as there is nothing to
+    /// balance beyond this ring.
     #[allow(clippy::too_many_arguments)]
     fn run_shared<G, E>(
         &mut self,
