@@ -386,8 +386,7 @@ impl Tree {
             return 0.0;
         }
         let base = v as usize * 2 * self.np + 2 * p;
-        let mu = self.stats[base] / n as f64;
-        (self.stats[base + 1] / n as f64 - mu * mu).max(0.0)
+        moments(self.stats[base], self.stats[base + 1], f64::from(n)).1
     }
 
     fn record(&mut self, v: u32, pay: &[f64], weight: u32) {
@@ -544,6 +543,39 @@ fn pick_joint(rng: &mut Rng, dims: &[usize], alive: &[Vec<usize>]) -> usize {
     j
 }
 
+/// A joint index drawn from the regret-minimising actions
+/// ([`regret_minimizing`], then [`pick_joint`]). With one mover these are
+/// the actions of the best utility, found here with each utility computed
+/// once and nothing allocated for up to 64 actions: selection does this
+/// in every node of every iteration.
+fn choose_joint(rng: &mut Rng, dims: &[usize], util: impl Fn(usize, usize) -> f64) -> usize {
+    let [d] = *dims else {
+        let alive = regret_minimizing(dims, util);
+        return pick_joint(rng, dims, &alive);
+    };
+    let mut small = [0.0; 64];
+    let mut large = Vec::new();
+    let values: &mut [f64] = if d <= small.len() {
+        &mut small[..d]
+    } else {
+        large.resize(d, 0.0);
+        &mut large
+    };
+    let mut best = f64::NEG_INFINITY;
+    for (j, x) in values.iter_mut().enumerate() {
+        *x = util(j, 0);
+        best = best.max(*x);
+    }
+    let ties = values.iter().filter(|&&x| x >= best).count();
+    let k = crate::game::index_below(rng, ties);
+    values
+        .iter()
+        .enumerate()
+        .filter(|&(_, &x)| x >= best)
+        .nth(k)
+        .map_or(0, |(j, _)| j)
+}
+
 /// One search: a tree, its generator and its share of the node cap.
 struct Search {
     tree: Tree,
@@ -622,8 +654,7 @@ impl Search {
                     }
                     let dims: Vec<usize> = w.moves[..m].iter().map(Vec::len).collect();
                     let movers = &w.movers;
-                    let alive = regret_minimizing(&dims, |j, k| vals[j * np + movers[k]]);
-                    let j = pick_joint(rng, &dims, &alive);
+                    let j = choose_joint(rng, &dims, |j, k| vals[j * np + movers[k]]);
                     joint_of::<G>(&w.moves, m, j, &mut w.joint);
                     game.apply(s, &w.joint, rng);
                 }
@@ -665,8 +696,8 @@ impl Search {
             let b = w * 2 * t.np + 2 * p;
             let sum = t.stats[b] + f64::from(k) * sh.lo;
             let sq = t.stats[b + 1] + f64::from(k) * sh.lo * sh.lo;
-            let mean = sum / f64::from(n);
-            (n, mean, (sq / f64::from(n) - mean * mean).max(0.0))
+            let (mean, variance) = moments(sum, sq, f64::from(n));
+            (n, mean, variance)
         })
     }
 
@@ -1072,6 +1103,13 @@ impl<S> Ring<S> {
     }
 }
 
+/// The mean and variance of `n > 0` samples with sum `sum` and sum of
+/// squares `sq`.
+fn moments(sum: f64, sq: f64, n: f64) -> (f64, f64) {
+    let mean = sum / n;
+    (mean, (sq / n - mean * mean).max(0.0))
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -1150,11 +1188,10 @@ fn run_task<G: Game, E: Evaluator<G>>(
             let dims: Vec<usize> = w.moves[..m].iter().map(Vec::len).collect();
             let stats = &mut out.stats;
             let weight = evaluate_children(cfg, game, eval, &state, total, rng, w, stats);
-            let n = f64::from(weight);
             let j = select_by(cfg, rng, f64::from(parent_n), &w.movers, &dims, |j, p| {
                 let b = j * np2 + 2 * p;
-                let mean = stats[b] / n;
-                (weight, mean, (stats[b + 1] / n - mean * mean).max(0.0))
+                let (mean, variance) = moments(stats[b], stats[b + 1], f64::from(weight));
+                (weight, mean, variance)
             });
             joint_of::<G>(&w.moves, m, j, &mut w.joint);
             game.apply(&mut state, &w.joint, rng);
@@ -1185,34 +1222,7 @@ fn select_by(
         }
         ucb1_tuned(mean, variance, nv, f64::from(n), cfg.c, cfg.delta)
     };
-    if let [d] = *dims {
-        // Turn-based: what `regret_minimizing` keeps for one mover (the
-        // best bounds) and `pick_joint` draws from them, with each bound
-        // computed once and nothing allocated for up to 64 moves.
-        let mut small = [0.0; 64];
-        let mut large = Vec::new();
-        let bounds: &mut [f64] = if d <= small.len() {
-            &mut small[..d]
-        } else {
-            large.resize(d, 0.0);
-            &mut large
-        };
-        let mut best = f64::NEG_INFINITY;
-        for (j, b) in bounds.iter_mut().enumerate() {
-            *b = bound(j, 0);
-            best = best.max(*b);
-        }
-        let ties = bounds.iter().filter(|&&b| b >= best).count();
-        let k = crate::game::index_below(rng, ties);
-        return bounds
-            .iter()
-            .enumerate()
-            .filter(|&(_, &b)| b >= best)
-            .nth(k)
-            .map_or(0, |(j, _)| j);
-    }
-    let alive = regret_minimizing(dims, bound);
-    pick_joint(rng, dims, &alive)
+    choose_joint(rng, dims, bound)
 }
 
 /// The initial statistics of the `total` children of a leaf in state `s`
@@ -1469,8 +1479,7 @@ impl<E> Uct<E> {
                 children[j].mean[movers[k]]
             }
         };
-        let alive = regret_minimizing(&dims, util);
-        let chosen = pick_joint(&mut searches[0].rng, &dims, &alive);
+        let chosen = choose_joint(&mut searches[0].rng, &dims, util);
         self.last = SearchReport {
             iterations,
             nodes: searches.iter().map(|s| s.tree.len()).sum(),
