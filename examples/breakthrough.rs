@@ -7,8 +7,8 @@
 //! ```
 
 use toss::Game;
-use toss::runtime::player::{Budget, Player};
-use toss::runtime::uct::{RandomPlayout, Uct, UctConfig};
+use toss::search::player::{Budget, Player};
+use toss::search::uct::{RandomPlayout, Uct, UctConfig};
 
 #[derive(toss::Game)]
 #[toss(file = "games/breakthrough.toss")]
@@ -31,7 +31,7 @@ fn self_play(iterations: u64, seed: u64) -> Vec<f64> {
     let mut rng = toss::rng_from_seed(seed);
     let mut s = g.initial_state();
     let mut movers = Vec::new();
-    println!("{}", toss::play::picture(&g, &s));
+    println!("{}", toss_cli::play::picture(&g, &s));
     for ply in 1.. {
         g.movers(&s, &mut movers);
         if movers.is_empty() {
@@ -46,13 +46,13 @@ fn self_play(iterations: u64, seed: u64) -> Vec<f64> {
         println!(
             "{ply}. {} plays {}",
             names[p],
-            toss::play::joint_to_string(&g, &s, &joint)
+            toss_cli::play::joint_to_string(&g, &s, &joint)
         );
         for player in &mut players {
             player.observe(&g, &s, &joint);
         }
         g.apply(&mut s, &joint, &mut rng);
-        println!("{}", toss::play::picture(&g, &s));
+        println!("{}", toss_cli::play::picture(&g, &s));
     }
     let mut pay = vec![0.0; g.num_players()];
     g.payoffs(&s, &mut pay);

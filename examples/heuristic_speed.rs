@@ -17,11 +17,11 @@
 use std::time::{Duration, Instant};
 
 use toss::Game;
-use toss::runtime::heuristic::{
+use toss::heuristics::{
     CompiledHeuristic, HeuristicConfig, HeuristicEval, HeuristicKind, derive,
 };
-use toss::runtime::player::Budget;
-use toss::runtime::uct::{Evaluator, PlayoutPolicy, Uct, UctConfig};
+use toss::search::player::Budget;
+use toss::search::uct::{Evaluator, PlayoutPolicy, Uct, UctConfig};
 
 #[derive(toss::Game)]
 #[toss(file = "games/tic-tac-toe.toss", heuristics)]
@@ -52,7 +52,7 @@ fn states<G: Game>(g: &G) -> Vec<G::State> {
             let mut joint = Vec::new();
             for &p in &movers {
                 g.legal_moves(&s, p, &mut moves);
-                let i = toss::runtime::game::index_below(&mut rng, moves.len());
+                let i = toss::game::index_below(&mut rng, moves.len());
                 joint.push(moves.swap_remove(i));
             }
             g.apply(&mut s, &joint, &mut rng);

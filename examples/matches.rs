@@ -14,7 +14,7 @@
 //! `toss match` (`uct:iters=1000`, `uct+heur:time=0.1`, ...).
 
 use toss::Game;
-use toss::matches::{PlayerSpec, run_match};
+use toss_cli::matches::{PlayerSpec, run_match};
 
 #[derive(toss::Game)]
 #[toss(file = "games/tic-tac-toe.toss", heuristics)]
@@ -66,7 +66,7 @@ where
     G::Move: Send + Sync,
 {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("games/{name}.toss"));
-    let (game, _) = toss::load::load_toss(&path, false).map_err(|e| e.rendered)?;
+    let (game, _) = toss_cli::load::load_toss(&path, false).map_err(|e| e.rendered)?;
     let interp = toss::Interpreter::new(&game).map_err(|e| e.to_string())?;
     run_match(g, &game, &interp, &a.specs, a.games, a.seed, a.swap)
 }

@@ -10,9 +10,9 @@
 
 use std::io::Write;
 
-use toss::play::Seat;
-use toss::runtime::player::Budget;
-use toss::runtime::uct::{RandomPlayout, Uct, UctConfig};
+use toss_cli::play::Seat;
+use toss::search::player::Budget;
+use toss::search::uct::{RandomPlayout, Uct, UctConfig};
 
 #[derive(toss::Game)]
 #[toss(file = "games/tic-tac-toe.toss")]
@@ -38,7 +38,7 @@ fn main() -> std::process::ExitCode {
         .unwrap_or(0);
     let mut input = std::io::stdin().lock();
     let mut out = std::io::stdout();
-    match toss::play::play(&TicTacToe, &mut seats(seed), seed, &mut input, &mut out) {
+    match toss_cli::play::play(&TicTacToe, &mut seats(seed), seed, &mut input, &mut out) {
         Ok(_) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             let _ = out.flush();

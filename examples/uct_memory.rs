@@ -16,8 +16,8 @@
 //! Prints the nodes, the bytes of the tree arena and the time.
 
 use toss::Game;
-use toss::runtime::player::Budget;
-use toss::runtime::uct::{Evaluator, PlayoutPolicy, RandomPlayout, Uct, UctConfig, node_bytes};
+use toss::search::player::Budget;
+use toss::search::uct::{Evaluator, PlayoutPolicy, RandomPlayout, Uct, UctConfig, node_bytes};
 
 #[derive(toss::Game)]
 #[toss(file = "games/chess.toss")]

@@ -18,9 +18,9 @@
 use std::time::Duration;
 
 use toss::Game;
-use toss::runtime::heuristic::{CompiledHeuristic, HeuristicKind};
-use toss::runtime::player::Budget;
-use toss::runtime::uct::{Evaluator, Parallelism, PlayoutPolicy, RandomPlayout, Uct, UctConfig};
+use toss::heuristics::{CompiledHeuristic, HeuristicKind};
+use toss::search::player::Budget;
+use toss::search::uct::{Evaluator, Parallelism, PlayoutPolicy, RandomPlayout, Uct, UctConfig};
 
 #[derive(toss::Game)]
 #[toss(file = "games/breakthrough.toss", heuristics)]
@@ -69,7 +69,7 @@ fn main() {
     for ply in 0..30 {
         g.movers(&s, &mut movers);
         g.legal_moves(&s, movers[0], &mut moves);
-        let i = toss::runtime::game::index_below(&mut rng, moves.len());
+        let i = toss::game::index_below(&mut rng, moves.len());
         let joint = vec![moves.swap_remove(i)];
         g.apply(&mut s, &joint, &mut rng);
         if ply % 10 == 9 {

@@ -5,11 +5,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use toss::Game;
-use toss::load::load_toss;
-use toss::matches::{self, PlayerSpec};
-use toss::play::PipeStdout;
-use toss::runtime::analysis::fluent_relations;
-use toss::runtime::ir;
+use toss_cli::load::load_toss;
+use toss_cli::matches::{self, PlayerSpec};
+use toss_cli::play::PipeStdout;
+use toss::analysis::fluent_relations;
+use toss::ir;
 
 /// `writeln!` on standard output ([`PipeStdout`]: a closed pipe ends the
 /// program quietly), returning any other write error from the command.
@@ -36,9 +36,9 @@ fn load_toss_only(
     path: &Path,
     command: &str,
     colour: bool,
-) -> Result<(ir::Game, String), toss::load::LoadError> {
-    if toss::load::is_gdl(path) {
-        return Err(toss::load::LoadError {
+) -> Result<(ir::Game, String), toss_cli::load::LoadError> {
+    if toss_cli::load::is_gdl(path) {
+        return Err(toss_cli::load::LoadError {
             rendered: format!(
                 "{}: `toss {command}` needs a Toss description (.toss); GDL files are \
                  taken by check, perft, playout, play, match and show\n",
@@ -57,8 +57,8 @@ pub fn check(files: &[PathBuf], colour: bool) -> Result<(), String> {
         if i > 0 {
             outln!();
         }
-        if toss::load::is_gdl(path) {
-            match toss::load::load_gdl(path, colour) {
+        if toss_cli::load::is_gdl(path) {
+            match toss_cli::load::load_gdl(path, colour) {
                 Ok(g) => out!("{}", gdl_summary(path, &g)),
                 Err(e) => {
                     eprint!("{e}");
@@ -73,7 +73,7 @@ pub fn check(files: &[PathBuf], colour: bool) -> Result<(), String> {
         let loaded = load_toss(path, colour).and_then(|(game, source)| {
             toss::Interpreter::new(&game)
                 .map(|_| (game, source))
-                .map_err(|e| toss::load::LoadError {
+                .map_err(|e| toss_cli::load::LoadError {
                     rendered: format!("error: {}: {e}\n", path.display()),
                     count: 1,
                 })
@@ -156,7 +156,7 @@ pub fn summary(path: &Path, game: &ir::Game) -> String {
         };
         let _ = writeln!(out, "    LOC {:<3} {moves}", loc.id);
     }
-    let _ = match toss::runtime::ir::bounds::payoff_bounds(game) {
+    let _ = match toss::ir::bounds::payoff_bounds(game) {
         Some(b) => writeln!(out, "  payoffs    within [{}, {}]", b.lo, b.hi),
         None => writeln!(out, "  payoffs    no bound found (players assume [-1, 1])"),
     };
@@ -164,7 +164,7 @@ pub fn summary(path: &Path, game: &ir::Game) -> String {
 }
 
 /// The summary `toss check` prints for a GDL game that loads.
-pub fn gdl_summary(path: &Path, g: &toss::runtime::gdl::GdlGame) -> String {
+pub fn gdl_summary(path: &Path, g: &toss::gdl::GdlGame) -> String {
     let s = g.initial_state();
     let mut movers = Vec::new();
     g.movers(&s, &mut movers);
@@ -197,10 +197,10 @@ fn fault_check<G: Game>(g: &G) -> Result<(), String> {
 macro_rules! with_game {
     ($loaded:expr, $g:ident => $body:expr) => {
         match $loaded {
-            toss::load::Loaded::Toss {
+            toss_cli::load::Loaded::Toss {
                 interpreter: $g, ..
             } => $body,
-            toss::load::Loaded::Gdl($g) => $body,
+            toss_cli::load::Loaded::Gdl($g) => $body,
         }
     };
 }
@@ -209,20 +209,20 @@ macro_rules! with_game {
 /// [--plot out.svg]`.
 pub fn simulate(
     path: &Path,
-    opts: &toss::simulate::Options,
+    opts: &toss_cli::simulate::Options,
     plot: Option<&Path>,
     colour: bool,
 ) -> Result<(), String> {
     let (game, _) = load_toss_only(path, "simulate", colour).map_err(|e| e.rendered)?;
     let mut interp =
         toss::Interpreter::new(&game).map_err(|e| format!("{}: {e}", path.display()))?;
-    let traj = toss::simulate::simulate(&game, &mut interp, opts, plot.is_some(), &mut PipeStdout)?;
+    let traj = toss_cli::simulate::simulate(&game, &mut interp, opts, plot.is_some(), &mut PipeStdout)?;
     fault_check(&interp)?;
     if let Some(svg) = plot {
         let title = path
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-        toss::simulate::plot(&traj, &title, svg)?;
+        toss_cli::simulate::plot(&traj, &title, svg)?;
     }
     Ok(())
 }
@@ -236,14 +236,14 @@ pub fn fmt(path: &Path, colour: bool) -> Result<(), String> {
 
 /// `toss perft FILE DEPTH [--divide]`.
 pub fn perft(path: &Path, depth: usize, divide: bool, colour: bool) -> Result<(), String> {
-    let loaded = toss::load::load(path, colour).map_err(|e| e.rendered)?;
+    let loaded = toss_cli::load::load(path, colour).map_err(|e| e.rendered)?;
     with_game!(&loaded, g => perft_game(g, depth, divide))
 }
 
 fn perft_game<G: Game>(g: &G, depth: usize, divide: bool) -> Result<(), String> {
     let s = g.initial_state();
     let total = if divide {
-        let rows = toss::play::perft_divide(g, &s, depth);
+        let rows = toss_cli::play::perft_divide(g, &s, depth);
         for (m, n) in &rows {
             outln!("{m}: {n}");
         }
@@ -267,7 +267,7 @@ pub fn playout(
     if n == 0 {
         return Err("-n 0: give the number of playouts to run, at least 1".into());
     }
-    let loaded = toss::load::load(path, colour).map_err(|e| e.rendered)?;
+    let loaded = toss_cli::load::load(path, colour).map_err(|e| e.rendered)?;
     with_game!(&loaded, g => playout_game(g, n, seed, max_plies))
 }
 
@@ -282,7 +282,7 @@ fn playout_game<G: Game>(g: &G, n: u64, seed: u64, max_plies: usize) -> Result<(
     // Updating the bar costs more than a tic-tac-toe playout: tick in batches.
     let step = (n / 200).max(1);
     let mut done = 0u64;
-    let stats = toss::play::playouts(g, n, seed, max_plies, || {
+    let stats = toss_cli::play::playouts(g, n, seed, max_plies, || {
         done += 1;
         if done.is_multiple_of(step) {
             bar.set_position(done);
@@ -308,7 +308,7 @@ fn playout_game<G: Game>(g: &G, n: u64, seed: u64, max_plies: usize) -> Result<(
 
 /// `toss play FILE [--player SPEC]...`.
 pub fn play(path: &Path, specs: &[PlayerSpec], seed: u64, colour: bool) -> Result<(), String> {
-    let loaded = toss::load::load(path, colour).map_err(|e| e.rendered)?;
+    let loaded = toss_cli::load::load(path, colour).map_err(|e| e.rendered)?;
     let n = with_game!(&loaded, g => g.num_players());
     if specs.len() > n {
         return Err(format!(
@@ -328,7 +328,7 @@ pub fn play(path: &Path, specs: &[PlayerSpec], seed: u64, colour: bool) -> Resul
     let mut input = stdin.lock();
     let mut out = PipeStdout;
     match &loaded {
-        toss::load::Loaded::Toss { game, interpreter } => {
+        toss_cli::load::Loaded::Toss { game, interpreter } => {
             let mut seats = Vec::new();
             for (p, spec) in full.iter().enumerate() {
                 let seat = matches::build(
@@ -339,24 +339,24 @@ pub fn play(path: &Path, specs: &[PlayerSpec], seed: u64, colour: bool) -> Resul
                     seed.wrapping_add(p as u64),
                 )?;
                 seats.push(match seat.player {
-                    None => toss::play::Seat::Human,
-                    Some(player) => toss::play::Seat::Program(player, spec.budget),
+                    None => toss_cli::play::Seat::Human,
+                    Some(player) => toss_cli::play::Seat::Program(player, spec.budget),
                 });
             }
-            toss::play::play(interpreter, &mut seats, seed, &mut input, &mut out)
+            toss_cli::play::play(interpreter, &mut seats, seed, &mut input, &mut out)
                 .map_err(|e| e.to_string())?;
             fault_check(interpreter)?;
         }
-        toss::load::Loaded::Gdl(g) => {
+        toss_cli::load::Loaded::Gdl(g) => {
             let mut seats = Vec::new();
             for (p, spec) in full.iter().enumerate() {
                 let player = matches::build_generic(spec, g, seed.wrapping_add(p as u64))?;
                 seats.push(match player {
-                    None => toss::play::Seat::Human,
-                    Some(player) => toss::play::Seat::Program(player, spec.budget),
+                    None => toss_cli::play::Seat::Human,
+                    Some(player) => toss_cli::play::Seat::Program(player, spec.budget),
                 });
             }
-            toss::play::play(g, &mut seats, seed, &mut input, &mut out)
+            toss_cli::play::play(g, &mut seats, seed, &mut input, &mut out)
                 .map_err(|e| e.to_string())?;
         }
     }
@@ -372,18 +372,18 @@ pub fn play_match(
     swap: bool,
     colour: bool,
 ) -> Result<(), String> {
-    match toss::load::load(path, colour).map_err(|e| e.rendered)? {
-        toss::load::Loaded::Toss { game, interpreter } => {
+    match toss_cli::load::load(path, colour).map_err(|e| e.rendered)? {
+        toss_cli::load::Loaded::Toss { game, interpreter } => {
             matches::run_match(&interpreter, &game, &interpreter, specs, games, seed, swap)?;
             fault_check(&interpreter)
         }
-        toss::load::Loaded::Gdl(g) => matches::run_match_generic(&g, specs, games, seed, swap),
+        toss_cli::load::Loaded::Gdl(g) => matches::run_match_generic(&g, specs, games, seed, swap),
     }
 }
 
 /// `toss heuristic FILE`: the derived heuristic of each player, per location.
 pub fn heuristic(path: &Path, rule_condition: bool, colour: bool) -> Result<(), String> {
-    use toss::runtime::heuristic::{HeuristicConfig, HeuristicKind, derive};
+    use toss::heuristics::{HeuristicConfig, HeuristicKind, derive};
     let (game, _) = load_toss_only(path, "heuristic", colour).map_err(|e| e.rendered)?;
     let kind = if rule_condition {
         HeuristicKind::RuleCondition
@@ -409,7 +409,7 @@ pub fn heuristic(path: &Path, rule_condition: bool, colour: bool) -> Result<(), 
 const WIDTH: usize = 100;
 
 /// `  player: term` on one line if it fits, else `  player:` with the term
-/// laid out below it ([`toss::layout`]).
+/// laid out below it ([`toss_cli::layout`]).
 fn heuristic_text(player: &str, t: &ir::RealExpr) -> String {
     let head = format!("  {player}:");
     let one_line = toss::lang::print_real(t);
@@ -420,13 +420,13 @@ fn heuristic_text(player: &str, t: &ir::RealExpr) -> String {
     format!(
         "{head}\n{}{}",
         " ".repeat(indent),
-        toss::layout::real(t, indent, indent, WIDTH)
+        toss_cli::layout::real(t, indent, indent, WIDTH)
     )
 }
 
 /// `toss show FILE [--moves M1,M2,...] --svg OUT`.
 pub fn show(path: &Path, moves: Option<&str>, svg: &Path, colour: bool) -> Result<(), String> {
-    let loaded = toss::load::load(path, colour).map_err(|e| e.rendered)?;
+    let loaded = toss_cli::load::load(path, colour).map_err(|e| e.rendered)?;
     let list: Vec<&str> = moves
         .map(|m| {
             m.split(',')
@@ -436,11 +436,11 @@ pub fn show(path: &Path, moves: Option<&str>, svg: &Path, colour: bool) -> Resul
         })
         .unwrap_or_default();
     let structure = with_game!(&loaded, g => {
-        let s = toss::play::replay(g, &list, 0)?;
+        let s = toss_cli::play::replay(g, &list, 0)?;
         fault_check(g)?;
         g.to_structure(&s)
     });
-    std::fs::write(svg, toss::render::svg(&structure))
+    std::fs::write(svg, toss_cli::render::svg(&structure))
         .map_err(|e| format!("cannot write {}: {e}", svg.display()))?;
     outln!("wrote {}", svg.display());
     Ok(())
@@ -462,7 +462,7 @@ pub fn ggp_serve(
     if threads == 0 {
         return Err("--threads must be at least 1".into());
     }
-    let config = toss::ggp::PlayerConfig {
+    let config = toss_cli::ggp::PlayerConfig {
         margin,
         seed,
         threads,
@@ -473,7 +473,7 @@ pub fn ggp_serve(
     } else {
         format!("{host}:{port}")
     };
-    toss::ggp::server::serve(&addr, config, |bound| {
+    toss_cli::ggp::server::serve(&addr, config, |bound| {
         // Nothing else goes to standard output: a failed write of the
         // address (other than a closed pipe) does not stop the player.
         let _ = writeln!(PipeStdout, "toss ggp: listening on {bound}");
@@ -491,7 +491,7 @@ pub fn ggp_referee(
     match_id: Option<String>,
     colour: bool,
 ) -> Result<(), String> {
-    if !toss::load::is_gdl(path) {
+    if !toss_cli::load::is_gdl(path) {
         return Err(format!(
             "{}: the referee plays GDL games (.kif or .gdl)",
             path.display()
@@ -500,11 +500,11 @@ pub fn ggp_referee(
     if start_clock == 0 || play_clock == 0 {
         return Err("the clocks must be at least 1 second".into());
     }
-    let game = toss::load::load_gdl(path, colour).map_err(|e| e.rendered)?;
+    let game = toss_cli::load::load_gdl(path, colour).map_err(|e| e.rendered)?;
     let source = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("match");
-    let cfg = toss::ggp::referee::RefereeConfig {
+    let cfg = toss_cli::ggp::referee::RefereeConfig {
         match_id: match_id.unwrap_or_else(|| format!("toss.{stem}.{seed}")),
         start_clock,
         play_clock,
@@ -512,7 +512,7 @@ pub fn ggp_referee(
         max_steps: 100_000,
     };
     let mut write_error = None;
-    let record = toss::ggp::referee::run_match(&game, &source, players, &cfg, |line| {
+    let record = toss_cli::ggp::referee::run_match(&game, &source, players, &cfg, |line| {
         if let Err(e) = writeln!(PipeStdout, "{line}") {
             write_error.get_or_insert(e);
         }
@@ -525,7 +525,7 @@ pub fn ggp_referee(
     }
     match &record.goals {
         Ok(g) => {
-            outln!("goals {}", toss::ggp::goals_text(&record.roles, g));
+            outln!("goals {}", toss_cli::ggp::goals_text(&record.roles, g));
             Ok(())
         }
         Err(e) => Err(e.clone()),
@@ -541,9 +541,9 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use toss::Game;
-use toss::play::{PipeStdout, Seat};
-use toss::runtime::player::Budget;
-use toss::runtime::uct::{RandomPlayout, Uct, UctConfig};
+use toss_cli::play::{PipeStdout, Seat};
+use toss::search::player::Budget;
+use toss::search::uct::{RandomPlayout, Uct, UctConfig};
 
 #[derive(toss::Game)]
 #[toss(file = "game.toss")]
@@ -599,7 +599,7 @@ fn run(args: &[String]) -> Result<(), String> {
                 seats.push(Seat::Program(Box::new(uct), Budget::Iterations(iters)));
             }
             let mut input = std::io::stdin().lock();
-            toss::play::play(&g, &mut seats, seed, &mut input, &mut PipeStdout)
+            toss_cli::play::play(&g, &mut seats, seed, &mut input, &mut PipeStdout)
                 .map_err(|e| e.to_string())?;
             fault_check(&g)
         }
@@ -610,7 +610,7 @@ fn run(args: &[String]) -> Result<(), String> {
             }
             let seed = option(args, "--seed", 0u64)?;
             let max_plies = option(args, "--max-plies", 100_000usize)?;
-            let stats = toss::play::playouts(&g, n, seed, max_plies, || {});
+            let stats = toss_cli::play::playouts(&g, n, seed, max_plies, || {});
             fault_check(&g)?;
             outln!("{} playouts in {:.2} s", stats.playouts, stats.seconds);
             outln!("playouts/s: {:.0}", stats.playouts as f64 / stats.seconds.max(1e-9));
@@ -627,7 +627,7 @@ fn run(args: &[String]) -> Result<(), String> {
                 .ok_or_else(|| format!("perft needs a DEPTH\n{USAGE}"))?;
             let s = g.initial_state();
             let total = if args.iter().any(|a| a == "--divide") {
-                let rows = toss::play::perft_divide(&g, &s, depth);
+                let rows = toss_cli::play::perft_divide(&g, &s, depth);
                 for (m, n) in &rows {
                     outln!("{m}: {n}");
                 }

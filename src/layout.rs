@@ -10,7 +10,7 @@
 //! indented by four, and an aggregate `Sum (x | guard :` keeps its guard on
 //! the opening line with the body below.
 
-use toss_runtime::ir::RealExpr;
+use toss_core::ir::RealExpr;
 
 /// How many columns a continuation adds.
 const STEP: usize = 4;

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use toss_runtime::ir;
+use toss_core::ir;
 
 /// A game file that failed to load: the rendered diagnostics, ready to print.
 #[derive(Debug)]
@@ -51,7 +51,7 @@ pub enum Loaded {
         interpreter: toss_runtime::Interpreter,
     },
     /// A GDL description (`.kif`, `.gdl`) and its reasoner.
-    Gdl(toss_runtime::gdl::GdlGame),
+    Gdl(toss_gdl::GdlGame),
 }
 
 /// Whether a path names a GDL file (by its extension).
@@ -61,7 +61,7 @@ pub fn is_gdl(path: &Path) -> bool {
 }
 
 /// Reads and parses a GDL file; diagnostics rendered like the Toss ones.
-pub fn load_gdl(path: &Path, colour: bool) -> Result<toss_runtime::gdl::GdlGame, LoadError> {
+pub fn load_gdl(path: &Path, colour: bool) -> Result<toss_gdl::GdlGame, LoadError> {
     let shown = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| LoadError {
         rendered: format!("error: cannot read {shown}: {e}\n"),
@@ -78,7 +78,7 @@ pub fn load_gdl(path: &Path, colour: bool) -> Result<toss_runtime::gdl::GdlGame,
             });
         }
     };
-    toss_lang::gdl::load_game(text, &shown).map_err(|diags| LoadError {
+    toss_gdl::kif::load_game(text, &shown).map_err(|diags| LoadError {
         rendered: toss_lang::render_diagnostics(&diags, text, &shown, colour),
         count: diags.len(),
     })

@@ -58,7 +58,7 @@ enum Command {
         /// One per player, in order: human, random, uct:iters=N, uct:time=S,
         /// uct+heur:iters=N, alphabeta:depth=D (default: human, then random).
         #[arg(long = "player")]
-        players: Vec<toss::matches::PlayerSpec>,
+        players: Vec<toss_cli::matches::PlayerSpec>,
         #[arg(long, default_value_t = 0)]
         seed: u64,
     },
@@ -81,7 +81,7 @@ enum Command {
         /// Breakthrough games (100 to 10,000 iterations, 0.05 and 0.5 s a move) and in all
         /// the Gomoku games (100 and 1,000 iterations, 0.05 s) (RESULTS.md).
         #[arg(long = "player", required = true)]
-        players: Vec<toss::matches::PlayerSpec>,
+        players: Vec<toss_cli::matches::PlayerSpec>,
         /// Number of games (at least 1).
         #[arg(short = 'n', default_value_t = 10)]
         n: u64,
@@ -115,7 +115,7 @@ enum Command {
         seed: u64,
         /// One per player, in order: random, uct:iters=N, ... (default random).
         #[arg(long = "player")]
-        players: Vec<toss::matches::PlayerSpec>,
+        players: Vec<toss_cli::matches::PlayerSpec>,
         /// Draw the trajectories of the functions over time as SVG.
         #[arg(long)]
         plot: Option<PathBuf>,
@@ -223,7 +223,7 @@ fn main() -> ExitCode {
             players,
             plot,
         } => {
-            let opts = toss::simulate::Options {
+            let opts = toss_cli::simulate::Options {
                 until,
                 step,
                 seed,

@@ -7,14 +7,14 @@ use std::io::Write as _;
 use std::time::Duration;
 
 use toss_runtime::Interpreter;
-use toss_runtime::alphabeta::AlphaBeta;
-use toss_runtime::game::{Game, rng_from_seed};
-use toss_runtime::heuristic::{
+use toss_search::alphabeta::AlphaBeta;
+use toss_core::game::{Game, rng_from_seed};
+use toss_heuristics::{
     CompiledHeuristic, HeuristicConfig, HeuristicEval, HeuristicKind, Heuristics, PayoffMap, derive,
 };
-use toss_runtime::ir;
-use toss_runtime::player::{Budget, Player, RandomPlayer};
-use toss_runtime::uct::{Parallelism, PlayoutPolicy, RandomPlayout, Uct, UctConfig};
+use toss_core::ir;
+use toss_search::player::{Budget, Player, RandomPlayer};
+use toss_search::uct::{Parallelism, PlayoutPolicy, RandomPlayout, Uct, UctConfig};
 
 /// A parsed player spec.
 #[derive(Clone, Debug, PartialEq)]

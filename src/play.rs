@@ -8,9 +8,9 @@ use std::fmt::Write as _;
 use std::io::{BufRead, Write};
 use std::time::Instant;
 
-use toss_runtime::game::{Game, Rng, rng_from_seed};
-use toss_runtime::heuristic::HeuristicKind;
-use toss_runtime::player::{Budget, Player};
+use toss_core::game::{Game, Rng, rng_from_seed};
+use toss_heuristics::HeuristicKind;
+use toss_search::player::{Budget, Player};
 
 /// Every joint move of the movers of `s` (one move per mover, in `movers`
 /// order), in canonical order: the first mover's moves vary slowest.
@@ -178,7 +178,7 @@ impl<G: Game> Game for CountPlies<'_, G> {
     fn payoffs(&self, s: &G::State, out: &mut [f64]) {
         self.game.payoffs(s, out)
     }
-    fn to_structure(&self, s: &G::State) -> toss_runtime::Structure {
+    fn to_structure(&self, s: &G::State) -> toss_core::Structure {
         self.game.to_structure(s)
     }
     fn location(&self, s: &G::State) -> usize {
@@ -242,7 +242,7 @@ fn words(text: &str) -> Vec<&str> {
 /// The cells of a position that moves are typed by: the squares of the
 /// board if the structure is one (not a chess clock or a die), else every
 /// element.
-fn cells_of(st: &toss_runtime::Structure) -> Vec<toss_runtime::Elem> {
+fn cells_of(st: &toss_core::Structure) -> Vec<toss_core::Elem> {
     match crate::render::board(st) {
         Some(b) => b.cells.values().map(|&(e, _)| e).collect(),
         None => st.elements().collect(),
@@ -256,8 +256,8 @@ fn cells_of(st: &toss_runtime::Structure) -> Vec<toss_runtime::Elem> {
 fn changed_cells<G: Game>(
     g: &G,
     s: &G::State,
-    before: &toss_runtime::Structure,
-    cells: &[toss_runtime::Elem],
+    before: &toss_core::Structure,
+    cells: &[toss_core::Elem],
     m: &G::Move,
 ) -> BTreeSet<String> {
     let mut t = s.clone();
@@ -566,7 +566,7 @@ mod tests {
     fn game(file: &str) -> toss_runtime::Interpreter {
         let path = format!("{}/games/{file}", env!("CARGO_MANIFEST_DIR"));
         let source = std::fs::read_to_string(&path).unwrap_or_default();
-        crate::interpret(&source, file).unwrap_or_else(|e| panic!("{e}"))
+        toss::interpret(&source, file).unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// Counting plies runs the same playouts as the game's own

@@ -6,10 +6,10 @@ use std::io::Write;
 use std::path::Path;
 
 use toss_runtime::Interpreter;
-use toss_runtime::game::{Game, rng_from_seed};
-use toss_runtime::ir;
+use toss_core::game::{Game, rng_from_seed};
+use toss_core::ir;
 use toss_runtime::ode::Method;
-use toss_runtime::structure::Structure;
+use toss_core::structure::Structure;
 
 use crate::matches::{self, PlayerSpec};
 

@@ -305,20 +305,17 @@ fn bad_player_specs_are_refused_with_a_reason() {
     }
 }
 
-/// The GDL corpus beside the repository, as CI has it.
-fn corpus(file: &str) -> Option<String> {
-    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus/gdl")
-        .join(file);
-    p.exists().then(|| p.display().to_string())
+/// A file of the GDL corpus beside the repository, as CI has it (the test
+/// fails when it is missing).
+fn corpus(file: &str) -> String {
+    let p = toss_testkit::corpus::gdl_dir().join(file);
+    assert!(p.exists(), "{} is missing", p.display());
+    p.display().to_string()
 }
 
 #[test]
 fn gdl_files_work_with_check_perft_and_play() {
-    let Some(ttt) = corpus("ticTacToe.kif") else {
-        eprintln!("SKIPPED: ../shared/corpus/gdl is not beside the repository");
-        return;
-    };
+    let ttt = corpus("ticTacToe.kif");
     let out = toss(&["check", &ttt], "");
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("roles      xplayer, oplayer"));
@@ -339,10 +336,7 @@ fn gdl_files_work_with_check_perft_and_play() {
 
 #[test]
 fn a_broken_gdl_file_is_an_error_with_its_location() {
-    let Some(bad) = corpus("conformance/gdl-validation/badparens1.kif") else {
-        eprintln!("SKIPPED: ../shared/corpus/gdl is not beside the repository");
-        return;
-    };
+    let bad = corpus("conformance/gdl-validation/badparens1.kif");
     let out = toss(&["check", &bad], "");
     assert!(!out.status.success());
     assert!(
@@ -741,10 +735,7 @@ fn zero_playouts_or_games_are_refused() {
 /// are refused with the reason.
 #[test]
 fn match_plays_a_gdl_file() {
-    let Some(ttt) = corpus("ticTacToe.kif") else {
-        eprintln!("SKIPPED: ../shared/corpus/gdl is not beside the repository");
-        return;
-    };
+    let ttt = corpus("ticTacToe.kif");
     let args = [
         "match",
         ttt.as_str(),
@@ -895,12 +886,12 @@ fn heuristic_prints_the_terms_readably() {
             term.push_str(line);
         }
     }
-    let (game, _) = toss::load::load_toss(
+    let (game, _) = toss_cli::load::load_toss(
         &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("games/tic-tac-toe.toss"),
         false,
     )
     .expect("loads");
-    let derived = toss::runtime::heuristic::derive(&game, &Default::default());
+    let derived = toss::heuristics::derive(&game, &Default::default());
     let expected: Vec<(String, String)> = derived
         .per_location
         .iter()

@@ -4,8 +4,8 @@
 
 use toss::runtime::interpreter::{Move, State};
 use toss::runtime::ode::Method;
-use toss::runtime::player::{Budget, RandomPlayer, play_match};
-use toss::runtime::uct::{RandomPlayout, Uct, UctConfig};
+use toss::search::player::{Budget, RandomPlayer, play_match};
+use toss::search::uct::{RandomPlayout, Uct, UctConfig};
 use toss::{Game, Interpreter, Structure};
 
 const G: f64 = 9.81;
@@ -311,7 +311,7 @@ START [ p, q | A (p); B (q) | x {{ p -> 0, q -> 0 }}; n {{ p -> 0, q -> 0 }} ]"
 /// stops when the two are 1 apart; a random pursuer rarely catches it.
 #[test]
 fn uct_plays_pursuit() {
-    use toss::runtime::player::Player;
+    use toss::search::player::Player;
     let g = load("pursuit.toss");
     for seed in 0..4 {
         let mut uct = Uct::new(
@@ -430,7 +430,7 @@ fn lockstep<D: Game<State = State, Move = Move>>(d: &D, file: &str, playouts: u6
                 d.legal_moves(&sd, p, &mut ld);
                 it.legal_moves(&si, p, &mut li);
                 assert_eq!(ld, li, "{file} seed {seed} ply {ply}");
-                let k = toss::runtime::game::index_below(&mut choose, ld.len());
+                let k = toss::game::index_below(&mut choose, ld.len());
                 let mut c2 = choose.clone();
                 let (mut a, mut b) = (ld[k].clone(), li[k].clone());
                 d.draw_continuous(&sd, p, &mut a, &mut choose);

@@ -83,7 +83,7 @@ fn lockstep<G: Game>(g: &G, file: &str, playouts: u64) {
                     names_g, names_i,
                     "{file} seed {seed} ply {ply}: moves of {p}"
                 );
-                let k = toss::runtime::game::index_below(&mut choose, lg.len());
+                let k = toss::game::index_below(&mut choose, lg.len());
                 joint_g.push(lg[k].clone());
                 joint_i.push(li[k].clone());
             }

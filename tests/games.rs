@@ -129,7 +129,7 @@ fn breakthrough_payoffs_follow_the_position() {
 }
 
 fn rand_index(rng: &mut toss::Rng, n: usize) -> usize {
-    (toss::runtime::game::uniform01(rng) * n as f64) as usize % n
+    (toss::game::uniform01(rng) * n as f64) as usize % n
 }
 
 /// The heuristic derived from Breakthrough's payoffs (spec 3.4, example 5
@@ -138,10 +138,10 @@ fn rand_index(rng: &mut toss::Rng, n: usize) -> usize {
 /// step from row 2 to row 3 adds alpha^5, from row 6 to 7 alpha.
 #[test]
 fn breakthrough_heuristic_measures_the_distance_to_the_last_row() {
-    use toss::runtime::heuristic::{HeuristicConfig, HeuristicEval, derive};
+    use toss::heuristics::{HeuristicConfig, HeuristicEval, derive};
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("games/breakthrough.toss");
     let (game, _) =
-        toss::load::load_toss(&path, false).unwrap_or_else(|e| panic!("{}", e.rendered));
+        toss_cli::load::load_toss(&path, false).unwrap_or_else(|e| panic!("{}", e.rendered));
     let g = Interpreter::new(&game).expect("loads");
     let cfg = HeuristicConfig::default();
     let eval = HeuristicEval::new(&game, &g, &derive(&game, &cfg)).expect("compiles");
@@ -327,14 +327,9 @@ fn reversi_plays_like_the_peers() {
 /// engine: the same perft counts.
 #[test]
 fn reversi_agrees_with_the_gdl_reversi() {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/gdl/reversi.kif");
-    let Ok(source) = std::fs::read_to_string(&path) else {
-        eprintln!("SKIPPED: ../shared/corpus/gdl is not beside the repository");
-        return;
-    };
+    let source = toss_testkit::corpus::gdl_source("reversi.kif");
     let gdl =
-        toss::lang::gdl::load_game(&source, "reversi.kif").unwrap_or_else(|e| panic!("{e:?}"));
+        toss::gdl::kif::load_game(&source, "reversi.kif").unwrap_or_else(|e| panic!("{e:?}"));
     let toss = load("reversi");
     let (a, b) = (gdl.initial_state(), toss.initial_state());
     for d in 1..=6 {

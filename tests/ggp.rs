@@ -1,7 +1,7 @@
 //! The GGP player over loopback: `toss ggp serve` processes play complete
 //! matches of the corpus ticTacToe, connect4 and roshambo2 (simultaneous
 //! moves) against each other, run by
-//! the referee of `toss::ggp::referee`. Every move is checked again here
+//! the referee of `toss_cli::ggp::referee`. Every move is checked again here
 //! by replaying the match with a fresh reasoner, every reply must arrive
 //! within its clock, and the final goals must be those of the game. A
 //! burst of malformed requests must leave the player serving.
@@ -13,8 +13,8 @@ use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::Duration;
 
 use toss::Game;
-use toss::ggp::referee::{MatchRecord, RefereeConfig, post, run_match};
-use toss::runtime::gdl::GdlMove;
+use toss_cli::ggp::referee::{MatchRecord, RefereeConfig, post, run_match};
+use toss::gdl::GdlMove;
 
 /// Clocks of the matches, in seconds; the players keep 0.5 s back.
 const START_CLOCK: u64 = 2;
@@ -79,7 +79,7 @@ fn corpus(file: &str) -> Option<String> {
 /// with draws at 50).
 fn checked_match(file: &str, players: &[&Player], match_id: &str, seed: u64) -> MatchRecord {
     let source = corpus(file).expect("corpus file");
-    let game = toss::lang::gdl::load_game(&source, file).expect("valid game");
+    let game = toss::gdl::kif::load_game(&source, file).expect("valid game");
     let addrs: Vec<String> = players.iter().map(|p| p.addr.clone()).collect();
     let cfg = RefereeConfig {
         match_id: match_id.into(),
@@ -115,7 +115,7 @@ fn checked_match(file: &str, players: &[&Player], match_id: &str, seed: u64) -> 
         }
     }
     // Replay with a reasoner of its own.
-    let fresh = toss::lang::gdl::load_game(&source, file).expect("valid game");
+    let fresh = toss::gdl::kif::load_game(&source, file).expect("valid game");
     let mut s = fresh.initial_state();
     let mut legal = Vec::new();
     for (step, joint) in rec.moves.iter().enumerate() {
@@ -123,7 +123,7 @@ fn checked_match(file: &str, players: &[&Player], match_id: &str, seed: u64) -> 
         assert_eq!(joint.len(), fresh.num_players());
         let mut ms = Vec::new();
         for (p, text) in joint.iter().enumerate() {
-            let t = toss::lang::gdl::parse_ground_term(&fresh, text)
+            let t = toss::gdl::kif::parse_ground_term(&fresh, text)
                 .unwrap_or_else(|d| panic!("{match_id}: step {}: `{text}`: {d}", step + 1));
             fresh.legal_moves(&s, p, &mut legal);
             assert!(
@@ -258,7 +258,7 @@ fn malformed_requests_leave_the_player_serving() {
     };
     let a = spawn("burst-a", 5);
     let b = spawn("burst-b", 6);
-    let rules = toss::ggp::referee::rules_text(&ttt).expect("rules");
+    let rules = toss_cli::ggp::referee::rules_text(&ttt).expect("rules");
     let timeout = Duration::from_secs(20);
     let status = |msg: &str| post(&a.addr, msg, timeout).map(|r| r.0);
     // Malformed or unexpected messages: an error status each.

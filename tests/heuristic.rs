@@ -7,11 +7,11 @@
 //! minutes (see the README).
 
 use toss::Game;
-use toss::runtime::alphabeta::AlphaBeta;
-use toss::runtime::heuristic::{
+use toss::search::alphabeta::AlphaBeta;
+use toss::heuristics::{
     CompiledHeuristic, HeuristicConfig, HeuristicEval, HeuristicKind, derive,
 };
-use toss::runtime::player::{Budget, Player};
+use toss::search::player::{Budget, Player};
 
 /// The solver's evaluation of the derived heuristic of a game file (`file`
 /// relative to the repository root), as `toss match` builds it.
@@ -64,7 +64,7 @@ fn agrees<G: Game>(g: &G, file: &str, playouts: u64, max_plies: usize) -> usize 
             let mut joint = Vec::new();
             for &p in &movers {
                 g.legal_moves(&s, p, &mut moves);
-                let i = toss::runtime::game::index_below(&mut rng, moves.len());
+                let i = toss::game::index_below(&mut rng, moves.len());
                 joint.push(moves.swap_remove(i));
             }
             g.apply(&mut s, &joint, &mut rng);

@@ -2,8 +2,8 @@
 //! players against the hand-worked values of `tests/fixtures/three-takers.toss`,
 //! and player specs a game cannot take.
 
-use toss::runtime::alphabeta::{AlphaBeta, PayoffEval};
-use toss::runtime::player::Budget;
+use toss::search::alphabeta::{AlphaBeta, PayoffEval};
+use toss::search::player::Budget;
 use toss::{Game, Interpreter};
 
 fn load(file: &str) -> Interpreter {

@@ -28,12 +28,12 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use toss_lang::gdl::syntax::{self, SExpr};
+use toss_gdl::kif::syntax::{self, SExpr};
 use toss_lang::{Diagnostic, line_col};
-use toss_runtime::Game;
-use toss_runtime::gdl::{GdlGame, GdlMove, GdlState};
-use toss_runtime::player::{Budget, Player};
-use toss_runtime::uct::{RandomPlayout, Uct, UctConfig, regret_minimizing};
+use toss_core::Game;
+use toss_gdl::{GdlGame, GdlMove, GdlState};
+use toss_search::player::{Budget, Player};
+use toss_search::uct::{RandomPlayout, Uct, UctConfig, regret_minimizing};
 
 /// A message of the match protocol.
 #[derive(Clone, Debug, PartialEq)]
@@ -308,7 +308,7 @@ fn write_sexpr(e: &SExpr, out: &mut String) {
 /// Builds the game of a description received in a message; errors list
 /// the first diagnostics with line and column in the message.
 pub fn game_of_rules(rules: &[SExpr], body: &str) -> Result<GdlGame, GgpError> {
-    let checked = toss_lang::gdl::check_gdl_forms(rules);
+    let checked = toss_gdl::kif::check_gdl_forms(rules);
     let desc = match checked.description {
         Some(d) if checked.errors.is_empty() => d,
         _ => {
@@ -325,7 +325,7 @@ pub fn game_of_rules(rules: &[SExpr], body: &str) -> Result<GdlGame, GgpError> {
             return Err(GgpError::bad(s));
         }
     };
-    toss_lang::gdl::build_game(&desc)
+    toss_gdl::kif::build_game(&desc)
         .map_err(|d| GgpError::bad(format!("invalid game description: {}", d.message)))
 }
 
@@ -644,7 +644,7 @@ impl GgpPlayer {
         if !m.game.is_terminal(&m.state) {
             let t = Instant::now();
             let mut s = m.state.clone();
-            let mut rng = toss_runtime::game::rng_from_seed(seed);
+            let mut rng = toss_core::game::rng_from_seed(seed);
             m.game.random_playout_from(&mut s, &mut rng, 1000);
             let mut legal = Vec::new();
             let mut joints = 1u32;
@@ -846,7 +846,7 @@ impl Match {
         let mut legal = Vec::new();
         for (p, e) in moves.iter().enumerate() {
             let shown = sexpr_to_string(e);
-            let t = toss_lang::gdl::ground(&self.game, e).map_err(|d| {
+            let t = toss_gdl::kif::ground(&self.game, e).map_err(|d| {
                 GgpError::bad(format!(
                     "move `{}` of role {}: {}",
                     quote(&shown),

@@ -11,10 +11,10 @@ use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
-use toss_lang::gdl::syntax;
-use toss_runtime::Game;
-use toss_runtime::game::rng_from_seed;
-use toss_runtime::gdl::{GdlGame, GdlMove};
+use toss_gdl::kif::syntax;
+use toss_core::Game;
+use toss_core::game::rng_from_seed;
+use toss_gdl::{GdlGame, GdlMove};
 
 use super::sexpr_to_string;
 
@@ -281,7 +281,7 @@ pub fn run_match(
                 ));
             }
             let chosen = check_reply(r, play_clock).and_then(|t| {
-                let m = toss_lang::gdl::parse_ground_term(game, &t)
+                let m = toss_gdl::kif::parse_ground_term(game, &t)
                     .map_err(|d| format!("replied `{t}`, not a move of the game: {}", d.message))?;
                 if legal.contains(&GdlMove(m)) {
                     Ok(GdlMove(m))
@@ -295,7 +295,7 @@ pub fn run_match(
                     role: roles[p].clone(),
                     what,
                 });
-                legal[toss_runtime::game::index_below(&mut rng, legal.len())]
+                legal[toss_core::game::index_below(&mut rng, legal.len())]
             });
             joint.push(m);
         }

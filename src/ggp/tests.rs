@@ -157,17 +157,17 @@ fn malformed_messages_are_errors_that_say_why() {
 #[test]
 fn sexpr_printing_round_trips() {
     let text = "(START m ( role x ) ((<= (legal ?p (mark ?x)) (true (cell ?x b)))) 1 2)";
-    let forms = toss_lang::gdl::syntax::read_data(text).unwrap();
+    let forms = toss_gdl::kif::syntax::read_data(text).unwrap();
     let printed = sexpr_to_string(&forms[0]);
     assert_eq!(
         printed,
         "(START m (role x) ((<= (legal ?p (mark ?x)) (true (cell ?x b)))) 1 2)"
     );
-    let again = toss_lang::gdl::syntax::read_data(&printed).unwrap();
+    let again = toss_gdl::kif::syntax::read_data(&printed).unwrap();
     assert_eq!(sexpr_to_string(&again[0]), printed);
     // Deep nesting is printed without recursion.
     let deep = format!("{}a{}", "(f ".repeat(200), ")".repeat(200));
-    let forms = toss_lang::gdl::syntax::read_data(&deep).unwrap();
+    let forms = toss_gdl::kif::syntax::read_data(&deep).unwrap();
     assert_eq!(sexpr_to_string(&forms[0]), deep);
 }
 

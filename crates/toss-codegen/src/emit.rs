@@ -12,7 +12,7 @@ use std::path::Path;
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::Ident;
-use toss_runtime::ir;
+use toss_core::ir;
 
 /// The impl for a game that checked: embed, and forward to the interpreter.
 pub fn interpreted_impl(ident: &Ident, path: &Path, game: &ir::Game, reason: &str) -> TokenStream {

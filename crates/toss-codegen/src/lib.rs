@@ -113,8 +113,8 @@ fn expand(input: &DeriveInput, base: Option<&std::path::Path>) -> Result<TokenSt
     // which takes seconds for Breakthrough and minutes for chess (see the
     // README), too much for every build of every game.
     let heuristics = attr.heuristics.map(|span| {
-        let cfg = toss_runtime::heuristic::HeuristicConfig::default();
-        (span, toss_runtime::heuristic::derive(&game, &cfg))
+        let cfg = toss_heuristics::HeuristicConfig::default();
+        (span, toss_heuristics::derive(&game, &cfg))
     });
     let planned = plan::Plan::build_with(&game, heuristics.as_ref().map(|(_, h)| h));
     Ok(match planned {
@@ -144,7 +144,7 @@ fn expand(input: &DeriveInput, base: Option<&std::path::Path>) -> Result<TokenSt
 /// as text: they must parse back and compile, as they will at run time.
 fn check_fallback(
     plan: &plan::Plan,
-    game: &toss_runtime::ir::Game,
+    game: &toss_core::ir::Game,
     interp: &toss_runtime::Interpreter,
 ) -> Result<(), String> {
     let Some(h) = &plan.heuristic else {
@@ -161,10 +161,10 @@ fn check_fallback(
         })?;
         parsed.push(back);
     }
-    let terms = toss_runtime::heuristic::Heuristics {
+    let terms = toss_heuristics::Heuristics {
         per_location: vec![parsed],
     };
-    toss_runtime::heuristic::HeuristicEval::new(game, interp, &terms)
+    toss_heuristics::HeuristicEval::new(game, interp, &terms)
         .map(|_| ())
         .map_err(|e| format!("the derived heuristic does not compile: {e}"))
 }

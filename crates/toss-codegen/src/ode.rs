@@ -17,7 +17,7 @@ use syn::Ident;
 use toss_lang::print::print_real;
 use toss_runtime::Interpreter;
 use toss_runtime::continuous::{Arith, ContinuousRule, derivative_name};
-use toss_runtime::ir;
+use toss_core::ir;
 
 /// Whether some rule of `game` has `dynamics`.
 pub fn has_dynamics(game: &ir::Game) -> bool {

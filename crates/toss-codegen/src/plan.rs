@@ -102,10 +102,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use toss_lang::print::{print_formula, print_real};
-use toss_runtime::game::Game as _;
-use toss_runtime::heuristic::Heuristics;
-use toss_runtime::ir::subst::{BoundNames, Substitution};
-use toss_runtime::ir::{self, Formula, Multiplicity, RealExpr, Var};
+use toss_core::game::Game as _;
+use toss_heuristics::Heuristics;
+use toss_core::ir::subst::{BoundNames, Substitution};
+use toss_core::ir::{self, Formula, Multiplicity, RealExpr, Var};
 use toss_runtime::solver::Solver;
 use toss_runtime::{Interpreter, Structure};
 
@@ -771,7 +771,7 @@ impl Plan {
     }
 
     /// [`Plan::build`], also compiling the derived heuristics `heuristics`
-    /// (the terms `toss_runtime::heuristic::derive` gives for `game`).
+    /// (the terms `toss_heuristics::derive` gives for `game`).
     pub fn build_with(
         game: &ir::Game,
         heuristics: Option<&Heuristics>,
@@ -994,7 +994,7 @@ impl Plan {
 
 // Free element variables come from the runtime, shared with the heuristics
 // (`tc x, y phi` and `lfp T(x) = phi` have `x`, `y` free).
-use toss_runtime::heuristic::tnf::free_vars;
+use toss_heuristics::tnf::free_vars;
 
 /// Relation names a formula uses (not following definitions).
 fn rel_names(f: &Formula, out: &mut BTreeSet<String>) {

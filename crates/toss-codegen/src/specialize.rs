@@ -23,7 +23,7 @@ use std::path::Path;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use syn::Ident;
-use toss_runtime::ir;
+use toss_core::ir;
 
 use crate::plan::{
     AllEffect, Bound, Cond, FunRef, Num, Plan, PrefixNode, Rel2, Repr, RulePlan, SetExpr, Step,

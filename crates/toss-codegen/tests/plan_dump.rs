@@ -12,7 +12,7 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn game(name: &str) -> toss_runtime::ir::Game {
+fn game(name: &str) -> toss_core::ir::Game {
     let path = root().join(format!("games/{name}.toss"));
     let text = std::fs::read_to_string(&path).expect("game file");
     toss_lang::parse_game(&text, name).expect("valid game")
@@ -126,7 +126,7 @@ fn large_games_have_no_fallback() {
     }
 }
 
-fn fixture(name: &str) -> toss_runtime::ir::Game {
+fn fixture(name: &str) -> toss_core::ir::Game {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/{name}.toss"));
     let text = std::fs::read_to_string(&path).expect("fixture file");
     toss_lang::parse_game(&text, name).expect("valid game")
@@ -259,8 +259,8 @@ fn continuous_games_keep_the_interpreter() {
     }
 }
 
-fn heuristic_plan(g: &toss_runtime::ir::Game) -> Plan {
-    use toss_runtime::heuristic::{HeuristicConfig, derive};
+fn heuristic_plan(g: &toss_core::ir::Game) -> Plan {
+    use toss_heuristics::{HeuristicConfig, derive};
     let h = derive(g, &HeuristicConfig::default());
     Plan::build_with(g, Some(&h)).unwrap_or_else(|e| panic!("{e}"))
 }

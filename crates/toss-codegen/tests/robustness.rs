@@ -9,10 +9,8 @@
 //! that still parses goes through the whole derive: the interpreter's
 //! construction, the specialization plan and the code generation.
 
-#[path = "../../toss-lang/tests/arbitrary/mod.rs"]
-mod arbitrary;
-#[path = "../../toss-lang/tests/mutate/mod.rs"]
-mod mutate;
+use toss_testkit::arbitrary;
+use toss_testkit::mutate;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};

@@ -6,8 +6,8 @@
 //! `secs` written `nN` (e.g. `n100`), exactly N playouts are run instead
 //! (for instruction counts under callgrind).
 
-use toss_runtime::Game;
-use toss_runtime::game::rng_from_seed;
+use toss_core::Game;
+use toss_core::game::rng_from_seed;
 
 fn main() {
     let mut args = std::env::args().skip(1);

@@ -153,7 +153,7 @@ fn render_one(d: &Diagnostic, source: &str, file_name: &str, colour: bool) -> St
 }
 
 /// "a, b or c".
-pub(crate) fn join_words(words: &[String]) -> String {
+pub fn join_words(words: &[String]) -> String {
     match words {
         [] => String::new(),
         [w] => w.clone(),

@@ -9,7 +9,6 @@
 pub mod ast;
 mod check;
 pub mod diagnostic;
-pub mod gdl;
 pub mod lower;
 pub mod parse;
 pub mod print;

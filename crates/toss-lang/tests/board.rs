@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used)]
 
 use toss_lang::parse_game;
-use toss_runtime::ir::{Formula, RealExpr};
+use toss_core::ir::{Formula, RealExpr};
 
 #[test]
 fn three_by_three_board() {

@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used)]
 
 use toss_lang::{parse_formula, parse_game, parse_term};
-use toss_runtime::ir::*;
+use toss_core::ir::*;
 
 fn s(x: &str) -> String {
     x.to_string()

@@ -10,8 +10,8 @@
 //! must also survive printing: its printed form parses back to the same
 //! game.
 
-mod arbitrary;
-mod mutate;
+use toss_testkit::arbitrary;
+use toss_testkit::mutate;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};

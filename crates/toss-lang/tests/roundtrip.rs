@@ -2,13 +2,13 @@
 //! random valid games, and every game file under `games/` survives
 //! parse -> print -> parse unchanged.
 
-mod arbitrary;
+use toss_testkit::arbitrary;
 
 use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 use toss_lang::{parse_game, print_game, render_diagnostics};
-use toss_runtime::ir::Game;
+use toss_core::ir::Game;
 
 fn reparse(g: &Game) -> Result<Game, String> {
     let text = print_game(g);

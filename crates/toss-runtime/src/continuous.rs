@@ -22,15 +22,7 @@
 
 use crate::ir::{self, RealExpr};
 
-/// `f` followed by `order` primes: the name under which the structure keeps
-/// the `order`-th derivative of `f`.
-pub fn derivative_name(function: &str, order: u32) -> String {
-    let mut s = function.to_string();
-    for _ in 0..order {
-        s.push('\'');
-    }
-    s
-}
+pub use crate::ir::derivative_name;
 
 /// A compiled term list: `out[i]` is the value of the `i`-th term for the
 /// inputs `x` and the rule parameters `p`.

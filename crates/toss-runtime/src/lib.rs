@@ -1,27 +1,21 @@
-//! The runtime of Toss in Rust: the IR of games, relational structures, the
-//! logic solver, structure rewriting, game semantics and the interpreter.
+//! The runtime of Toss in Rust: what the interpreter is made of and what
+//! generated code falls back on. The logic [`solver`] (spec 1.3: formulas
+//! with counting, fixed points and set variables, compiled to plans over a
+//! structure), structure [`rewrite`]-ing (spec 1.1), the [`interpreter`]
+//! (spec 1.4, with continuous evolution, spec 1.2), the [`ode`] integrators
+//! and the [`continuous`] part's compiled terms.
 //!
-//! Both the interpreter and generated code link against this crate; it never
-//! depends on the parser or on the code generator.
+//! Dependency rule: only `toss-core` (and splr, nalgebra). It never depends
+//! on a front end, on search or heuristics, on GDL or on the code
+//! generator.
 
-pub mod alphabeta;
-pub mod analysis;
-pub mod bits;
 pub mod continuous;
-pub mod game;
-pub mod gdl;
-pub mod heuristic;
 pub mod interpreter;
-pub mod ir;
 pub mod ode;
-pub mod player;
 pub mod rewrite;
 pub mod solver;
-pub mod structure;
-pub mod uct;
 
-pub use bits::Bits;
-pub use game::{Game, Rng};
+pub use toss_core::{analysis, bits, game, ir, structure};
+pub use toss_core::{Bits, Game, Rng};
 pub use interpreter::Interpreter;
-pub use player::{Budget, Player};
-pub use structure::{BitSet, Elem, FunId, RelId, Structure};
+pub use toss_core::{BitSet, Elem, FunId, RelId, Structure};

@@ -1,73 +1,7 @@
 //! Hand-worked tests of spec 1.1: each clause of matching and application.
 
 use super::*;
-use crate::ir::{Formula, Rule, RuleSide, RuleTuple};
-
-/// A structure from element names, relations `(name, arity, tuples)` and
-/// function names.
-pub(crate) fn st(elems: &[&str], rels: &[(&str, usize, &[&[&str]])], funs: &[&str]) -> Structure {
-    let mut s = Structure::new();
-    for e in elems {
-        s.add_element(e);
-    }
-    for (name, arity, tuples) in rels {
-        let r = s.declare_relation(name, *arity).expect("arity");
-        for t in *tuples {
-            let t: Vec<Elem> = t.iter().map(|n| s.element(n).expect("element")).collect();
-            s.add_tuple(r, &t);
-        }
-    }
-    for f in funs {
-        s.declare_function(f);
-    }
-    s
-}
-
-/// A rule side; a relation name starting with `_opt_` makes an optional
-/// tuple.
-pub(crate) fn side(elems: &[&str], tuples: &[(&str, &[&str])]) -> RuleSide {
-    RuleSide {
-        elements: elems.iter().map(|s| s.to_string()).collect(),
-        tuples: tuples
-            .iter()
-            .map(|(r, args)| {
-                let (relation, optional) = match r.strip_prefix("_opt_") {
-                    Some(r) => (r.to_string(), true),
-                    None => (r.to_string(), false),
-                };
-                RuleTuple {
-                    relation,
-                    args: args.iter().map(|s| s.to_string()).collect(),
-                    optional,
-                }
-            })
-            .collect(),
-        functions: vec![],
-    }
-}
-
-/// A rule with `s` mapping right elements to left elements of the same name.
-pub(crate) fn rule(name: &str, lhs: RuleSide, rhs: RuleSide, emb: &[&str]) -> Rule {
-    let map = rhs
-        .elements
-        .iter()
-        .filter(|e| lhs.elements.contains(e))
-        .map(|e| (e.clone(), e.clone()))
-        .collect();
-    Rule {
-        name: name.to_string(),
-        lhs,
-        rhs,
-        emb: emb.iter().map(|s| s.to_string()).collect(),
-        map,
-        nondistinct: vec![],
-        pre: Formula::True,
-        inv: Formula::True,
-        post: Formula::True,
-        update: vec![],
-        dynamics: vec![],
-    }
-}
+use toss_testkit::fixtures::{rule, side, st};
 
 fn names(s: &Structure, m: &Match) -> Vec<String> {
     m.elems

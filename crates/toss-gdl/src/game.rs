@@ -1,0 +1,465 @@
+//! [`GdlGame`]: a GDL description as a [`Game`].
+//!
+//! - Players are the roles, in the order of the `role` facts.
+//! - A state is the sorted set of its fluents (interned ground terms).
+//! - A move is an interned ground action term. Legal moves are listed in a
+//!   canonical order that does not depend on interning: numbers by value,
+//!   then symbols by name (case-insensitive), then arguments left to right.
+//! - Movers: GDL is simultaneous, every role moves in every step, so in a
+//!   non-terminal state the movers are *all* roles; a turn-based game gives
+//!   the idle roles a single move (conventionally `noop`). A joint move is
+//!   one move per role, so perft counts joint moves as one ply with the idle
+//!   role's single move a factor of 1, as reference/gdl.md section 7.4 does.
+//!   A role without legal moves in a non-terminal state (an unplayable game)
+//!   makes `legal_moves` empty, which stops playouts and counts 0 in perft.
+//! - Payoffs are the `goal` values. A terminal state in which a role has no
+//!   goal, or several, is a fault of the game file: [`GdlGame::goals`]
+//!   reports it as a [`GoalError`]; [`Game::payoffs`] then uses 0 (no goal)
+//!   or the largest value (several goals).
+//!
+//! Evaluation is cached: the derived relations of the last state asked about
+//! are kept (in an engine behind a mutex, so the game is `Sync`; clone the
+//! game for parallel playouts), so `movers`, `legal_moves` and `apply` on the
+//! same state evaluate its state-level relations once; only what `terminal`
+//! needs is computed first, then `legal` or `goal` on demand.
+
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use super::Description;
+use super::reasoner::{Engine, Program, ProgramError, RelId};
+use super::terms::TermId;
+use toss_core::game::{Game, Rng};
+use toss_core::structure::Structure;
+
+/// A state: its fluents, sorted by id, without repetitions.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct GdlState(pub Vec<TermId>);
+
+impl GdlState {
+    /// The state with these fluents (sorted and deduplicated here).
+    pub fn from_fluents(mut fluents: Vec<TermId>) -> Self {
+        fluents.sort_unstable();
+        fluents.dedup();
+        GdlState(fluents)
+    }
+}
+
+/// A move: an interned ground action term.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GdlMove(pub TermId);
+
+/// A terminal state whose goals the game file does not define properly.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GoalError {
+    pub role: String,
+    /// The values found (empty: no goal).
+    pub values: Vec<u64>,
+    /// The fluents of the state, in KIF.
+    pub state: String,
+}
+
+impl fmt::Display for GoalError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.values.is_empty() {
+            write!(
+                f,
+                "the game file defines no goal for role `{}` in this state (a fault of the game \
+                 description: every role needs exactly one goal value in every terminal state); \
+                 state: {}",
+                self.role, self.state
+            )
+        } else {
+            write!(
+                f,
+                "the game file defines several goals {:?} for role `{}` in this state (a fault of \
+                 the game description: every role needs exactly one goal value in every terminal \
+                 state); state: {}",
+                self.values, self.role, self.state
+            )
+        }
+    }
+}
+
+impl std::error::Error for GoalError {}
+
+struct Cache {
+    e: Engine,
+    state: Option<Vec<TermId>>,
+    terminal: Option<bool>,
+    /// The sorted legal moves of each role, valid where `legal_ok` is set
+    /// (the vectors are kept across states to reuse their memory).
+    legal: Vec<Vec<TermId>>,
+    legal_ok: Vec<bool>,
+    /// The `does` facts of the joint move being applied.
+    does: Vec<(TermId, TermId)>,
+}
+
+/// A GDL game. See the module documentation for the conventions.
+pub struct GdlGame {
+    prog: Arc<Program>,
+    cache: Mutex<Cache>,
+    roles: Vec<String>,
+    role_terms: Vec<TermId>,
+    init: GdlState,
+}
+
+impl Clone for GdlGame {
+    fn clone(&self) -> Self {
+        let c = self.lock();
+        GdlGame {
+            prog: self.prog.clone(),
+            cache: Mutex::new(Cache {
+                e: c.e.clone(),
+                state: None,
+                terminal: None,
+                legal: vec![Vec::new(); self.roles.len()],
+                legal_ok: vec![false; self.roles.len()],
+                does: Vec::new(),
+            }),
+            roles: self.roles.clone(),
+            role_terms: self.role_terms.clone(),
+            init: self.init.clone(),
+        }
+    }
+}
+
+impl fmt::Debug for GdlGame {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GdlGame")
+            .field("roles", &self.roles)
+            .finish()
+    }
+}
+
+/// The program of the demand transformation of the description (see
+/// [`super::demand`]), if it applies, is stratified and leaves the level of
+/// every relation as it was; if demand for negative literals breaks
+/// stratification, the transformation without it.
+fn with_demand(desc: &Description, prog: &Program) -> Option<Program> {
+    let level = |s, a| prog.level_of(s, a).unwrap_or(0);
+    [true, false].into_iter().find_map(|negative| {
+        let (d, from) = super::demand::transform(desc, &level, negative)?;
+        let p = Program::compile(&d, from).ok()?;
+        let same = prog
+            .rels
+            .iter()
+            .all(|r| p.level_of(r.sym, r.arity) == Some(r.level));
+        same.then_some(p)
+    })
+}
+
+impl GdlGame {
+    /// Compiles the description and evaluates its static relations.
+    pub fn new(desc: &Description) -> Result<GdlGame, ProgramError> {
+        let mut prog = Program::new(desc)?;
+        if let Some(p) = with_demand(desc, &prog) {
+            prog = p;
+        }
+        let e = prog.engine()?;
+        let mut role_terms: Vec<TermId> = Vec::new();
+        for t in e.tuples(&prog, prog.kw.role) {
+            if !role_terms.contains(&t[0]) {
+                role_terms.push(t[0]);
+            }
+        }
+        let roles = role_terms
+            .iter()
+            .map(|&t| e.terms.to_kif(t, &prog.symbols))
+            .collect();
+        let init = GdlState::from_fluents(e.tuples(&prog, prog.kw.init).map(|t| t[0]).collect());
+        Ok(GdlGame {
+            cache: Mutex::new(Cache {
+                e,
+                state: None,
+                terminal: None,
+                legal: vec![Vec::new(); role_terms.len()],
+                legal_ok: vec![false; role_terms.len()],
+                does: Vec::new(),
+            }),
+            prog: Arc::new(prog),
+            roles,
+            role_terms,
+            init,
+        })
+    }
+
+    /// The compiled program.
+    pub fn program(&self) -> &Program {
+        &self.prog
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Cache> {
+        self.cache.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Locks the cache with `s` as the current state.
+    fn at(&self, s: &GdlState) -> MutexGuard<'_, Cache> {
+        let mut c = self.lock();
+        if c.state.as_deref() != Some(&s.0[..]) {
+            let Cache { e, state, .. } = &mut *c;
+            e.set_state(&self.prog, &s.0);
+            match state {
+                Some(v) => {
+                    v.clear();
+                    v.extend_from_slice(&s.0);
+                }
+                None => *state = Some(s.0.clone()),
+            }
+            c.terminal = None;
+            c.legal_ok.iter_mut().for_each(|l| *l = false);
+        }
+        c
+    }
+
+    fn terminal_in(&self, c: &mut Cache) -> bool {
+        if let Some(t) = c.terminal {
+            return t;
+        }
+        c.e.ensure(&self.prog, &self.prog.need_terminal);
+        let t = c.e.holds(&self.prog, self.prog.kw.terminal, &[]);
+        c.terminal = Some(t);
+        t
+    }
+
+    fn legal_in(&self, c: &mut Cache, p: usize) {
+        if c.legal_ok[p] {
+            return;
+        }
+        c.e.ensure(&self.prog, &self.prog.need_legal);
+        let r = self.role_terms[p];
+        let Cache { e, legal, .. } = c;
+        let v = &mut legal[p];
+        v.clear();
+        v.extend(
+            e.tuples(&self.prog, self.prog.kw.legal)
+                .filter(|t| t[0] == r)
+                .map(|t| t[1]),
+        );
+        let terms = &e.terms;
+        v.sort_unstable_by(|&a, &b| self.prog.cmp_terms(terms, a, b));
+        v.dedup();
+        c.legal_ok[p] = true;
+    }
+
+    /// Whether `s` is terminal.
+    pub fn terminal(&self, s: &GdlState) -> bool {
+        let mut c = self.at(s);
+        self.terminal_in(&mut c)
+    }
+
+    /// The goal value of every role, or the first role whose goal is not
+    /// exactly one number in 0..=100.
+    pub fn goals(&self, s: &GdlState) -> Result<Vec<u64>, GoalError> {
+        let raw = self.goal_values(s);
+        let mut out = Vec::new();
+        for (p, vals) in raw.into_iter().enumerate() {
+            if vals.len() != 1 || vals[0] > 100 {
+                return Err(GoalError {
+                    role: self.roles[p].clone(),
+                    values: vals,
+                    state: self.state_to_string(s),
+                });
+            }
+            out.push(vals[0]);
+        }
+        Ok(out)
+    }
+
+    /// All goal values of each role in `s` (numbers only, sorted).
+    pub fn goal_values(&self, s: &GdlState) -> Vec<Vec<u64>> {
+        let mut c = self.at(s);
+        c.e.ensure(&self.prog, &self.prog.need_goal);
+        let mut out = vec![Vec::new(); self.roles.len()];
+        for t in c.e.tuples(&self.prog, self.prog.kw.goal) {
+            if let Some(p) = self.role_terms.iter().position(|&r| r == t[0])
+                && c.e.terms.args(t[1]).is_empty()
+                && let Some(v) = self.prog.nat_value[c.e.terms.sym(t[1]) as usize]
+            {
+                out[p].push(v);
+            }
+        }
+        for v in &mut out {
+            v.sort_unstable();
+            v.dedup();
+        }
+        out
+    }
+
+    /// The successor of `s` under a joint move (one move per role).
+    pub fn next_state(&self, s: &GdlState, joint: &[GdlMove]) -> GdlState {
+        let mut c = self.at(s);
+        let Cache { e, does, .. } = &mut *c;
+        does.clear();
+        does.extend(self.role_terms.iter().zip(joint).map(|(&r, m)| (r, m.0)));
+        e.eval_move(&self.prog, does);
+        GdlState::from_fluents(
+            c.e.tuples(&self.prog, self.prog.kw.next)
+                .map(|t| t[0])
+                .collect(),
+        )
+    }
+
+    /// A term in KIF syntax.
+    pub fn term_to_string(&self, t: TermId) -> String {
+        let c = self.lock();
+        c.e.terms.to_kif(t, &self.prog.symbols)
+    }
+
+    /// The fluents of a state in KIF, space-separated.
+    pub fn state_to_string(&self, s: &GdlState) -> String {
+        let c = self.lock();
+        let mut v: Vec<String> =
+            s.0.iter()
+                .map(|&t| c.e.terms.to_kif(t, &self.prog.symbols))
+                .collect();
+        v.sort();
+        v.join(" ")
+    }
+
+    /// The symbol with this name (case-insensitive), if the game has it.
+    pub fn symbol(&self, name: &str) -> Option<u32> {
+        self.prog
+            .symbols
+            .iter()
+            .position(|s| s.eq_ignore_ascii_case(name))
+            .map(|i| i as u32)
+    }
+
+    /// Interns the ground term `name(args...)`; `None` if the game has no
+    /// symbol `name`.
+    pub fn make_term(&self, name: &str, args: &[TermId]) -> Option<TermId> {
+        let s = self.symbol(name)?;
+        let mut c = self.lock();
+        Some(c.e.terms.intern(s, args))
+    }
+
+    /// The index of a role by name (case-insensitive).
+    pub fn role_index(&self, name: &str) -> Option<usize> {
+        self.roles.iter().position(|r| r.eq_ignore_ascii_case(name))
+    }
+
+    /// The tuples of relation `name/arity` in state `s` (static relations
+    /// are the same in every state), in KIF. Relations that depend on
+    /// `does` are not available (empty). Every binding pattern terminates:
+    /// the relation is computed bottom-up in full.
+    pub fn query(&self, s: &GdlState, name: &str, arity: usize) -> Vec<Vec<String>> {
+        let Some(sym) = self.symbol(name) else {
+            return Vec::new();
+        };
+        let Some(r): Option<RelId> = self.prog.relation(sym, arity) else {
+            return Vec::new();
+        };
+        if self.prog.rels[r].level == super::reasoner::MOVE {
+            return Vec::new();
+        }
+        let need = self.prog.state_closure(r);
+        let mut c = self.at(s);
+        c.e.ensure(&self.prog, &need);
+        let c = &*c;
+        c.e.tuples(&self.prog, r)
+            .map(|t| {
+                t.iter()
+                    .map(|&x| c.e.terms.to_kif(x, &self.prog.symbols))
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+impl Game for GdlGame {
+    type State = GdlState;
+    type Move = GdlMove;
+
+    fn player_names(&self) -> &[String] {
+        &self.roles
+    }
+
+    /// GDL goal values are numbers from 0 to 100.
+    fn payoff_bounds(&self) -> Option<(f64, f64)> {
+        Some((0.0, 100.0))
+    }
+
+    fn initial_state(&self) -> GdlState {
+        self.init.clone()
+    }
+
+    fn movers(&self, s: &GdlState, out: &mut Vec<usize>) {
+        out.clear();
+        let mut c = self.at(s);
+        if !self.terminal_in(&mut c) {
+            out.extend(0..self.roles.len());
+        }
+    }
+
+    fn legal_moves(&self, s: &GdlState, player: usize, out: &mut Vec<GdlMove>) {
+        out.clear();
+        let mut c = self.at(s);
+        self.legal_in(&mut c, player);
+        out.extend(c.legal[player].iter().map(|&t| GdlMove(t)));
+    }
+
+    fn apply(&self, s: &mut GdlState, joint: &[GdlMove], _rng: &mut Rng) {
+        *s = self.next_state(s, joint);
+    }
+
+    fn is_terminal(&self, s: &GdlState) -> bool {
+        self.terminal(s)
+    }
+
+    /// Every role moves in every non-terminal state, so a turn is a ply.
+    fn has_compound_turns(&self) -> bool {
+        false
+    }
+
+    fn payoffs(&self, s: &GdlState, out: &mut [f64]) {
+        let vals = self.goal_values(s);
+        for (o, v) in out.iter_mut().zip(vals) {
+            *o = v.last().copied().unwrap_or(0) as f64;
+        }
+    }
+
+    /// One element per distinct argument of a fluent (named by its KIF
+    /// text); a fluent `(f t1 ... tn)` is the tuple `(t1, ..., tn)` of the
+    /// relation `f` (named `f/n` if `f` occurs with several arities); a
+    /// constant fluent `p` is the nullary relation `p`.
+    fn to_structure(&self, s: &GdlState) -> Structure {
+        let c = self.lock();
+        let terms = &c.e.terms;
+        let mut arities: std::collections::BTreeMap<u32, Vec<usize>> = Default::default();
+        for &f in &s.0 {
+            let e = arities.entry(terms.sym(f)).or_default();
+            let n = terms.args(f).len();
+            if !e.contains(&n) {
+                e.push(n);
+            }
+        }
+        let mut st = Structure::new();
+        for &f in &s.0 {
+            let sym = terms.sym(f);
+            let args = terms.args(f);
+            let base = &self.prog.symbols[sym as usize];
+            let name = if arities[&sym].len() > 1 {
+                format!("{base}/{}", args.len())
+            } else {
+                base.clone()
+            };
+            let elems: Vec<u32> = args
+                .iter()
+                .map(|&a| st.add_element(&terms.to_kif(a, &self.prog.symbols)))
+                .collect();
+            if let Some(r) = st.declare_relation(&name, args.len()) {
+                st.add_tuple(r, &elems);
+            }
+        }
+        st
+    }
+
+    fn location(&self, _s: &GdlState) -> usize {
+        0
+    }
+
+    fn move_to_string(&self, _s: &GdlState, _player: usize, m: &GdlMove) -> String {
+        self.term_to_string(m.0)
+    }
+}

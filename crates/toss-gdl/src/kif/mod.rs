@@ -1,0 +1,153 @@
+//! The GDL front end: KIF text to the runtime's GDL IR
+//! ([`crate::Description`]), with diagnostics that point into
+//! the source, and [`load_game`] to build a playable
+//! [`GdlGame`](crate::GdlGame).
+//!
+//! Pipeline: [`syntax::read`] (tokens and S-expressions, explicit stack),
+//! conversion to the syntax tree with spans ([`syntax::AClause`]), the
+//! static checks and lowering of [`check`] (disjunctions expanded).
+
+pub mod check;
+pub mod syntax;
+
+use crate::{Description, GdlGame, TermId};
+
+use toss_lang::Diagnostic;
+
+/// The outcome of reading and checking a KIF source.
+#[derive(Debug, Default)]
+pub struct GdlCheck {
+    /// The lowered description when there is no error.
+    pub description: Option<Description>,
+    pub errors: Vec<Diagnostic>,
+    pub warnings: Vec<Diagnostic>,
+    /// The number of top-level forms read.
+    pub forms: usize,
+}
+
+/// Reads and checks a KIF source, keeping errors and warnings apart.
+pub fn check_gdl(source: &str) -> GdlCheck {
+    match syntax::read(source) {
+        Ok(forms) => check_gdl_forms(&forms),
+        Err(d) => GdlCheck {
+            errors: vec![d],
+            ..GdlCheck::default()
+        },
+    }
+}
+
+/// Checks a description already read as S-expressions (e.g. the rules
+/// inside a START message); spans are those of the forms.
+pub fn check_gdl_forms(forms: &[syntax::SExpr]) -> GdlCheck {
+    let mut out = GdlCheck {
+        forms: forms.len(),
+        ..GdlCheck::default()
+    };
+    let mut conv = syntax::Conv::default();
+    let clauses = conv.clauses(forms);
+    out.errors = conv.errors;
+    out.warnings = conv.warnings;
+    let desc = check::check(&clauses, &mut out.errors, &mut out.warnings);
+    if out.errors.is_empty() {
+        out.description = desc;
+    }
+    out
+}
+
+/// Parses and checks a GDL description. `file_name` is used only in
+/// messages (render diagnostics with
+/// [`render_diagnostics`](toss_lang::render_diagnostics) or
+/// [`Diagnostic::location`] for `file:line:col`). Warnings are dropped; see
+/// [`check_gdl`].
+pub fn parse_gdl(source: &str, file_name: &str) -> Result<Description, Vec<Diagnostic>> {
+    let _ = file_name;
+    let c = check_gdl(source);
+    match c.description {
+        Some(d) if c.errors.is_empty() => Ok(d),
+        _ => Err(c.errors),
+    }
+}
+
+/// Builds a game from a checked description. A description that is a
+/// valid program but not a game (no `role`, `legal`, `goal` or `terminal`)
+/// is an error at the start of the file.
+pub fn build_game(desc: &Description) -> Result<GdlGame, Diagnostic> {
+    let mut missing = Vec::new();
+    for (kw, arity) in [("role", 1), ("legal", 2), ("goal", 2), ("terminal", 0)] {
+        let has = desc.symbol(kw).is_some_and(|s| {
+            desc.rules
+                .iter()
+                .any(|r| r.head.rel == s && r.head.args.len() == arity)
+        });
+        if !has {
+            missing.push(format!("`{kw}`"));
+        }
+    }
+    if !missing.is_empty() {
+        return Err(Diagnostic::new(
+            format!(
+                "not a game: nothing defines {}",
+                toss_lang::diagnostic::join_words(&missing)
+            ),
+            0..0,
+        ));
+    }
+    GdlGame::new(desc).map_err(|e| Diagnostic::new(e.to_string(), 0..0))
+}
+
+/// Parses, checks and builds a game.
+pub fn load_game(source: &str, file_name: &str) -> Result<GdlGame, Vec<Diagnostic>> {
+    let d = parse_gdl(source, file_name)?;
+    build_game(&d).map_err(|e| vec![e])
+}
+
+/// Reads one ground term (e.g. a move `(mark 1 1)`) against a game's
+/// symbols. Unknown symbols are an error (such a term cannot occur).
+pub fn parse_ground_term(game: &GdlGame, text: &str) -> Result<TermId, Diagnostic> {
+    let forms = syntax::read(text)?;
+    match forms.as_slice() {
+        [one] => ground(game, one),
+        _ => Err(Diagnostic::new("expected exactly one term", 0..text.len())),
+    }
+}
+
+/// Reads a parenthesised list of ground terms, e.g. a state
+/// `((cell 1 1 b) (control xplayer))`.
+pub fn parse_ground_terms(game: &GdlGame, text: &str) -> Result<Vec<TermId>, Diagnostic> {
+    let t = text.trim();
+    let inner = t
+        .strip_prefix('(')
+        .and_then(|x| x.strip_suffix(')'))
+        .ok_or_else(|| Diagnostic::new("expected one list of terms", 0..text.len()))?;
+    // The list starts with a list, which descriptions may not do: read
+    // its items as a sequence.
+    let forms = syntax::read(inner)?;
+    forms.iter().map(|e| ground(game, e)).collect()
+}
+
+/// Converts one S-expression to a ground term of the game (unknown
+/// symbols and variables are errors).
+pub fn ground(game: &GdlGame, e: &syntax::SExpr) -> Result<TermId, Diagnostic> {
+    let unknown = |n: &str, s: std::ops::Range<usize>| {
+        Diagnostic::new(format!("the game has no symbol `{n}`"), s)
+    };
+    match e {
+        syntax::SExpr::Atom(n, s) => {
+            if n.starts_with('?') {
+                return Err(Diagnostic::new("a ground term has no variables", s.clone()));
+            }
+            game.make_term(n, &[]).ok_or_else(|| unknown(n, s.clone()))
+        }
+        syntax::SExpr::List(items, s) => {
+            let Some(syntax::SExpr::Atom(f, fs)) = items.first() else {
+                return Err(Diagnostic::new("empty list", s.clone()));
+            };
+            let args = items[1..]
+                .iter()
+                .map(|a| ground(game, a))
+                .collect::<Result<Vec<_>, _>>()?;
+            game.make_term(f, &args)
+                .ok_or_else(|| unknown(f, fs.clone()))
+        }
+    }
+}
