@@ -191,6 +191,10 @@ pub struct Fluent {
 }
 
 /// How a fluent relation of arity other than 1 is kept in the state.
+///
+/// A representation is one variant here plus one emitter file in `emit/`
+/// holding all its code (`emit/dense.rs`, `emit/sparse.rs`), dispatched in
+/// `emit/tuples.rs` alone; the classification chooses it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Repr {
     /// Binary over at most `MAX_DENSE_ELEMENTS` elements: per element the
