@@ -17,9 +17,7 @@
 use std::time::{Duration, Instant};
 
 use toss::Game;
-use toss::heuristics::{
-    CompiledHeuristic, HeuristicConfig, HeuristicEval, HeuristicKind, derive,
-};
+use toss::heuristics::{CompiledHeuristic, HeuristicConfig, HeuristicEval, HeuristicKind, derive};
 use toss::search::player::Budget;
 use toss::search::uct::{Evaluator, PlayoutPolicy, Uct, UctConfig};
 

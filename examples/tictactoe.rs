@@ -10,9 +10,9 @@
 
 use std::io::Write;
 
-use toss_cli::play::Seat;
 use toss::search::player::Budget;
 use toss::search::uct::{RandomPlayout, Uct, UctConfig};
+use toss_cli::play::Seat;
 
 #[derive(toss::Game)]
 #[toss(file = "games/tic-tac-toe.toss")]

@@ -5,11 +5,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use toss::Game;
+use toss::analysis::fluent_relations;
+use toss::ir;
 use toss_cli::load::load_toss;
 use toss_cli::matches::{self, PlayerSpec};
 use toss_cli::play::PipeStdout;
-use toss::analysis::fluent_relations;
-use toss::ir;
 
 /// `writeln!` on standard output ([`PipeStdout`]: a closed pipe ends the
 /// program quietly), returning any other write error from the command.
@@ -216,7 +216,8 @@ pub fn simulate(
     let (game, _) = load_toss_only(path, "simulate", colour).map_err(|e| e.rendered)?;
     let mut interp =
         toss::Interpreter::new(&game).map_err(|e| format!("{}: {e}", path.display()))?;
-    let traj = toss_cli::simulate::simulate(&game, &mut interp, opts, plot.is_some(), &mut PipeStdout)?;
+    let traj =
+        toss_cli::simulate::simulate(&game, &mut interp, opts, plot.is_some(), &mut PipeStdout)?;
     fault_check(&interp)?;
     if let Some(svg) = plot {
         let title = path

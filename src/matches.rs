@@ -6,13 +6,13 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::time::Duration;
 
-use toss_runtime::Interpreter;
-use toss_search::alphabeta::AlphaBeta;
 use toss_core::game::{Game, rng_from_seed};
+use toss_core::ir;
 use toss_heuristics::{
     CompiledHeuristic, HeuristicConfig, HeuristicEval, HeuristicKind, Heuristics, PayoffMap, derive,
 };
-use toss_core::ir;
+use toss_runtime::Interpreter;
+use toss_search::alphabeta::AlphaBeta;
 use toss_search::player::{Budget, Player, RandomPlayer};
 use toss_search::uct::{Parallelism, PlayoutPolicy, RandomPlayout, Uct, UctConfig};
 

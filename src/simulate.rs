@@ -5,11 +5,11 @@
 use std::io::Write;
 use std::path::Path;
 
-use toss_runtime::Interpreter;
 use toss_core::game::{Game, rng_from_seed};
 use toss_core::ir;
-use toss_runtime::ode::Method;
 use toss_core::structure::Structure;
+use toss_runtime::Interpreter;
+use toss_runtime::ode::Method;
 
 use crate::matches::{self, PlayerSpec};
 

@@ -328,8 +328,7 @@ fn reversi_plays_like_the_peers() {
 #[test]
 fn reversi_agrees_with_the_gdl_reversi() {
     let source = toss_testkit::corpus::gdl_source("reversi.kif");
-    let gdl =
-        toss::gdl::kif::load_game(&source, "reversi.kif").unwrap_or_else(|e| panic!("{e:?}"));
+    let gdl = toss::gdl::kif::load_game(&source, "reversi.kif").unwrap_or_else(|e| panic!("{e:?}"));
     let toss = load("reversi");
     let (a, b) = (gdl.initial_state(), toss.initial_state());
     for d in 1..=6 {

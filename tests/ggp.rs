@@ -13,8 +13,8 @@ use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::Duration;
 
 use toss::Game;
-use toss_cli::ggp::referee::{MatchRecord, RefereeConfig, post, run_match};
 use toss::gdl::GdlMove;
+use toss_cli::ggp::referee::{MatchRecord, RefereeConfig, post, run_match};
 
 /// Clocks of the matches, in seconds; the players keep 0.5 s back.
 const START_CLOCK: u64 = 2;

@@ -7,10 +7,8 @@
 //! minutes (see the README).
 
 use toss::Game;
+use toss::heuristics::{CompiledHeuristic, HeuristicConfig, HeuristicEval, HeuristicKind, derive};
 use toss::search::alphabeta::AlphaBeta;
-use toss::heuristics::{
-    CompiledHeuristic, HeuristicConfig, HeuristicEval, HeuristicKind, derive,
-};
 use toss::search::player::{Budget, Player};
 
 /// The solver's evaluation of the derived heuristic of a game file (`file`

@@ -28,10 +28,10 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use toss_gdl::kif::syntax::{self, SExpr};
-use toss_lang::{Diagnostic, line_col};
 use toss_core::Game;
+use toss_gdl::kif::syntax::{self, SExpr};
 use toss_gdl::{GdlGame, GdlMove, GdlState};
+use toss_lang::{Diagnostic, line_col};
 use toss_search::player::{Budget, Player};
 use toss_search::uct::{RandomPlayout, Uct, UctConfig, regret_minimizing};
 

@@ -11,9 +11,9 @@ use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
-use toss_gdl::kif::syntax;
 use toss_core::Game;
 use toss_core::game::rng_from_seed;
+use toss_gdl::kif::syntax;
 use toss_gdl::{GdlGame, GdlMove};
 
 use super::sexpr_to_string;

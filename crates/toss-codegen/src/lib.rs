@@ -9,19 +9,18 @@
 //!
 //! Stages: [`attr`] reads `#[toss(...)]`; [`source`] finds and reads the
 //! file; `toss-lang` parses and checks it; [`plan`] decides the
-//! specialization; [`specialize`] writes the specialized impl, or [`emit`]
-//! the interpreter-forwarding one for games outside the fragment (with the
+//! specialization; `emit` writes the specialized impl, or the
+//! interpreter-forwarding one for games outside the fragment (with the
 //! `heuristics` key, the plan also compiles the derived heuristics and
 //! the impl answers `Game::heuristic_values`); [`ode`]
 //! compiles the ODE right-hand sides and update terms of games with
 //! continuous dynamics.
 
 pub mod attr;
-pub mod emit;
+mod emit;
 pub mod ode;
 pub mod plan;
 pub mod source;
-pub mod specialize;
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -123,7 +122,7 @@ fn expand(input: &DeriveInput, base: Option<&std::path::Path>) -> Result<TokenSt
                 check_fallback(&plan, &game, &interp)
                     .map_err(|e| syn::Error::new(*span, format!("{shown}: {e}")))?;
             }
-            specialize::specialized_impl(&input.ident, &path, &plan)
+            emit::specialized_impl(&input.ident, &path, &plan)
         }
         Err(reason) => {
             if let Some((span, _)) = heuristics {

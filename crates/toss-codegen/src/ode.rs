@@ -14,10 +14,11 @@ use std::path::Path;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use syn::Ident;
+use toss_core::ir;
+use toss_core::ir::derivative_name;
 use toss_lang::print::print_real;
 use toss_runtime::Interpreter;
-use toss_runtime::continuous::{Arith, ContinuousRule, derivative_name};
-use toss_core::ir;
+use toss_runtime::continuous::{Arith, ContinuousRule};
 
 /// Whether some rule of `game` has `dynamics`.
 pub fn has_dynamics(game: &ir::Game) -> bool {

@@ -24,8 +24,8 @@
 //! ask for.
 
 mod demand;
-pub mod kif;
 pub mod game;
+pub mod kif;
 pub mod reasoner;
 pub mod terms;
 

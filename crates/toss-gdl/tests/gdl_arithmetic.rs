@@ -2,8 +2,8 @@
 //! backward-chaining provers for some binding patterns) are computed once,
 //! bottom-up, and every binding pattern of a query terminates.
 
-use toss_gdl::kif::load_game;
 use toss_core::Game;
+use toss_gdl::kif::load_game;
 
 const ARITH: &str = "
 (role robot)

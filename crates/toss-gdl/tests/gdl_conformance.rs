@@ -3,9 +3,9 @@
 mod gdl_common;
 
 use gdl_common::{corpus, legal_strings, read, step};
-use toss_gdl::kif::{GdlCheck, check_gdl, load_game};
 use toss_core::Game;
 use toss_gdl::GdlGame;
+use toss_gdl::kif::{GdlCheck, check_gdl, load_game};
 
 fn src(rel: &str) -> String {
     read(&corpus().join("conformance").join(rel))

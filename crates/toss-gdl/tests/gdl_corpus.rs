@@ -6,9 +6,9 @@
 mod gdl_common;
 
 use gdl_common::{corpus, read};
+use toss_core::{Game, game::rng_from_seed};
 use toss_gdl::kif::{check_gdl, load_game, parse_ground_term, parse_ground_terms};
 use toss_gdl::{GdlGame, GdlMove, GdlState};
-use toss_core::{Game, game::rng_from_seed};
 
 /// The files whose terminal states may lack a goal (a known fault of the
 /// file, reference/gdl.md section 3).

@@ -1,14 +1,13 @@
 //! Derivation at build or load time (spec 3.2-3.5): from the payoff terms
 //! of a game to real terms of the IR, one per player and location.
 
-
 use std::collections::BTreeSet;
 
 use toss_core::analysis::fluent_relations;
 use toss_core::ir::{Formula, Game, RealExpr};
 
-use crate::{describe, rule_cond, tnf};
 use crate::tnf::{Fresh, and, inline_defs, mentions_fluent, nnf, or};
+use crate::{describe, rule_cond, tnf};
 use toss_core::ir::{free_vars, relations_used};
 
 use toss_core::game::HeuristicKind;

@@ -151,4 +151,3 @@ impl<G: GameImpl> StaticEval<G> for CompiledHeuristic {
         game.heuristic_values(s, self.kind, out);
     }
 }
-

@@ -3,8 +3,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::tnf::{Fresh, and, dnf, or, rename};
-use toss_core::ir::free_vars;
 use toss_core::analysis::changed_relations;
+use toss_core::ir::free_vars;
 use toss_core::ir::{Formula, Game, RealExpr, Rule, Var};
 
 /// Pulls existential quantifiers out of `and`/`or` (renaming bound

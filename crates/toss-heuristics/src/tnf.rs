@@ -9,7 +9,7 @@ use toss_core::ir::{DefinedRelation, Formula, Var};
 // Free variables and relations used are the IR's one traversal
 // (`toss_core::ir::walk`), shared with the code generator so that both agree
 // on which formulas are stable.
-pub use toss_core::ir::{free_vars, relations_used};
+use toss_core::ir::{free_vars, relations_used};
 
 /// Fresh variable names.
 #[derive(Default)]

@@ -2,8 +2,8 @@
 
 #![allow(clippy::unwrap_used)]
 
-use toss_lang::parse_game;
 use toss_core::ir::{Formula, RealExpr};
+use toss_lang::parse_game;
 
 #[test]
 fn three_by_three_board() {

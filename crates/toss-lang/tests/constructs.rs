@@ -2,8 +2,8 @@
 
 #![allow(clippy::unwrap_used)]
 
-use toss_lang::{parse_formula, parse_game, parse_term};
 use toss_core::ir::*;
+use toss_lang::{parse_formula, parse_game, parse_term};
 
 fn s(x: &str) -> String {
     x.to_string()

@@ -7,8 +7,8 @@ use toss_testkit::arbitrary;
 use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
-use toss_lang::{parse_game, print_game, render_diagnostics};
 use toss_core::ir::Game;
+use toss_lang::{parse_game, print_game, render_diagnostics};
 
 fn reparse(g: &Game) -> Result<Game, String> {
     let text = print_game(g);

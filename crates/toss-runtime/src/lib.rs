@@ -15,7 +15,7 @@ pub mod ode;
 pub mod rewrite;
 pub mod solver;
 
-pub use toss_core::{analysis, bits, game, ir, structure};
-pub use toss_core::{Bits, Game, Rng};
 pub use interpreter::Interpreter;
 pub use toss_core::{BitSet, Elem, FunId, RelId, Structure};
+pub use toss_core::{Bits, Game, Rng};
+pub use toss_core::{analysis, bits, game, ir, structure};

@@ -14,8 +14,8 @@
 
 use std::time::Instant;
 
-use toss_core::game::{Game, Rng, rng_from_seed};
 use crate::player::{Budget, Player};
+use toss_core::game::{Game, Rng, rng_from_seed};
 
 /// A static evaluation: one value per player.
 pub trait StaticEval<G: Game> {
@@ -248,13 +248,13 @@ impl<G: Game, E: StaticEval<G>> Player<G> for AlphaBeta<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::player::play_match;
+    use std::collections::HashMap;
+    use std::time::Duration;
+    use toss_core::structure::CanonicalStructure;
     use toss_runtime::interpreter::Interpreter;
     use toss_runtime::interpreter::State;
     use toss_testkit::fixtures::tic_tac_toe;
-    use crate::player::play_match;
-    use toss_core::structure::CanonicalStructure;
-    use std::collections::HashMap;
-    use std::time::Duration;
 
     /// Full-depth alpha-beta on the payoffs plays tic-tac-toe perfectly:
     /// against itself every game is a draw, against random it never loses.

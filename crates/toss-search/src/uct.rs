@@ -51,8 +51,8 @@ use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
-use toss_core::game::{Game, Rng, rng_from_seed};
 use crate::player::{Budget, Player};
+use toss_core::game::{Game, Rng, rng_from_seed};
 
 /// The UCB1-TUNED bound of spec 3.1 for one player in child `w` of `v`:
 /// `mu' = mu + C * Delta * sqrt(ln n(v) / n(w)) * s` with

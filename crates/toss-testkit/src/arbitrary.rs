@@ -14,7 +14,6 @@
 //! probabilities that sum to 1, drawn end-points), START / MODEL structures
 //! and a history.
 
-
 use proptest::prelude::*;
 use toss_core::ir::*;
 use toss_core::structure::Structure;

@@ -2,7 +2,6 @@
 //! and "interesting" bytes, duplicated spans, truncation, swapped tokens)
 //! for the robustness tests of the front end and of the code generator.
 
-
 /// A tiny deterministic PRNG (xorshift64*), so failures reproduce.
 pub struct XorShift(u64);
 

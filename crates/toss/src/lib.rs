@@ -73,8 +73,8 @@ pub mod __private {
     use toss_core::Structure;
 
     pub use toss_core::bits::Bits;
-    pub use toss_runtime::continuous::{CompiledTerms, root};
     pub use toss_core::game::index_below;
+    pub use toss_runtime::continuous::{CompiledTerms, root};
 
     /// Whether this processor has the bit-manipulation instructions that
     /// the second copy of a generated playout is compiled for (x86-64:

@@ -34,9 +34,7 @@ impl Formula {
                 f(Node::Real(rhs), NONE);
             }
             Formula::Not(g) => f(Node::Formula(g), NONE),
-            Formula::And(gs) | Formula::Or(gs) => {
-                gs.iter().for_each(|g| f(Node::Formula(g), NONE))
-            }
+            Formula::And(gs) | Formula::Or(gs) => gs.iter().for_each(|g| f(Node::Formula(g), NONE)),
             Formula::Implies(a, b) | Formula::Iff(a, b) => {
                 f(Node::Formula(a), NONE);
                 f(Node::Formula(b), NONE);

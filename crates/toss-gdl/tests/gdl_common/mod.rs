@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use toss_gdl::kif::{load_game, parse_ground_term};
 use toss_core::Game;
+use toss_gdl::kif::{load_game, parse_ground_term};
 use toss_gdl::{GdlGame, GdlMove, GdlState};
 
 /// The corpus directory: fails the test when `../shared` is missing.

@@ -4,10 +4,10 @@
 use std::collections::HashMap;
 
 use super::*;
-use toss_testkit::fixtures::tic_tac_toe;
-use toss_runtime::interpreter::{Interpreter, State};
 use crate::player::{MatchResult, play_match};
 use toss_core::structure::CanonicalStructure;
+use toss_runtime::interpreter::{Interpreter, State};
+use toss_testkit::fixtures::tic_tac_toe;
 
 mod games;
 
@@ -107,7 +107,12 @@ impl Player<Interpreter> for Perfect {
         "perfect".into()
     }
 
-    fn choose(&mut self, g: &Interpreter, s: &State, _: Budget) -> Vec<toss_runtime::interpreter::Move> {
+    fn choose(
+        &mut self,
+        g: &Interpreter,
+        s: &State,
+        _: Budget,
+    ) -> Vec<toss_runtime::interpreter::Move> {
         let mut movers = Vec::new();
         g.movers(s, &mut movers);
         let mut moves = Vec::new();

@@ -10,8 +10,8 @@ use toss_core::ir::{
     self, DefinedRelation, Formula, Game as IrGame, Location, Multiplicity, PlayerLocation,
     RealExpr, Target, Var,
 };
-use toss_testkit::fixtures::{rule, side};
 use toss_core::structure::Structure;
+use toss_testkit::fixtures::{rule, side};
 
 fn rel(r: &str, args: &[&str]) -> Formula {
     Formula::Rel {

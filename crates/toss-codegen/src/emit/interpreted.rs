@@ -1,4 +1,6 @@
-//! Emitting the `Game` impl.
+//! The `Game` impl of a game outside the specialized fragment, and what
+//! every impl shares (the embedded description and its interpreter, the
+//! stub impl after an error).
 //!
 //! A game outside the specialized fragment (see [`crate::plan`]) takes the
 //! runtime path the design keeps for whatever the specializer cannot
@@ -15,7 +17,12 @@ use syn::Ident;
 use toss_core::ir;
 
 /// The impl for a game that checked: embed, and forward to the interpreter.
-pub fn interpreted_impl(ident: &Ident, path: &Path, game: &ir::Game, reason: &str) -> TokenStream {
+pub(crate) fn interpreted_impl(
+    ident: &Ident,
+    path: &Path,
+    game: &ir::Game,
+    reason: &str,
+) -> TokenStream {
     let path_lit = path.to_string_lossy().into_owned();
     let file_name = path
         .file_name()
@@ -49,7 +56,7 @@ pub fn interpreted_impl(ident: &Ident, path: &Path, game: &ir::Game, reason: &st
 /// `X::SOURCE` (the description, with `include_str!` so Cargo rebuilds when
 /// it changes) and `X::interpreter()`, built on first use; `doc` is the
 /// latter's doc comment, one string per line.
-pub fn source_and_interpreter(
+pub(crate) fn source_and_interpreter(
     ident: &Ident,
     path_lit: &str,
     file_name: &str,
@@ -65,7 +72,7 @@ pub fn source_and_interpreter(
 
 /// [`source_and_interpreter`] with the interpreter built by `init` (an
 /// expression of type `Interpreter`).
-pub fn source_and_interpreter_with(
+pub(crate) fn source_and_interpreter_with(
     ident: &Ident,
     path_lit: &str,
     doc: &[&str],
@@ -104,7 +111,7 @@ pub fn source_and_interpreter_with(
 /// An impl that satisfies the trait after an error, so that the one error
 /// reported does not cascade into "trait not implemented" errors. Every
 /// method is unreachable: the crate does not compile.
-pub fn stub_impl(ident: &Ident) -> TokenStream {
+pub(crate) fn stub_impl(ident: &Ident) -> TokenStream {
     let msg = "the game description of this type did not compile";
     quote! {
         #[automatically_derived]
