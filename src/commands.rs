@@ -697,7 +697,8 @@ pub fn build(path: &Path, output: Option<&Path>, colour: bool) -> Result<(), Str
          [dependencies]\ntoss = {{ path = {:?} }}\n\n\
          [profile.release]\ncodegen-units = 1\n\n\
          # Not a member of the toss workspace.\n[workspace]\n",
-        workspace.display().to_string()
+        // The facade alone: no command-line dependency is compiled.
+        workspace.join("crates").join("toss").display().to_string()
     );
     // Write only what changed, so that Cargo rebuilds only what it must.
     let write = |p: PathBuf, text: &str| -> Result<(), String> {

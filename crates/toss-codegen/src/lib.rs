@@ -115,7 +115,7 @@ fn expand(input: &DeriveInput, base: Option<&std::path::Path>) -> Result<TokenSt
         let cfg = toss_heuristics::HeuristicConfig::default();
         (span, toss_heuristics::derive(&game, &cfg))
     });
-    let planned = plan::Plan::build_with(&game, heuristics.as_ref().map(|(_, h)| h));
+    let planned = plan::Plan::build_from(&game, &interp, heuristics.as_ref().map(|(_, h)| h));
     Ok(match planned {
         Ok(plan) => {
             if let Some((span, _)) = &heuristics {

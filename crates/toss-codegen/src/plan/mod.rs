@@ -203,8 +203,19 @@ impl Plan {
         heuristics: Option<&Heuristics>,
     ) -> Result<Plan, Unsupported> {
         let interp = Interpreter::new(game).map_err(|e| e.message)?;
+        Plan::build_from(game, &interp, heuristics)
+    }
+
+    /// [`Plan::build_with`] from the interpreter of `game` already built
+    /// (the derive builds it once, for the check that the game loads and
+    /// for the plan).
+    pub fn build_from(
+        game: &ir::Game,
+        interp: &Interpreter,
+        heuristics: Option<&Heuristics>,
+    ) -> Result<Plan, Unsupported> {
         let init = interp.initial_state();
-        let c = classify::classify(game, &interp, init.structure.clone())?;
+        let c = classify::classify(game, interp, init.structure.clone())?;
         let n = c.sig.num_elements();
         let stable = c.stable.clone();
         let mut b = Builder::new(game, c);
