@@ -8,8 +8,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use toss_runtime::continuous::derivative_name;
 
 use crate::ast::*;
+use crate::board::{Board, parse_board};
 use crate::diagnostic::Diagnostic;
-use crate::lower::{Board, parse_board};
 
 /// Names and arities a game's formulas and rules may use.
 #[derive(Debug, Default)]

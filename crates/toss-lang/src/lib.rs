@@ -7,6 +7,7 @@
 //! The front end never panics on user input, whatever the bytes.
 
 pub mod ast;
+mod board;
 mod check;
 pub mod diagnostic;
 pub mod gdl;
