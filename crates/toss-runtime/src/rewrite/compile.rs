@@ -96,6 +96,45 @@ fn rhs_functions(
     Ok((rhs_fun_literals, updates))
 }
 
+/// `may_merge[a * nl + b]`: left elements `a` and `b` may have one image
+/// (`nondistinct`).
+fn may_merge(name: &str, lhs_names: &[String], rule: &ir::Rule) -> Result<Vec<bool>, RewriteError> {
+    let nl = lhs_names.len();
+    let mut may_merge = vec![false; nl * nl];
+    for (a, b) in &rule.nondistinct {
+        let ia = index_of(lhs_names, a);
+        let ib = index_of(lhs_names, b);
+        let (Some(ia), Some(ib)) = (ia, ib) else {
+            return err(format!(
+                "rule {name}: nondistinct ({a}, {b}) names no left elements"
+            ));
+        };
+        may_merge[ia * nl + ib] = true;
+        may_merge[ib * nl + ia] = true;
+    }
+    Ok(may_merge)
+}
+
+/// The map s: right element -> left element.
+fn s_map(
+    name: &str,
+    lhs_names: &[String],
+    rhs_names: &[String],
+    rule: &ir::Rule,
+) -> Result<Vec<Option<usize>>, RewriteError> {
+    let mut s_map = vec![None; rhs_names.len()];
+    for (r, l) in &rule.map {
+        let Some(ir) = index_of(rhs_names, r) else {
+            return err(format!("rule {name}: {r} is not a right element"));
+        };
+        let Some(il) = index_of(lhs_names, l) else {
+            return err(format!("rule {name}: {l} is not a left element"));
+        };
+        s_map[ir] = Some(il);
+    }
+    Ok(s_map)
+}
+
 impl CompiledRule {
     /// Compiles `rule` against `signature`. `defined` lists the names of the
     /// defined relations (allowed on the left side only).
@@ -200,18 +239,7 @@ impl CompiledRule {
             &nullary_required,
         )?;
 
-        let mut may_merge = vec![false; nl * nl];
-        for (a, b) in &rule.nondistinct {
-            let ia = index_of(&lhs_names, a);
-            let ib = index_of(&lhs_names, b);
-            let (Some(ia), Some(ib)) = (ia, ib) else {
-                return err(format!(
-                    "rule {name}: nondistinct ({a}, {b}) names no left elements"
-                ));
-            };
-            may_merge[ia * nl + ib] = true;
-            may_merge[ib * nl + ia] = true;
-        }
+        let may_merge = may_merge(name, &lhs_names, rule)?;
         let has_nondistinct = !rule.nondistinct.is_empty();
 
         let steps = plan(
@@ -224,17 +252,7 @@ impl CompiledRule {
         );
         let ordered = steps.iter().enumerate().all(|(i, s)| s.elem == i);
 
-        // The map s.
-        let mut s_map = vec![None; rhs_names.len()];
-        for (r, l) in &rule.map {
-            let Some(ir) = index_of(&rhs_names, r) else {
-                return err(format!("rule {name}: {r} is not a right element"));
-            };
-            let Some(il) = index_of(&lhs_names, l) else {
-                return err(format!("rule {name}: {l} is not a left element"));
-            };
-            s_map[ir] = Some(il);
-        }
+        let s_map = s_map(name, &lhs_names, &rhs_names, rule)?;
 
         let mut rhs = Vec::new();
         for t in &rule.rhs.tuples {
