@@ -12,7 +12,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write;
 
-use toss_runtime::{Elem, Structure};
+use toss_core::{Elem, Structure};
 
 /// A board view: cells by (column, row), 1-based, with their piece labels,
 /// and the elements that are not on the grid.

@@ -1,6 +1,6 @@
 //! GDL (the Game Description Language of General Game Playing): the IR of a
 //! description, a bottom-up reasoner and [`GdlGame`], which implements the
-//! runtime's [`Game`](crate::Game) trait.
+//! [`Game`](toss_core::Game) trait of the core.
 //!
 //! The IR is what the KIF parser of `toss-lang` lowers to: symbols (compared
 //! case-insensitively by the parser, which keeps the first spelling seen),

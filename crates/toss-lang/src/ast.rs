@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-pub use toss_runtime::ir::{CmpOp, Distribution, FixpointKind, Multiplicity};
+pub use toss_core::ir::{CmpOp, Distribution, FixpointKind, Multiplicity};
 
 /// A byte range in the source.
 pub type Span = Range<usize>;

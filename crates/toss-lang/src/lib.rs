@@ -7,6 +7,7 @@
 //! The front end never panics on user input, whatever the bytes.
 
 pub mod ast;
+mod board;
 mod check;
 pub mod diagnostic;
 pub mod lower;
@@ -17,7 +18,7 @@ pub use diagnostic::{Diagnostic, line_col, render_diagnostics};
 pub use parse::{MAX_NESTING, MAX_TREE_DEPTH};
 pub use print::{print_formula, print_game, print_number, print_real, print_structure};
 
-use toss_runtime::ir;
+use toss_core::ir;
 
 /// Stack size of the thread the front end runs on: the parser and the
 /// passes recurse over the (depth-limited) syntax tree.

@@ -25,12 +25,12 @@
 
 use std::fmt::Write as _;
 
-use toss_runtime::ir::{
+use toss_core::ir::{
     Bound, CmpOp, Distribution, FixpointKind, Formula, Game, HistoryMove, Interval, Label,
     Location, Multiplicity, OdeEquation, RealExpr, Rule, RuleSide, RuleTuple, Target,
     UpdateEquation, Var,
 };
-use toss_runtime::structure::Structure;
+use toss_core::structure::Structure;
 
 /// Width after which lists inside structures wrap to a new line.
 const WRAP: usize = 78;

@@ -20,9 +20,9 @@
 //! with its position in the game file; the checks stay as a defence for IR
 //! built by other means.
 
-use crate::ir::{self, RealExpr};
+use toss_core::ir::{self, RealExpr};
 
-pub use crate::ir::derivative_name;
+use toss_core::ir::derivative_name;
 
 /// A compiled term list: `out[i]` is the value of the `i`-th term for the
 /// inputs `x` and the rule parameters `p`.

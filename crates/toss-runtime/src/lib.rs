@@ -16,6 +16,3 @@ pub mod rewrite;
 pub mod solver;
 
 pub use interpreter::Interpreter;
-pub use toss_core::{BitSet, Elem, FunId, RelId, Structure};
-pub use toss_core::{Bits, Game, Rng};
-pub use toss_core::{analysis, bits, game, ir, structure};

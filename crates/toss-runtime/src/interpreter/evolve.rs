@@ -30,12 +30,12 @@ use nalgebra::DVector;
 
 use super::{Interpreter, LabelInfo, Move, State, bound_value};
 use crate::continuous::{Arith, TermFn};
-use crate::game::{Rng, uniform01};
-use crate::ir;
 use crate::ode::{Integrator, OdeError, Outcome};
 use crate::rewrite::Match;
 use crate::solver::FormulaId;
-use crate::structure::{Elem, FunId, Structure};
+use toss_core::game::{Rng, uniform01};
+use toss_core::ir;
+use toss_core::structure::{Elem, FunId, Structure};
 
 /// The continuous part of a rule, resolved against the signature.
 pub(super) struct RuleCont {

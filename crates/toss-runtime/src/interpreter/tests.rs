@@ -1,8 +1,8 @@
 //! Game semantics on small hand-built games (IR constructed directly).
 
 use super::*;
-use crate::game::rng_from_seed;
-use crate::ir::{Game as IrGame, Interval, Target};
+use toss_core::game::rng_from_seed;
+use toss_core::ir::{Game as IrGame, Interval, Target};
 use toss_testkit::fixtures::*;
 
 fn three_cells() -> Structure {

@@ -13,7 +13,7 @@
 use std::cell::{Cell, RefCell};
 
 use super::{CompiledRule, Match, Source, Step, Tup, fill_unary_mask, word_members, words_contain};
-use crate::structure::{Elem, Structure};
+use toss_core::structure::{Elem, Structure};
 
 /// At most this many rules share one forest (a match's active rules are a
 /// bit mask).

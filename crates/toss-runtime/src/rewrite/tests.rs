@@ -259,7 +259,7 @@ fn deletion() {
     );
     // Deleting a matched element may touch any relation on it.
     let all = ["E".to_string(), "P".to_string()];
-    assert_eq!(crate::analysis::changed_relations(&r, &all).len(), 2);
+    assert_eq!(toss_core::analysis::changed_relations(&r, &all).len(), 2);
     let mut b = a.clone();
     cr.apply(&mut b, &ms[0], &[]);
     assert_eq!(b, st(&["x", "z"], &[("E", 2, &[]), ("P", 1, &[])], &[]));
@@ -286,10 +286,10 @@ fn new_elements_and_updates() {
         &[],
     );
     r.rhs.functions = vec![("w".into(), "n".into(), 1.5)];
-    r.update = vec![crate::ir::UpdateEquation {
+    r.update = vec![toss_core::ir::UpdateEquation {
         function: "v".into(),
         element: "a".into(),
-        value: crate::ir::RealExpr::Const(0.0),
+        value: toss_core::ir::RealExpr::Const(0.0),
     }];
     let cr = CompiledRule::new(&r, &a, &[]).expect("compiles");
     assert_eq!(cr.update_targets(), &[(fv, 0)]);
@@ -309,7 +309,7 @@ fn new_elements_and_updates() {
     assert!(b.contains(q, &[n]));
     // P is tau_h and only required-and-kept on the right: unchanged; Q is.
     let all = ["P".to_string(), "Q".to_string()];
-    let changed: Vec<String> = crate::analysis::changed_relations(&r, &all)
+    let changed: Vec<String> = toss_core::analysis::changed_relations(&r, &all)
         .into_iter()
         .collect();
     assert_eq!(changed, ["Q"]);

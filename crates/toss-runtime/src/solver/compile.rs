@@ -6,8 +6,8 @@ use std::collections::HashMap;
 
 use super::SolverError;
 use super::node::*;
-use crate::ir::{self, Formula, RealExpr, Var};
-use crate::structure::Structure;
+use toss_core::ir::{self, Formula, RealExpr, Var};
+use toss_core::structure::Structure;
 
 fn err<T>(message: impl Into<String>) -> Result<T, SolverError> {
     Err(SolverError {
@@ -484,7 +484,7 @@ impl<'a> Compiler<'a> {
                 element,
             } => match self
                 .sig
-                .function(&crate::continuous::derivative_name(name, *order))
+                .function(&toss_core::ir::derivative_name(name, *order))
             {
                 Some(f) => Term::Fun {
                     fun: f,
@@ -494,7 +494,7 @@ impl<'a> Compiler<'a> {
                     return err(format!(
                         "the derivative `:{}({element})` is not kept: only derivatives below \
                          the order of an ODE for `:{name}` are",
-                        crate::continuous::derivative_name(name, *order)
+                        toss_core::ir::derivative_name(name, *order)
                     ));
                 }
             },

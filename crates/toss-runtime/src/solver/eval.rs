@@ -6,8 +6,8 @@ use super::Solver;
 use super::node::*;
 use super::plan::MAX_JOIN_ARITY;
 use super::unary::{Words, words_contain};
-use crate::ir::CmpOp;
-use crate::structure::{BitSet, Elem, RelationData, Structure};
+use toss_core::ir::CmpOp;
+use toss_core::structure::{BitSet, Elem, RelationData, Structure};
 
 /// A set of tuples of one arity: a bitset over `bound^arity` indices when
 /// that is small, a hash set otherwise.

@@ -92,13 +92,13 @@ use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::sync::Arc;
 
-use crate::ir::{self, Formula, RealExpr};
-use crate::structure::{BitSet, Elem, RelId, RelationData, Structure};
 use compile::Compiler;
 use eval::{Env, Ev};
 use node::{Node, RelRef, Search, Slot, Term};
 use plan::Planner;
 pub use sat::{BruteForce, Prop, SatBackend, Splr};
+use toss_core::ir::{self, Formula, RealExpr};
+use toss_core::structure::{BitSet, Elem, RelId, RelationData, Structure};
 use unary::Shifts;
 
 /// A compiled formula (from [`Solver::compile_formula`] or

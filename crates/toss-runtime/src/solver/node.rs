@@ -7,8 +7,8 @@
 
 use std::collections::BTreeSet;
 
-use crate::ir::CmpOp;
-use crate::structure::{FunId, RelId};
+use toss_core::ir::CmpOp;
+use toss_core::structure::{FunId, RelId};
 
 /// Slot of an element variable.
 pub(crate) type Slot = u32;

@@ -17,7 +17,7 @@ use std::fmt;
 
 use super::eval::{Env, Ev};
 use super::node::*;
-use crate::structure::{BitSet, Elem};
+use toss_core::structure::{BitSet, Elem};
 
 /// A propositional formula over variables `0..num_vars`.
 #[derive(Clone, Debug, PartialEq)]

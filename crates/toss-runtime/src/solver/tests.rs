@@ -2,7 +2,7 @@
 //! planner against a naive evaluator.
 
 use super::*;
-use crate::ir::{CmpOp, DefinedRelation, FixpointKind, Formula as F, RealExpr as T, Var};
+use toss_core::ir::{CmpOp, DefinedRelation, FixpointKind, Formula as F, RealExpr as T, Var};
 
 // ---- building formulas ----
 

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use super::eval::{Env, Ev};
 use super::node::*;
 use super::plan::Planner;
-use crate::structure::{BitSet, Elem, RelationData};
+use toss_core::structure::{BitSet, Elem, RelationData};
 
 /// A set of elements described by a formula in one free variable.
 #[derive(Clone, Debug)]

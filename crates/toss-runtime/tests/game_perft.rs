@@ -1,7 +1,8 @@
 //! Perft of the game files under `games/` through the interpreter: the
 //! move counts fix the semantics that performance work must keep.
 
-use toss_runtime::{Game, Interpreter};
+use toss_core::Game;
+use toss_runtime::Interpreter;
 
 fn load(name: &str) -> Interpreter {
     let path = format!("{}/../../games/{name}.toss", env!("CARGO_MANIFEST_DIR"));
