@@ -4,6 +4,8 @@
 use std::collections::HashMap;
 
 use super::*;
+use super::bandit::pick;
+use toss_core::game::Rng;
 use toss_testkit::fixtures::tic_tac_toe;
 use toss_runtime::interpreter::{Interpreter, State};
 use crate::player::{MatchResult, play_match};
