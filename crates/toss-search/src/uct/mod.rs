@@ -45,6 +45,12 @@
 //! seed either way. A shared tree takes 5 bytes per node more while it
 //! is searched (each node's virtual losses and whether its expansion is
 //! in flight).
+//!
+//! The parts: the parameters and evaluation games in `config`, the bandit
+//! (UCB1-TUNED, regret minimisation, the draw of a joint move) in `bandit`,
+//! the arena in `tree`, one thread's search (descent, expansion, playout)
+//! in `search`, tree parallelism in `parallel`; the player, with root
+//! parallelism, here.
 
 use std::time::Instant;
 
