@@ -12,7 +12,7 @@ use super::{
 
 impl Program {
     /// Compiles a description in which the relations with a symbol from
-    /// `demand_from` on are demand relations (see [`super::demand`]): a join
+    /// `demand_from` on are demand relations (see [`crate::demand`]): a join
     /// order reads them first, as they bind the arguments their rule was
     /// asked for.
     pub(crate) fn compile(desc: &Description, demand_from: Sym) -> Result<Program, ProgramError> {
