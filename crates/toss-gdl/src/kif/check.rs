@@ -95,6 +95,150 @@ pub fn check(
             });
         }
     }
+    check_atoms(clauses, errors, warnings);
+    check_safety(&rules, errors);
+    // Dependency graph.
+    let mut rel_ids: BTreeMap<RelKey, usize> = BTreeMap::new();
+    let mut rel_names: Vec<String> = Vec::new();
+    let mut id = |k: RelKey, text: &str, names: &mut Vec<String>| -> usize {
+        let n = rel_ids.len();
+        *rel_ids.entry(k).or_insert_with(|| {
+            names.push(text.to_string());
+            n
+        })
+    };
+    let mut head_of = Vec::new();
+    for r in &rules {
+        head_of.push(id(r.head.key(), &r.head.rel.text, &mut rel_names));
+        for l in &r.body {
+            if let Flat::Pos(a) | Flat::Neg(a, _) = l {
+                id(a.key(), &a.rel.text, &mut rel_names);
+            }
+        }
+    }
+    let kid = |k: &str, n: usize| rel_ids.get(&(k.to_string(), n)).copied();
+    let nrel = rel_names.len();
+    let mut succ = vec![Vec::new(); nrel];
+    for (i, r) in rules.iter().enumerate() {
+        for l in &r.body {
+            if let Flat::Pos(a) | Flat::Neg(a, _) = l {
+                succ[head_of[i]].push(rel_ids[&a.key()]);
+            }
+        }
+    }
+    let comps = sccs(nrel, &succ);
+    let mut comp_of = vec![0; nrel];
+    for (ci, c) in comps.iter().enumerate() {
+        for &x in c {
+            comp_of[x] = ci;
+        }
+    }
+    let recursive: Vec<bool> = comps
+        .iter()
+        .map(|c| c.len() > 1 || succ[c[0]].contains(&c[0]))
+        .collect();
+    // Stratification, on the rule graph (a rule depends on the rules whose
+    // head may unify with a body literal).
+    let lowered = lower(&rules);
+    let (rule_succ, rule_neg) = crate::rule_graph(&lowered);
+    let rcomps = sccs(rules.len(), &rule_succ);
+    let mut rcomp_of = vec![0; rules.len()];
+    for (ci, c) in rcomps.iter().enumerate() {
+        for &x in c {
+            rcomp_of[x] = ci;
+        }
+    }
+    for &(i, j, k) in &rule_neg {
+        if rcomp_of[i] != rcomp_of[j] {
+            continue;
+        }
+        if let Some(Flat::Neg(a, s)) = rules[i].body.get(k) {
+            let d = Diagnostic::new(
+                format!(
+                    "not stratified: `{}` depends negatively on `{}`, which depends on it",
+                    rules[i].head.rel.text, a.rel.text
+                ),
+                (*s).clone(),
+            )
+            .with_note("negation may not occur in a recursive cycle");
+            if !errors.contains(&d) {
+                errors.push(d);
+            }
+        }
+    }
+    check_recursion(&rules, &head_of, &recursive, &comp_of, &rel_ids, errors);
+    // Dependence on `true` and `does`.
+    let mut dep_true = vec![false; nrel];
+    let mut dep_does = vec![false; nrel];
+    if let Some(t) = kid("true", 1) {
+        dep_true[t] = true;
+    }
+    if let Some(d) = kid("does", 2) {
+        dep_does[d] = true;
+    }
+    for c in &comps {
+        let mut t = c.iter().any(|&x| dep_true[x]);
+        let mut d = c.iter().any(|&x| dep_does[x]);
+        for &x in c {
+            for &y in &succ[x] {
+                t |= dep_true[y];
+                d |= dep_does[y];
+            }
+        }
+        for &x in c {
+            dep_true[x] = t;
+            dep_does[x] = d;
+        }
+    }
+    for r in &rules {
+        let hk = r.head.rel.key.as_str();
+        let no_does = matches!(hk, "legal" | "goal" | "terminal");
+        let no_true = matches!(hk, "init" | "base" | "input");
+        if !no_does && !no_true {
+            continue;
+        }
+        for l in &r.body {
+            let (Flat::Pos(a) | Flat::Neg(a, _)) = l else {
+                continue;
+            };
+            let b = rel_ids[&a.key()];
+            let bad = if dep_does[b] {
+                Some("does")
+            } else if no_true && dep_true[b] {
+                Some("true")
+            } else {
+                None
+            };
+            if let Some(k) = bad {
+                let via = if a.rel.key == k {
+                    String::new()
+                } else {
+                    format!(" (through `{}`)", a.rel.text)
+                };
+                let span = match l {
+                    Flat::Neg(_, s) => (*s).clone(),
+                    _ => a.span.clone(),
+                };
+                let d = Diagnostic::new(
+                    format!("`{}` must not depend on `{k}`{via}", r.head.rel.text),
+                    span,
+                );
+                if !errors.contains(&d) {
+                    errors.push(d);
+                }
+            }
+        }
+    }
+    if !errors.is_empty() {
+        return None;
+    }
+    Some(lowered)
+}
+
+/// The atoms of the clauses: keyword arities and places, ground facts
+/// (errors), and relations or functions used with several arities
+/// (warnings).
+fn check_atoms(clauses: &[AClause], errors: &mut Vec<Diagnostic>, warnings: &mut Vec<Diagnostic>) {
     // Keyword arities and places; ground facts.
     let kw_arity: HashMap<&str, usize> = KEYWORD_ARITY.iter().copied().collect();
     let mut seen_atoms: Vec<(&AAtom, bool)> = Vec::new();
@@ -180,6 +324,11 @@ pub fn check(
             }
         }
     }
+}
+
+/// Safety: the variables of the head, of negations and of `distinct` occur
+/// in a positive literal of the body.
+fn check_safety(rules: &[FlatRule], errors: &mut Vec<Diagnostic>) {
     // Safety (facts are checked for groundness above).
     for r in rules.iter().filter(|r| !r.body.is_empty()) {
         let mut bound: BTreeSet<&str> = BTreeSet::new();
@@ -225,75 +374,18 @@ pub fn check(
             }
         }
     }
-    // Dependency graph.
-    let mut rel_ids: BTreeMap<RelKey, usize> = BTreeMap::new();
-    let mut rel_names: Vec<String> = Vec::new();
-    let mut id = |k: RelKey, text: &str, names: &mut Vec<String>| -> usize {
-        let n = rel_ids.len();
-        *rel_ids.entry(k).or_insert_with(|| {
-            names.push(text.to_string());
-            n
-        })
-    };
-    let mut head_of = Vec::new();
-    for r in &rules {
-        head_of.push(id(r.head.key(), &r.head.rel.text, &mut rel_names));
-        for l in &r.body {
-            if let Flat::Pos(a) | Flat::Neg(a, _) = l {
-                id(a.key(), &a.rel.text, &mut rel_names);
-            }
-        }
-    }
-    let kid = |k: &str, n: usize| rel_ids.get(&(k.to_string(), n)).copied();
-    let nrel = rel_names.len();
-    let mut succ = vec![Vec::new(); nrel];
-    for (i, r) in rules.iter().enumerate() {
-        for l in &r.body {
-            if let Flat::Pos(a) | Flat::Neg(a, _) = l {
-                succ[head_of[i]].push(rel_ids[&a.key()]);
-            }
-        }
-    }
-    let comps = sccs(nrel, &succ);
-    let mut comp_of = vec![0; nrel];
-    for (ci, c) in comps.iter().enumerate() {
-        for &x in c {
-            comp_of[x] = ci;
-        }
-    }
-    let recursive: Vec<bool> = comps
-        .iter()
-        .map(|c| c.len() > 1 || succ[c[0]].contains(&c[0]))
-        .collect();
-    // Stratification, on the rule graph (a rule depends on the rules whose
-    // head may unify with a body literal).
-    let lowered = lower(&rules);
-    let (rule_succ, rule_neg) = crate::rule_graph(&lowered);
-    let rcomps = sccs(rules.len(), &rule_succ);
-    let mut rcomp_of = vec![0; rules.len()];
-    for (ci, c) in rcomps.iter().enumerate() {
-        for &x in c {
-            rcomp_of[x] = ci;
-        }
-    }
-    for &(i, j, k) in &rule_neg {
-        if rcomp_of[i] != rcomp_of[j] {
-            continue;
-        }
-        if let Some(Flat::Neg(a, s)) = rules[i].body.get(k) {
-            let d = Diagnostic::new(
-                format!(
-                    "not stratified: `{}` depends negatively on `{}`, which depends on it",
-                    rules[i].head.rel.text, a.rel.text
-                ),
-                (*s).clone(),
-            )
-            .with_note("negation may not occur in a recursive cycle");
-            if !errors.contains(&d) {
-                errors.push(d);
-            }
-        }
-    }
+}
+
+/// The recursion restriction on the rules whose head is in a recursive
+/// component of the relation graph (`comp_of`, `recursive`).
+fn check_recursion(
+    rules: &[FlatRule],
+    head_of: &[usize],
+    recursive: &[bool],
+    comp_of: &[usize],
+    rel_ids: &BTreeMap<RelKey, usize>,
+    errors: &mut Vec<Diagnostic>,
+) {
     for (i, r) in rules.iter().enumerate() {
         let h = head_of[i];
         // Recursion restriction.
@@ -337,72 +429,6 @@ pub fn check(
             }
         }
     }
-    // Dependence on `true` and `does`.
-    let mut dep_true = vec![false; nrel];
-    let mut dep_does = vec![false; nrel];
-    if let Some(t) = kid("true", 1) {
-        dep_true[t] = true;
-    }
-    if let Some(d) = kid("does", 2) {
-        dep_does[d] = true;
-    }
-    for c in &comps {
-        let mut t = c.iter().any(|&x| dep_true[x]);
-        let mut d = c.iter().any(|&x| dep_does[x]);
-        for &x in c {
-            for &y in &succ[x] {
-                t |= dep_true[y];
-                d |= dep_does[y];
-            }
-        }
-        for &x in c {
-            dep_true[x] = t;
-            dep_does[x] = d;
-        }
-    }
-    for r in &rules {
-        let hk = r.head.rel.key.as_str();
-        let no_does = matches!(hk, "legal" | "goal" | "terminal");
-        let no_true = matches!(hk, "init" | "base" | "input");
-        if !no_does && !no_true {
-            continue;
-        }
-        for l in &r.body {
-            let (Flat::Pos(a) | Flat::Neg(a, _)) = l else {
-                continue;
-            };
-            let b = rel_ids[&a.key()];
-            let bad = if dep_does[b] {
-                Some("does")
-            } else if no_true && dep_true[b] {
-                Some("true")
-            } else {
-                None
-            };
-            if let Some(k) = bad {
-                let via = if a.rel.key == k {
-                    String::new()
-                } else {
-                    format!(" (through `{}`)", a.rel.text)
-                };
-                let span = match l {
-                    Flat::Neg(_, s) => (*s).clone(),
-                    _ => a.span.clone(),
-                };
-                let d = Diagnostic::new(
-                    format!("`{}` must not depend on `{k}`{via}", r.head.rel.text),
-                    span,
-                );
-                if !errors.contains(&d) {
-                    errors.push(d);
-                }
-            }
-        }
-    }
-    if !errors.is_empty() {
-        return None;
-    }
-    Some(lowered)
 }
 
 fn collect_atoms<'a>(body: &'a [ALit], out: &mut Vec<(&'a AAtom, bool)>) {

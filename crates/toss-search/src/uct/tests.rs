@@ -3,8 +3,10 @@
 
 use std::collections::HashMap;
 
+use super::bandit::pick;
 use super::*;
 use crate::player::{MatchResult, play_match};
+use toss_core::game::Rng;
 use toss_core::structure::CanonicalStructure;
 use toss_runtime::interpreter::{Interpreter, State};
 use toss_testkit::fixtures::tic_tac_toe;
