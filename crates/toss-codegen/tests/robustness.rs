@@ -167,7 +167,7 @@ fn random_games_derive() {
     let mut failures = Vec::new();
     let mut tally = Tally::new();
     for i in 0..RANDOM_GAMES {
-        let choices: Vec<u32> = (0..600).map(|_| rng.next() as u32).collect();
+        let choices: Vec<u32> = (0..600).map(|_| rng.next_u64() as u32).collect();
         let game = arbitrary::Choices::new(choices).game();
         let text = toss_lang::print_game(&game);
         match check(&dir, text.as_bytes()) {

@@ -82,7 +82,7 @@ fn seeds() -> Vec<(String, Vec<u8>)> {
         .collect();
     let mut rng = XorShift::new(7);
     for i in 0..3 {
-        let choices: Vec<u32> = (0..600).map(|_| rng.next() as u32).collect();
+        let choices: Vec<u32> = (0..600).map(|_| rng.next_u64() as u32).collect();
         let g = arbitrary::Choices::new(choices).game();
         seeds.push((
             format!("<printed random game {i}>"),

@@ -9,7 +9,7 @@ impl XorShift {
     pub fn new(seed: u64) -> Self {
         XorShift(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
     }
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         let mut x = self.0;
         x ^= x >> 12;
         x ^= x << 25;
@@ -19,7 +19,7 @@ impl XorShift {
     }
     /// A number in `0..n` (`n > 0`).
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        (self.next_u64() % n as u64) as usize
     }
 }
 
@@ -94,7 +94,7 @@ pub fn mutate(rng: &mut XorShift, src: &[u8]) -> Vec<u8> {
             1 => {
                 let at = rng.below(len + 1);
                 let n = 1 + rng.below(4);
-                let bytes: Vec<u8> = (0..n).map(|_| rng.next() as u8).collect();
+                let bytes: Vec<u8> = (0..n).map(|_| rng.next_u64() as u8).collect();
                 s.splice(at..at, bytes);
             }
             // Insert an interesting byte string.
@@ -118,7 +118,7 @@ pub fn mutate(rng: &mut XorShift, src: &[u8]) -> Vec<u8> {
             // Replace one byte.
             7 if len > 0 => {
                 let at = rng.below(len);
-                s[at] = rng.next() as u8;
+                s[at] = rng.next_u64() as u8;
             }
             _ => {}
         }
