@@ -16,11 +16,11 @@
 //! compiles the ODE right-hand sides and update terms of games with
 //! continuous dynamics.
 
-pub mod attr;
+mod attr;
 mod emit;
 pub mod ode;
 pub mod plan;
-pub mod source;
+mod source;
 
 use proc_macro2::TokenStream;
 use quote::quote;

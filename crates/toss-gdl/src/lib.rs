@@ -24,10 +24,10 @@
 //! ask for.
 
 mod demand;
-pub mod game;
+mod game;
 pub mod kif;
-pub mod reasoner;
-pub mod terms;
+mod reasoner;
+mod terms;
 
 pub use game::{GdlGame, GdlMove, GdlState, GoalError};
 pub use reasoner::{Program, ProgramError};

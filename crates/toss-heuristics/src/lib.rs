@@ -26,10 +26,10 @@
 //! and of learnt evaluation games belongs here too.
 
 pub mod derive;
-pub mod describe;
-pub mod eval;
-pub mod rule_cond;
-pub mod tnf;
+pub(crate) mod describe;
+mod eval;
+pub(crate) mod rule_cond;
+pub(crate) mod tnf;
 
 pub use derive::{
     HeuristicConfig, Heuristics, Prepared, derive, existential_heuristic, formula_heuristic,
