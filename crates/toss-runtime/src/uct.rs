@@ -177,6 +177,31 @@ impl<G: Game + Sync> Evaluator<G> for RandomPlayout {
     }
 }
 
+/// A uniformly random playout of at most `max_plies` turns from `s`, as
+/// [`Game::random_playout_from`], that gives up when `deadline` passes
+/// (the clock is read before every turn): `None` then. An evaluator that
+/// gives up this way reports NaN payoffs, which a search with a deadline
+/// ([`Uct::set_deadline`]) reads as an interrupted iteration.
+pub fn random_playout_until<G: Game>(
+    game: &G,
+    s: &mut G::State,
+    rng: &mut Rng,
+    max_plies: usize,
+    deadline: Instant,
+) -> Option<crate::game::Payoffs> {
+    let mut plies = 0;
+    loop {
+        if Instant::now() >= deadline {
+            return None;
+        }
+        let (n, pay) = game.random_playout_from(s, rng, 1);
+        plies += n;
+        if n == 0 || plies >= max_plies {
+            return Some(pay);
+        }
+    }
+}
+
 /// How a play continues below a newly expanded node.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum PlayoutPolicy {
@@ -486,6 +511,9 @@ struct Work<G: Game> {
     pay: Vec<f64>,
     tmp: Vec<f64>,
     stats: Vec<f64>,
+    /// Set by [`Uct::set_deadline`]: expansions and random playouts stop
+    /// when it passes.
+    deadline: Option<Instant>,
 }
 
 impl<G: Game> Work<G> {
@@ -498,6 +526,7 @@ impl<G: Game> Work<G> {
             pay: vec![0.0; np],
             tmp: vec![0.0; np],
             stats: Vec::new(),
+            deadline: None,
         }
     }
 }
@@ -581,6 +610,15 @@ struct Search {
     tree: Tree,
     rng: Rng,
     max_nodes: usize,
+}
+
+/// How an iteration of a search with a deadline ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ended {
+    Complete,
+    /// The deadline passed inside it: what was evaluated of an expansion
+    /// is kept, nothing is recorded along the path.
+    Interrupted,
 }
 
 impl Search {
@@ -708,7 +746,7 @@ impl Search {
         eval: &E,
         root: &G::State,
         w: &mut Work<G>,
-    ) {
+    ) -> Ended {
         let mut s = root.clone();
         w.path.clear();
         w.path.push(0);
@@ -725,21 +763,29 @@ impl Search {
             let node = self.tree.nodes[v as usize];
             if node.first == NONE {
                 if total == 0 || self.tree.len() + total > self.max_nodes {
-                    Self::playout(cfg, game, eval, &mut s, &mut self.rng, w);
+                    if !self.playout_in_time(cfg, game, eval, &mut s, w) {
+                        return Ended::Interrupted;
+                    }
                     break;
                 }
-                self.expand(cfg, game, eval, &s, v, total, w);
+                if self.expand(cfg, game, eval, &s, v, total, w) < total {
+                    return Ended::Interrupted;
+                }
                 let j = self.select(cfg, v, &w.movers, &dims);
                 joint_of::<G>(&w.moves, m, j, &mut w.joint);
                 game.apply(&mut s, &w.joint, &mut self.rng);
                 v = self.tree.nodes[v as usize].first + j as u32;
                 w.path.push(v);
-                Self::playout(cfg, game, eval, &mut s, &mut self.rng, w);
+                if !self.playout_in_time(cfg, game, eval, &mut s, w) {
+                    return Ended::Interrupted;
+                }
                 break;
             }
             if node.len as usize != total {
                 // Chance changed the moves under this node: no tree here.
-                Self::playout(cfg, game, eval, &mut s, &mut self.rng, w);
+                if !self.playout_in_time(cfg, game, eval, &mut s, w) {
+                    return Ended::Interrupted;
+                }
                 break;
             }
             let j = self.select(cfg, v, &w.movers, &dims);
@@ -751,10 +797,45 @@ impl Search {
         for &u in &w.path {
             self.tree.record(u, &w.pay, 1);
         }
+        Ended::Complete
+    }
+
+    /// [`Search::playout`], or without a deadline a random playout that
+    /// gives up when it passes; false if the deadline interrupted it (the
+    /// payoffs are then not to be recorded).
+    fn playout_in_time<G: Game, E: Evaluator<G>>(
+        &mut self,
+        cfg: &UctConfig,
+        game: &G,
+        eval: &E,
+        s: &mut G::State,
+        w: &mut Work<G>,
+    ) -> bool {
+        match w.deadline {
+            None => {
+                Self::playout(cfg, game, eval, s, &mut self.rng, w);
+                true
+            }
+            Some(d) if cfg.playout == PlayoutPolicy::Random => {
+                match random_playout_until(game, s, &mut self.rng, cfg.max_playout_plies, d) {
+                    Some(p) => {
+                        w.pay.copy_from_slice(&p);
+                        true
+                    }
+                    None => false,
+                }
+            }
+            Some(_) => {
+                Self::playout(cfg, game, eval, s, &mut self.rng, w);
+                !w.pay.iter().any(|x| x.is_nan())
+            }
+        }
     }
 
     /// Adds all joint moves of `v` (state `s`) as children and evaluates
-    /// each `E` times.
+    /// each `E` times; returns how many were evaluated (all of them unless
+    /// the deadline passed: the children not evaluated then are added
+    /// unvisited, and none at all if the first was not evaluated).
     #[allow(clippy::too_many_arguments)]
     fn expand<G: Game, E: Evaluator<G>>(
         &mut self,
@@ -765,13 +846,30 @@ impl Search {
         v: u32,
         total: usize,
         w: &mut Work<G>,
-    ) {
-        self.tree.reserve(total, self.max_nodes);
+    ) -> usize {
         let mut stats = std::mem::take(&mut w.stats);
         stats.clear();
-        let weight = evaluate_children(cfg, game, eval, s, total, &mut self.rng, w, &mut stats);
-        self.tree.add_children(v, weight, &stats);
+        let (weight, done) = evaluate_children(
+            cfg,
+            game,
+            eval,
+            s,
+            total,
+            &mut self.rng,
+            w,
+            &mut stats,
+            w.deadline,
+        );
+        if done > 0 {
+            self.tree.reserve(total, self.max_nodes);
+            stats.resize(total * 2 * game.num_players(), 0.0);
+            let first = self.tree.add_children(v, weight, &stats) as usize;
+            for node in &mut self.tree.nodes[first + done..first + total] {
+                node.n = 0;
+            }
+        }
         w.stats = stats;
+        done
     }
 
     /// Descends from the root as [`Search::iterate`] does, the virtual
@@ -1187,7 +1285,8 @@ fn run_task<G: Game, E: Evaluator<G>>(
             let m = w.movers.len();
             let dims: Vec<usize> = w.moves[..m].iter().map(Vec::len).collect();
             let stats = &mut out.stats;
-            let weight = evaluate_children(cfg, game, eval, &state, total, rng, w, stats);
+            let (weight, _) =
+                evaluate_children(cfg, game, eval, &state, total, rng, w, stats, None);
             let j = select_by(cfg, rng, f64::from(parent_n), &w.movers, &dims, |j, p| {
                 let b = j * np2 + 2 * p;
                 let (mean, variance) = moments(stats[b], stats[b + 1], f64::from(weight));
@@ -1228,7 +1327,10 @@ fn select_by(
 /// The initial statistics of the `total` children of a leaf in state `s`
 /// whose movers and legal moves are in `w`: each child's evaluation game is
 /// played E times and recorded with the weight E'. Appends
-/// `(sum, sum of squares)` per player for each child to `out`; returns E'.
+/// `(sum, sum of squares)` per player for each child to `out`; returns E'
+/// and the number of children evaluated: all of them, unless `deadline`
+/// passed first (read before each child) or an evaluation reported NaN
+/// (interrupted by it).
 #[allow(clippy::too_many_arguments)]
 fn evaluate_children<G: Game, E: Evaluator<G>>(
     cfg: &UctConfig,
@@ -1239,7 +1341,8 @@ fn evaluate_children<G: Game, E: Evaluator<G>>(
     rng: &mut Rng,
     w: &mut Work<G>,
     out: &mut Vec<f64>,
-) -> u32 {
+    deadline: Option<Instant>,
+) -> (u32, usize) {
     let np = game.num_players();
     let m = w.movers.len();
     let e = cfg.evals.max(1);
@@ -1247,6 +1350,9 @@ fn evaluate_children<G: Game, E: Evaluator<G>>(
     let mut sum = vec![0.0; np];
     let mut sq = vec![0.0; np];
     for j in 0..total {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return (weight, j);
+        }
         joint_of::<G>(&w.moves, m, j, &mut w.joint);
         sum.iter_mut().for_each(|x| *x = 0.0);
         sq.iter_mut().for_each(|x| *x = 0.0);
@@ -1261,6 +1367,9 @@ fn evaluate_children<G: Game, E: Evaluator<G>>(
             } else if k == 0 || !eval.is_deterministic() {
                 eval.evaluate(game, &t, rng, &mut w.tmp);
             }
+            if deadline.is_some() && w.tmp.iter().any(|x| x.is_nan()) {
+                return (weight, j);
+            }
             for p in 0..np {
                 sum[p] += w.tmp[p];
                 sq[p] += w.tmp[p] * w.tmp[p];
@@ -1271,7 +1380,7 @@ fn evaluate_children<G: Game, E: Evaluator<G>>(
             out.push(sq[p] / e as f64 * weight as f64);
         }
     }
-    weight
+    (weight, total)
 }
 
 /// Whether the joint move draws from the generator when applied in
@@ -1301,6 +1410,8 @@ pub struct Uct<E> {
     searches: u64,
     trees: Vec<Option<Tree>>,
     last: SearchReport,
+    /// See [`Uct::set_deadline`].
+    deadline: Option<Instant>,
 }
 
 /// What the last search did.
@@ -1326,7 +1437,19 @@ impl<E> Uct<E> {
             searches: 0,
             trees: Vec::new(),
             last: SearchReport::default(),
+            deadline: None,
         }
+    }
+
+    /// A time after which the searches of one tree (not
+    /// [`Parallelism::Tree`]) start no iteration and stop the one running,
+    /// inside an expansion or a random playout: a search then takes at
+    /// most one evaluation past it, whatever its budget. The evaluated
+    /// children of an interrupted expansion are kept; the rest of an
+    /// interrupted iteration is dropped. `None` (the default) searches as
+    /// before, iterations always complete.
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
     }
 
     /// Statistics of the last search.
@@ -1386,8 +1509,10 @@ impl<E> Uct<E> {
             .collect();
         let cfg = &self.config;
         let eval = &self.eval;
+        let deadline = self.deadline;
         let run = |sr: &mut Search, share: Budget| -> u64 {
             let mut w = Work::<G>::new(np);
+            w.deadline = deadline;
             let mut k = 0u64;
             // With a time budget the clock is read every `stride`
             // iterations: every iteration while iterations are slow (a
@@ -1397,6 +1522,9 @@ impl<E> Uct<E> {
             let mut next_check = 1u64;
             let mut last = start;
             loop {
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    break;
+                }
                 match share {
                     Budget::Iterations(n) if k >= n => break,
                     Budget::Time(d) if k >= next_check => {
@@ -1414,8 +1542,11 @@ impl<E> Uct<E> {
                     }
                     _ => {}
                 }
-                sr.iterate(cfg, game, eval, state, &mut w);
+                let ended = sr.iterate(cfg, game, eval, state, &mut w);
                 k += 1;
+                if ended == Ended::Interrupted {
+                    break;
+                }
             }
             k
         };
