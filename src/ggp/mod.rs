@@ -984,6 +984,7 @@ impl Match {
                 return Some(legal[self.role][k]);
             }
         };
+        let traps = self.traps(&legal, deadline);
         self.deadline.set(deadline);
         let budget = Budget::Time(deadline.saturating_duration_since(Instant::now()));
         let copies: Vec<GdlGame> = (1..self.searches.len())
@@ -1028,14 +1029,89 @@ impl Match {
         // Visits of each of our moves, over all joint moves.
         let stride: usize = dims[self.role + 1..].iter().product();
         let mut visits = vec![0u64; dims[self.role]];
+        let mut mine = vec![0.0f64; dims[self.role]];
         for (j, &c) in n.iter().enumerate() {
-            visits[(j / stride) % dims[self.role]] += c;
+            let a = (j / stride) % dims[self.role];
+            visits[a] += c;
+            mine[a] += sums[j * np + self.role];
         }
-        let best = alive[self.role]
-            .iter()
-            .copied()
-            .max_by_key(|&a| (visits[a], std::cmp::Reverse(a)))?;
+        // A move after which the opponent can end the game at once with
+        // less for us than the search expects of it is avoided, if another
+        // is not: few random playouts find the one reply that punishes it.
+        let safe =
+            |a: usize| traps[a].is_none_or(|t| visits[a] == 0 || t >= mine[a] / visits[a] as f64);
+        let most_visited = |among: &mut dyn Iterator<Item = usize>| {
+            among.max_by_key(|&a| (visits[a], std::cmp::Reverse(a)))
+        };
+        let alive = &alive[self.role];
+        let best = most_visited(&mut alive.iter().copied().filter(|&a| safe(a)))
+            .or_else(|| most_visited(&mut (0..dims[self.role]).filter(|&a| safe(a))))
+            .or_else(|| most_visited(&mut alive.iter().copied()))?;
         Some(legal[self.role][best])
+    }
+
+    /// For each of our legal moves in a turn of ours alone (every other
+    /// role has one move), the least goal of ours among the opponents'
+    /// replies that end the game at once, if any does. Looked at while
+    /// the time allows (a tenth of what is left before `deadline`), with
+    /// at most 256 replies per move; `None` for moves not looked at.
+    fn traps(&self, legal: &[Vec<GdlMove>], deadline: Instant) -> Vec<Option<f64>> {
+        let mut traps = vec![None; legal[self.role].len()];
+        let others_pass = legal
+            .iter()
+            .enumerate()
+            .all(|(p, l)| p == self.role || l.len() == 1);
+        if !others_pass || traps.len() < 2 {
+            return traps;
+        }
+        let now = Instant::now();
+        let until = now + deadline.saturating_duration_since(now) / 10;
+        let np = legal.len();
+        let mut replies: Vec<Vec<GdlMove>> = vec![Vec::new(); np];
+        for (a, trap) in traps.iter_mut().enumerate() {
+            if Instant::now() >= until {
+                break;
+            }
+            let joint: Vec<GdlMove> = (0..np)
+                .map(|p| {
+                    if p == self.role {
+                        legal[p][a]
+                    } else {
+                        legal[p][0]
+                    }
+                })
+                .collect();
+            let next = self.game.next_state(&self.state, &joint);
+            if self.game.is_terminal(&next) {
+                continue;
+            }
+            for (p, r) in replies.iter_mut().enumerate() {
+                self.game.legal_moves(&next, p, r);
+            }
+            let dims: Vec<usize> = replies.iter().map(Vec::len).collect();
+            let total = dims.iter().try_fold(1usize, |x, &d| x.checked_mul(d));
+            let Some(total) = total.filter(|&t| t > 0 && t <= 256) else {
+                continue;
+            };
+            let mut reply = Vec::with_capacity(np);
+            for j in 0..total {
+                reply.clear();
+                let mut k = j;
+                for p in (0..np).rev() {
+                    reply.push(replies[p][k % dims[p]]);
+                    k /= dims[p];
+                }
+                reply.reverse();
+                let after = self.game.next_state(&next, &reply);
+                if self.game.is_terminal(&after)
+                    && let Ok(g) = self.game.goals(&after)
+                {
+                    let mine = g[self.role] as f64;
+                    *trap = Some(trap.map_or(mine, |t: f64| t.min(mine)));
+                }
+            }
+        }
+        traps
     }
 
     /// The last search, for the log: `N iterations in S s`.
