@@ -1053,8 +1053,9 @@ impl Match {
     /// For each of our legal moves in a turn of ours alone (every other
     /// role has one move), the least goal of ours among the opponents'
     /// replies that end the game at once, if any does. Looked at while
-    /// the time allows (a tenth of what is left before `deadline`), with
-    /// at most 256 replies per move; `None` for moves not looked at.
+    /// the time allows (a tenth of what is left before `deadline`: all
+    /// `None` if that is not enough for every move), with at most 256
+    /// replies per move.
     fn traps(&self, legal: &[Vec<GdlMove>], deadline: Instant) -> Vec<Option<f64>> {
         let mut traps = vec![None; legal[self.role].len()];
         let others_pass = legal
@@ -1070,7 +1071,8 @@ impl Match {
         let mut replies: Vec<Vec<GdlMove>> = vec![Vec::new(); np];
         for (a, trap) in traps.iter_mut().enumerate() {
             if Instant::now() >= until {
-                break;
+                // Moves not looked at would look safe: no judgement at all.
+                return vec![None; legal[self.role].len()];
             }
             let joint: Vec<GdlMove> = (0..np)
                 .map(|p| {
