@@ -474,3 +474,53 @@ fn a_game_breaking_only_the_restrictions_on_rules_is_played_with_a_warning() {
     assert_eq!(reply, "busy");
     assert!(why.contains("unsafe rule"), "{why}");
 }
+
+/// White plays calm (black then settles: white 60) or risky (black
+/// punishes: white 0, or passes: white 100); every reply of black ends
+/// the game.
+const TRAP: &str = "(role white) (role black) (init (control white)) (num 1) (num 2) (num 3)
+(<= (legal white calm) (true (control white))) (<= (legal white risky) (true (control white)))
+(<= (legal black noop) (true (control white))) (<= (legal white noop) (true (control black)))
+(<= (legal black punish) (true (chose risky))) (<= (legal black (pass ?n)) (true (chose risky)) (num ?n))
+(<= (legal black settle) (true (chose calm)))
+(<= (next (chose ?m)) (does white ?m) (distinct ?m noop))
+(<= (next (control black)) (true (control white)))
+(<= (next (ended ?m)) (does black ?m) (distinct ?m noop))
+(<= terminal (true (ended ?m)))
+(<= (goal white 0) (true (ended punish))) (<= (goal black 100) (true (ended punish)))
+(<= (goal white 100) (true (ended (pass ?n)))) (<= (goal black 0) (true (ended (pass ?n))))
+(<= (goal white 60) (true (ended settle))) (<= (goal black 40) (true (ended settle)))";
+
+#[test]
+fn the_least_an_opponent_can_end_the_game_with_after_each_move() {
+    let p = player();
+    ok(&p, &start(TRAP, "t", "white"));
+    let m = lock(&p.registry).matches.get("t").cloned().expect("match");
+    let m = lock(&m);
+    let mut legal = vec![Vec::new(); 2];
+    for (r, l) in legal.iter_mut().enumerate() {
+        m.game.legal_moves(&m.state, r, l);
+    }
+    let traps = |deadline| {
+        let mut t: Vec<(String, Option<f64>)> = legal[0]
+            .iter()
+            .zip(m.traps(&legal, deadline))
+            .map(|(mv, t)| (m.game.term_to_string(mv.0), t))
+            .collect();
+        t.sort_by(|a, b| a.0.cmp(&b.0));
+        t
+    };
+    let later = Instant::now() + Duration::from_secs(10);
+    assert_eq!(
+        traps(later),
+        [
+            ("calm".to_string(), Some(60.0)),
+            ("risky".to_string(), Some(0.0))
+        ]
+    );
+    // Without the time to look at every move, no judgement.
+    assert_eq!(
+        traps(Instant::now()),
+        [("calm".to_string(), None), ("risky".to_string(), None)]
+    );
+}
