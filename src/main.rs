@@ -160,9 +160,15 @@ enum GgpCommand {
         margin: Option<f64>,
         #[arg(long, default_value_t = 0)]
         seed: u64,
-        /// UCT threads.
+        /// UCT threads per match.
         #[arg(long, default_value_t = 1)]
         threads: usize,
+        /// Matches played at once; a START beyond gets `busy`.
+        #[arg(long, default_value_t = 4)]
+        max_matches: usize,
+        /// Connections served at once; beyond, a new one gets 503.
+        #[arg(long, default_value_t = 256)]
+        max_connections: usize,
     },
     /// Run a match of a GDL game between GGP players, one per role in role
     /// order; prints each step and the goals.
@@ -182,6 +188,12 @@ enum GgpCommand {
         /// The match id (default: the file's stem and the seed).
         #[arg(long)]
         match_id: Option<String>,
+        /// Seconds after the clock a reply is still accepted (ggp-base: 1).
+        #[arg(long, default_value_t = 1.0)]
+        grace: f64,
+        /// Write the match record there, in ggp-base's JSON format.
+        #[arg(long)]
+        record: Option<PathBuf>,
     },
 }
 
@@ -244,8 +256,18 @@ fn main() -> ExitCode {
                     margin,
                     seed,
                     threads,
+                    max_matches,
+                    max_connections,
                 },
-        } => commands::ggp_serve(&host, port, margin, seed, threads),
+        } => toss_cli::ggp::cli::serve(&toss_cli::ggp::cli::ServeOptions {
+            host,
+            port,
+            margin,
+            seed,
+            threads,
+            max_matches,
+            max_connections,
+        }),
         Command::Ggp {
             command:
                 GgpCommand::Referee {
@@ -255,14 +277,20 @@ fn main() -> ExitCode {
                     play_clock,
                     seed,
                     match_id,
+                    grace,
+                    record,
                 },
-        } => commands::ggp_referee(
-            &file,
-            &players,
-            start_clock,
-            play_clock,
-            seed,
-            match_id,
+        } => toss_cli::ggp::cli::referee(
+            &toss_cli::ggp::cli::RefereeOptions {
+                file,
+                players,
+                start_clock,
+                play_clock,
+                seed,
+                match_id,
+                grace,
+                record,
+            },
             colour,
         ),
     };

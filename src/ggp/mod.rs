@@ -10,30 +10,39 @@
 //!
 //! | message | reply |
 //! |---|---|
-//! | `(INFO)` | `((name toss) (status available))`, `busy` while a match runs |
+//! | `(INFO)` | `((name toss) (status available))`, `busy` when a START would be refused |
 //! | `(START id role (rule ...) startclock playclock)` | `ready`, `busy` beyond [`PlayerConfig::max_matches`] |
 //! | `(PLAY id nil)`, `(PLAY id (move ...))` | our move, a GDL term |
 //! | `(STOP id (move ...))` | `done` |
 //! | `(ABORT id)` | `aborted` |
 //! | `(PREVIEW (rule ...) clock)` | `ready` |
 //!
-//! A message that is malformed, names an unknown match, has the wrong
-//! number of moves or an illegal move gets an error reply (an HTTP error
-//! status and a line of text), and the player keeps serving.
+//! A message of the protocol that cannot be served (malformed, an unknown
+//! match, the wrong number of moves or an illegal move, a game that does
+//! not check or is too large) gets status 200 and what real servers expect
+//! instead, as ggp-base reads the body whatever the status: `busy` to
+//! START and PREVIEW, `nil` to PLAY, `done` to STOP, `aborted` to ABORT;
+//! the reason goes to the log (and to the `X-Toss-Reason` header). Only
+//! a body in which no keyword of the protocol can be read gets status 400.
+//! The player keeps serving either way.
 
+pub mod cli;
 pub mod referee;
 pub mod server;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use toss_core::Game;
+use toss_core::game::Rng;
 use toss_gdl::kif::syntax::{self, SExpr};
 use toss_gdl::{GdlGame, GdlMove, GdlState};
 use toss_lang::{Diagnostic, line_col};
 use toss_search::player::{Budget, Player};
-use toss_search::uct::{RandomPlayout, Uct, UctConfig, regret_minimizing};
+use toss_search::uct::{Evaluator, Uct, UctConfig, random_playout_until, regret_minimizing};
 
 /// A message of the match protocol.
 #[derive(Clone, Debug, PartialEq)]
@@ -305,28 +314,52 @@ fn write_sexpr(e: &SExpr, out: &mut String) {
     }
 }
 
-/// Builds the game of a description received in a message; errors list
-/// the first diagnostics with line and column in the message.
-pub fn game_of_rules(rules: &[SExpr], body: &str) -> Result<GdlGame, GgpError> {
+/// Builds the game of a description received in a message, its reasoner
+/// bounded to `max_facts` facts per relation; errors list the first
+/// diagnostics with line and column in the message. A description that
+/// breaks only GDL's restrictions on rules (unsafe or recursive rules the
+/// checker refuses) is built all the same when the reasoner compiles it,
+/// as servers send such games: the warning to log comes with it.
+pub fn game_of_rules(
+    rules: &[SExpr],
+    body: &str,
+    max_facts: usize,
+) -> Result<(GdlGame, Option<String>), GgpError> {
     let checked = toss_gdl::kif::check_gdl_forms(rules);
-    let desc = match checked.description {
-        Some(d) if checked.errors.is_empty() => d,
+    let summary = {
+        let shown = checked.errors.len().min(3);
+        let parts: Vec<String> = checked.errors[..shown]
+            .iter()
+            .map(|d| describe(d, body))
+            .collect();
+        let mut s = parts.join("; ");
+        if checked.errors.len() > shown {
+            let _ = write!(s, "; and {} more", checked.errors.len() - shown);
+        }
+        s
+    };
+    let (desc, warning) = match (checked.description, checked.unchecked) {
+        (Some(d), _) if checked.errors.is_empty() => (d, None),
+        (_, Some(d)) => (
+            d,
+            Some(format!(
+                "the description does not validate ({summary}); it is played as the reasoner reads it"
+            )),
+        ),
         _ => {
-            let mut s = String::from("invalid game description: ");
-            let shown = checked.errors.len().min(3);
-            let parts: Vec<String> = checked.errors[..shown]
-                .iter()
-                .map(|d| describe(d, body))
-                .collect();
-            s.push_str(&parts.join("; "));
-            if checked.errors.len() > shown {
-                let _ = write!(s, "; and {} more", checked.errors.len() - shown);
-            }
-            return Err(GgpError::bad(s));
+            return Err(GgpError::bad(format!(
+                "invalid game description: {summary}"
+            )));
         }
     };
-    toss_gdl::kif::build_game(&desc)
-        .map_err(|d| GgpError::bad(format!("invalid game description: {}", d.message)))
+    let game = toss_gdl::kif::build_game_with_limit(&desc, max_facts).map_err(|d| {
+        if warning.is_some() {
+            GgpError::bad(format!("invalid game description: {summary}"))
+        } else {
+            GgpError::bad(format!("invalid game description: {}", d.message))
+        }
+    })?;
+    Ok((game, warning))
 }
 
 /// How the player thinks.
@@ -338,13 +371,21 @@ pub struct PlayerConfig {
     /// `None`: a quarter of the clock, at most one second.
     pub margin: Option<f64>,
     pub seed: u64,
-    /// UCT threads: independent trees (root parallelism), each searching
-    /// with its own copy of the reasoner.
+    /// UCT threads of each match: independent trees (root parallelism),
+    /// each searching with its own copy of the reasoner.
     pub threads: usize,
     /// The UCT tree of one thread is never extended beyond this many nodes.
     pub max_nodes: usize,
     /// A START beyond this many matches in progress is answered `busy`.
     pub max_matches: usize,
+    /// The reasoner of a match holds at most this many facts per relation
+    /// (and four times as many terms): a game whose initial state needs
+    /// more is refused at START (`busy`).
+    pub max_facts: usize,
+    /// A state with more joint moves than this is not searched: the move
+    /// is a random legal one (UCT's root statistics take memory in
+    /// proportion to the joint moves).
+    pub max_joint_moves: usize,
 }
 
 impl Default for PlayerConfig {
@@ -355,7 +396,9 @@ impl Default for PlayerConfig {
             seed: 0,
             threads: 1,
             max_nodes: 1 << 21,
-            max_matches: 16,
+            max_matches: 4,
+            max_facts: 1_000_000,
+            max_joint_moves: 100_000,
         }
     }
 }
@@ -375,6 +418,14 @@ impl PlayerConfig {
             .saturating_sub(received.elapsed())
     }
 
+    /// When the search on a clock of `clock` seconds that started at
+    /// `received` must end.
+    /// (A `received` in the future counts from now.)
+    pub fn deadline(&self, clock: f64, received: Instant) -> Instant {
+        received.min(Instant::now())
+            + Duration::from_secs_f64(clock).saturating_sub(self.margin_for(clock))
+    }
+
     /// The UCT configuration of each thread's tree: GDL goals lie in 0..=100.
     pub fn uct_config(&self) -> UctConfig {
         UctConfig {
@@ -382,6 +433,46 @@ impl PlayerConfig {
             threads: 1,
             max_nodes: self.max_nodes,
             ..UctConfig::default()
+        }
+    }
+}
+
+/// The end of the current search, shared by a match's evaluators.
+#[derive(Debug)]
+struct Deadline {
+    epoch: Instant,
+    /// Nanoseconds after `epoch`.
+    nanos: AtomicU64,
+}
+
+impl Deadline {
+    fn set(&self, t: Instant) {
+        let n = t.saturating_duration_since(self.epoch).as_nanos();
+        self.nanos
+            .store(u64::try_from(n).unwrap_or(u64::MAX), Ordering::Relaxed);
+    }
+
+    fn get(&self) -> Instant {
+        self.epoch + Duration::from_nanos(self.nanos.load(Ordering::Relaxed))
+    }
+}
+
+/// UCT's evaluation in the player: a random playout that gives up when the
+/// search's deadline passes (NaN payoffs, read by [`Uct`] as an
+/// interrupted iteration), so that a reply is never late for a long
+/// playout.
+#[derive(Clone, Debug)]
+struct TimedPlayout {
+    max_plies: usize,
+    deadline: Arc<Deadline>,
+}
+
+impl Evaluator<GdlGame> for TimedPlayout {
+    fn evaluate(&self, game: &GdlGame, s: &GdlState, rng: &mut Rng, out: &mut [f64]) {
+        let mut t = s.clone();
+        match random_playout_until(game, &mut t, rng, self.max_plies, self.deadline.get()) {
+            Some(p) => out.copy_from_slice(&p),
+            None => out.fill(f64::NAN),
         }
     }
 }
@@ -398,16 +489,16 @@ struct Match {
     /// copy of the game made just before the search: the terms of the
     /// current state are then interned alike in every copy, and the trees
     /// index children by joint-move number, not by term.
-    searches: Vec<Uct<RandomPlayout>>,
-    /// Iterations and seconds of the last search.
-    last_search: (u64, f64),
+    searches: Vec<Uct<TimedPlayout>>,
+    deadline: Arc<Deadline>,
+    /// For the moves of states that are not searched.
+    rng: Rng,
+    max_joint_moves: usize,
+    /// Iterations and seconds of the last search, or why there was none.
+    last_search: Result<(u64, f64), String>,
     start_clock: f64,
     play_clock: f64,
     last_message: Instant,
-    /// Mean time of one UCT iteration in the last search. The clock is
-    /// read between iterations, so a search overruns its budget by up to
-    /// one iteration; budgets are cut by twice this.
-    iteration_time: Duration,
 }
 
 impl Match {
@@ -420,9 +511,16 @@ impl Match {
 /// The reply to one request and the line to log about it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Handled {
-    /// 200 on success, else the error status.
+    /// 200 for every message of the protocol; 400 for a body that is not
+    /// one (no keyword of the protocol can be read from it).
     pub status: u16,
+    /// What the message asked for, or what real servers expect instead
+    /// when it cannot be served: `busy` to START or PREVIEW, `nil` to PLAY,
+    /// `done` to STOP, `aborted` to ABORT (ggp-base reads the body whatever
+    /// the status, so an error text would be taken for a move).
     pub reply: String,
+    /// Why the message was not served as asked, if it was not.
+    pub reason: Option<String>,
     pub log: String,
 }
 
@@ -436,53 +534,127 @@ fn match_seed(seed: u64, match_id: &str) -> u64 {
     h ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
-/// A GGP player: the matches it knows, keyed by match id.
+/// The matches a player knows.
+#[derive(Default)]
+struct Registry {
+    matches: BTreeMap<String, Arc<Mutex<Match>>>,
+    /// Ids of the matches whose START is being prepared.
+    starting: BTreeSet<String>,
+}
+
+/// A GGP player: the matches it knows, keyed by match id. Requests are
+/// served concurrently: each match has a lock of its own, held while its
+/// message is handled, and the table of matches is locked only to look a
+/// match up, add or remove it.
 pub struct GgpPlayer {
     pub config: PlayerConfig,
-    matches: BTreeMap<String, Match>,
+    registry: Mutex<Registry>,
+}
+
+/// Locks a mutex, through poisoning: a panic while a match was handled
+/// (caught by the server) leaves its data usable.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The keyword of a message that could not be read, if one can be seen:
+/// the first word after the first `(`.
+fn keyword_of(body: &str) -> Option<String> {
+    let rest = body.trim_start().strip_prefix('(')?;
+    let word: String = rest
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .take(8)
+        .collect();
+    let kw = word.to_ascii_uppercase();
+    ["INFO", "START", "PLAY", "STOP", "ABORT", "PREVIEW"]
+        .contains(&kw.as_str())
+        .then_some(kw)
+}
+
+/// What a server expects instead of the reply to a message of this kind
+/// that cannot be served.
+fn fallback_reply(kind: &str) -> &'static str {
+    match kind {
+        "PLAY" => "nil",
+        "STOP" => "done",
+        "ABORT" => "aborted",
+        _ => "busy",
+    }
+}
+
+/// Takes a match id out of [`Registry::starting`] when its START ends,
+/// whichever way.
+struct Starting<'a> {
+    player: &'a GgpPlayer,
+    id: &'a str,
+}
+
+impl Drop for Starting<'_> {
+    fn drop(&mut self) {
+        lock(&self.player.registry).starting.remove(self.id);
+    }
 }
 
 impl GgpPlayer {
     pub fn new(config: PlayerConfig) -> GgpPlayer {
         GgpPlayer {
             config,
-            matches: BTreeMap::new(),
+            registry: Mutex::new(Registry::default()),
         }
     }
 
     /// The ids of the matches in progress, sorted.
     pub fn match_ids(&self) -> Vec<String> {
-        self.matches.keys().cloned().collect()
+        lock(&self.registry).matches.keys().cloned().collect()
     }
 
     /// Drops the matches that had no message for longer than their idle
-    /// limit (60 s plus four times the sum of their clocks); returns their ids.
-    pub fn expire(&mut self, now: Instant) -> Vec<String> {
-        let old: Vec<String> = self
+    /// limit (60 s plus four times the sum of their clocks); returns their
+    /// ids. A match whose message is being handled is not idle.
+    pub fn expire(&self, now: Instant) -> Vec<String> {
+        let mut reg = lock(&self.registry);
+        let old: Vec<String> = reg
             .matches
             .iter()
-            .filter(|(_, m)| now.saturating_duration_since(m.last_message) > m.idle_limit())
+            .filter(|(_, m)| {
+                m.try_lock()
+                    .is_ok_and(|m| now.saturating_duration_since(m.last_message) > m.idle_limit())
+            })
             .map(|(id, _)| id.clone())
             .collect();
         for id in &old {
-            self.matches.remove(id);
+            reg.matches.remove(id);
         }
         old
     }
 
     /// Answers one message; `received` is when the request arrived (the
-    /// clocks count from then).
-    pub fn handle(&mut self, body: &str, received: Instant) -> Handled {
+    /// clocks count from then). May be called from several threads at once.
+    pub fn handle(&self, body: &str, received: Instant) -> Handled {
         for id in self.expire(received) {
             eprintln!("ggp {id}: dropped after its clocks expired without messages");
         }
         let msg = match parse_message(body) {
             Ok(m) => m,
             Err(e) => {
-                return Handled {
-                    status: e.status,
-                    log: format!("ggp ?: error {}: {}", e.status, e.message),
-                    reply: e.message,
+                return match keyword_of(body) {
+                    Some(kind) => {
+                        let reply = fallback_reply(&kind).to_string();
+                        Handled {
+                            status: 200,
+                            log: format!("ggp ? {kind}: {reply} ({})", e.message),
+                            reply,
+                            reason: Some(e.message),
+                        }
+                    }
+                    None => Handled {
+                        status: e.status,
+                        log: format!("ggp ?: error {}: {}", e.status, e.message),
+                        reply: e.message.clone(),
+                        reason: Some(e.message),
+                    },
                 };
             }
         };
@@ -503,25 +675,44 @@ impl GgpPlayer {
                     received.elapsed().as_secs_f64()
                 ),
                 reply,
+                reason: None,
             },
-            Err(e) => Handled {
-                status: e.status,
-                log: format!("ggp {id} {kind}: error {}: {}", e.status, e.message),
-                reply: e.message,
-            },
+            Err(e) => {
+                let reply = fallback_reply(kind).to_string();
+                Handled {
+                    status: 200,
+                    log: format!(
+                        "ggp {id} {kind}: {reply} ({}); replied after {:.3} s",
+                        e.message,
+                        received.elapsed().as_secs_f64()
+                    ),
+                    reply,
+                    reason: Some(e.message),
+                }
+            }
         }
+    }
+
+    /// The match with this id.
+    fn find(&self, match_id: &str) -> Result<Arc<Mutex<Match>>, GgpError> {
+        lock(&self.registry)
+            .matches
+            .get(match_id)
+            .cloned()
+            .ok_or_else(|| unknown_match(match_id))
     }
 
     /// The reply and a detail for the log.
     fn dispatch(
-        &mut self,
+        &self,
         msg: Message,
         body: &str,
         received: Instant,
     ) -> Result<(String, String), GgpError> {
         match msg {
             Message::Info => {
-                let status = if self.matches.is_empty() {
+                let reg = lock(&self.registry);
+                let status = if reg.matches.len() + reg.starting.len() < self.config.max_matches {
                     "available"
                 } else {
                     "busy"
@@ -532,8 +723,8 @@ impl GgpPlayer {
                 ))
             }
             Message::Preview { rules, .. } => {
-                game_of_rules(&rules, body)?;
-                Ok(("ready".into(), String::new()))
+                let (_, warning) = game_of_rules(&rules, body, self.config.max_facts)?;
+                Ok(("ready".into(), warning.unwrap_or_default()))
             }
             Message::Start {
                 match_id,
@@ -552,10 +743,11 @@ impl GgpPlayer {
             ),
             Message::Play { match_id, moves } => self.play(&match_id, moves, received),
             Message::Stop { match_id, moves } => {
-                let mut m = self
+                let m = lock(&self.registry)
                     .matches
                     .remove(&match_id)
                     .ok_or_else(|| unknown_match(&match_id))?;
+                let mut m = lock(&m);
                 if let Some(moves) = moves {
                     m.advance(&moves)?;
                 }
@@ -574,18 +766,19 @@ impl GgpPlayer {
                 Ok(("done".into(), detail))
             }
             Message::Abort { match_id } => {
-                let m = self
+                let m = lock(&self.registry)
                     .matches
                     .remove(&match_id)
                     .ok_or_else(|| unknown_match(&match_id))?;
-                Ok(("aborted".into(), format!("after {} steps", m.step)))
+                let step = lock(&m).step;
+                Ok(("aborted".into(), format!("after {step} steps")))
             }
         }
     }
 
     #[allow(clippy::too_many_arguments)]
     fn start(
-        &mut self,
+        &self,
         match_id: String,
         role: &str,
         rules: &[SExpr],
@@ -594,19 +787,27 @@ impl GgpPlayer {
         body: &str,
         received: Instant,
     ) -> Result<(String, String), GgpError> {
-        if self.matches.len() >= self.config.max_matches {
-            return Ok((
-                "busy".into(),
-                format!("{} matches are in progress", self.matches.len()),
-            ));
+        {
+            let mut reg = lock(&self.registry);
+            if reg.matches.contains_key(&match_id) || reg.starting.contains(&match_id) {
+                return Err(GgpError::bad(format!(
+                    "match `{}` has already started",
+                    quote(&match_id)
+                )));
+            }
+            let busy = reg.matches.len() + reg.starting.len();
+            if busy >= self.config.max_matches {
+                return Err(GgpError::bad(format!(
+                    "{busy} matches are in progress, the most this player takes"
+                )));
+            }
+            reg.starting.insert(match_id.clone());
         }
-        if self.matches.contains_key(&match_id) {
-            return Err(GgpError::bad(format!(
-                "match `{}` has already started",
-                quote(&match_id)
-            )));
-        }
-        let game = game_of_rules(rules, body)?;
+        let _starting = Starting {
+            player: self,
+            id: &match_id,
+        };
+        let (game, warning) = game_of_rules(rules, body, self.config.max_facts)?;
         let r = game.role_index(role).ok_or_else(|| {
             GgpError::bad(format!(
                 "`{}` is not a role of this game (roles: {})",
@@ -616,17 +817,28 @@ impl GgpPlayer {
         })?;
         let state = game.initial_state();
         let seed = match_seed(self.config.seed, &match_id);
+        let deadline = Arc::new(Deadline {
+            epoch: received,
+            nanos: AtomicU64::new(0),
+        });
+        let eval = TimedPlayout {
+            max_plies: 1000,
+            deadline: deadline.clone(),
+        };
         let mut m = Match {
             searches: (0..self.config.threads.max(1) as u64)
                 .map(|i| {
                     Uct::new(
                         self.config.uct_config(),
-                        RandomPlayout { max_plies: 1000 },
+                        eval.clone(),
                         seed.wrapping_add(i.wrapping_mul(0x2545_F491_4F6C_DD1D)),
                     )
                 })
                 .collect(),
-            last_search: (0, 0.0),
+            deadline,
+            rng: toss_core::game::rng_from_seed(seed ^ 0x5EED),
+            max_joint_moves: self.config.max_joint_moves,
+            last_search: Ok((0, 0.0)),
             game,
             role: r,
             state,
@@ -634,53 +846,50 @@ impl GgpPlayer {
             start_clock,
             play_clock,
             last_message: received,
-            iteration_time: Duration::ZERO,
         };
-        // Preparation: search from the initial state; the tree is kept for
-        // the first move. A first iteration expands the root, playing out
-        // each joint move once, and plays one more: one timed playout
-        // predicts its time, so that no iteration starts that would overrun
-        // the start clock.
-        if !m.game.is_terminal(&m.state) {
-            let t = Instant::now();
-            let mut s = m.state.clone();
-            let mut rng = toss_core::game::rng_from_seed(seed);
-            m.game.random_playout_from(&mut s, &mut rng, 1000);
-            let mut legal = Vec::new();
-            let mut joints = 1u32;
-            for p in 0..m.game.num_players() {
+        // The initial state within the reasoner's limit, or no match.
+        let terminal = m.game.is_terminal(&m.state);
+        let mut legal = Vec::new();
+        for p in 0..m.game.num_players() {
+            if !terminal {
                 m.game.legal_moves(&m.state, p, &mut legal);
-                joints = joints.saturating_mul(legal.len().max(1) as u32);
             }
-            m.iteration_time = t.elapsed().saturating_mul(joints.saturating_add(1));
         }
-        let budget = self.config.budget(start_clock, received);
-        let detail = if m.game.is_terminal(&m.state) {
+        if m.game.overflows() > 0 {
+            return Err(GgpError::bad(format!(
+                "the initial state of this game needs more than {} facts in a relation, the limit of the reasoner",
+                self.config.max_facts
+            )));
+        }
+        // Preparation: search from the initial state; the tree is kept for
+        // the first move.
+        let mut detail = if terminal {
             format!("role {}, the initial state is terminal", m.role_name())
         } else {
-            m.search(budget);
+            m.search(self.config.deadline(start_clock, received));
             format!(
-                "role {}, clocks {start_clock} s / {play_clock} s, {} iterations of preparation in {:.3} s",
+                "role {}, clocks {start_clock} s / {play_clock} s, {} of preparation",
                 m.role_name(),
-                m.last_search.0,
-                m.last_search.1
+                m.search_text()
             )
         };
-        self.matches.insert(match_id, m);
+        if let Some(w) = warning {
+            let _ = write!(detail, "; warning: {w}");
+        }
+        lock(&self.registry)
+            .matches
+            .insert(match_id.clone(), Arc::new(Mutex::new(m)));
         Ok(("ready".into(), detail))
     }
 
     fn play(
-        &mut self,
+        &self,
         match_id: &str,
         moves: Option<Vec<SExpr>>,
         received: Instant,
     ) -> Result<(String, String), GgpError> {
-        let config = &self.config;
-        let m = self
-            .matches
-            .get_mut(match_id)
-            .ok_or_else(|| unknown_match(match_id))?;
+        let m = self.find(match_id)?;
+        let mut m = lock(&m);
         m.last_message = received;
         match moves {
             Some(moves) => m.advance(&moves)?,
@@ -700,8 +909,8 @@ impl GgpPlayer {
                 m.step
             )));
         }
-        let budget = config.budget(m.play_clock, received);
-        let Some(mv) = m.search(budget) else {
+        let deadline = self.config.deadline(m.play_clock, received);
+        let Some(mv) = m.search(deadline) else {
             return Err(GgpError {
                 status: 500,
                 message: format!(
@@ -712,11 +921,10 @@ impl GgpPlayer {
         };
         let text = m.game.term_to_string(mv.0);
         let detail = format!(
-            "step {}, {} iterations in {:.3} s (budget {:.3} s)",
+            "step {}, {} (budget {:.3} s)",
             m.step + 1,
-            m.last_search.0,
-            m.last_search.1,
-            budget.as_secs_f64()
+            m.search_text(),
+            deadline.saturating_duration_since(received).as_secs_f64()
         );
         Ok((text, detail))
     }
@@ -740,21 +948,45 @@ pub fn goals_text(roles: &[String], goals: &[u64]) -> String {
 }
 
 impl Match {
-    /// Searches from the current state for `budget` less twice the mean
-    /// iteration time, on every thread, and returns our role's move: from
-    /// the root children's statistics summed over the trees, a
-    /// regret-minimising joint move (the best mean for a turn-based game),
-    /// and among our role's remaining moves the most visited one. `None`
-    /// when the state is terminal or our role has no legal move.
-    fn search(&mut self, budget: Duration) -> Option<GdlMove> {
-        // When one iteration is expected to take longer than the time left,
-        // none is started: the move comes from the trees as they are (kept
-        // from the previous searches), or is the first legal one.
-        let budget = if self.iteration_time > budget {
-            Budget::Iterations(0)
-        } else {
-            Budget::Time(budget.saturating_sub(2 * self.iteration_time))
+    /// Searches from the current state until `deadline` on every thread
+    /// (iterations are interrupted there, inside playouts and expansions
+    /// too) and returns our role's move: from the root children's
+    /// statistics summed over the trees, a regret-minimising joint move
+    /// (the best mean for a turn-based game), and among our role's
+    /// remaining moves the most visited one. A state beyond the limits
+    /// (more joint moves than `max_joint_moves`, or facts beyond the
+    /// reasoner's limit) is not searched: the move is a random legal one.
+    /// `None` when the state is terminal or our role has no legal move.
+    fn search(&mut self, deadline: Instant) -> Option<GdlMove> {
+        let np = self.game.num_players();
+        let overflows = self.game.overflows();
+        let mut legal: Vec<Vec<GdlMove>> = vec![Vec::new(); np];
+        for (p, l) in legal.iter_mut().enumerate() {
+            self.game.legal_moves(&self.state, p, l);
+        }
+        let dims: Vec<usize> = legal.iter().map(Vec::len).collect();
+        if dims[self.role] == 0 {
+            return None;
+        }
+        let total = dims
+            .iter()
+            .try_fold(1usize, |a, &d| a.checked_mul(d))
+            .filter(|&t| t <= self.max_joint_moves);
+        let total = match total {
+            Some(t) if t > 0 && self.game.overflows() == overflows => t,
+            _ => {
+                self.last_search = Err(if self.game.overflows() != overflows {
+                    "no search: this state exceeds the reasoner's limit of facts".into()
+                } else {
+                    format!("no search: more than {} joint moves", self.max_joint_moves)
+                });
+                let k = toss_core::game::index_below(&mut self.rng, dims[self.role]);
+                return Some(legal[self.role][k]);
+            }
         };
+        let traps = self.traps(&legal, deadline);
+        self.deadline.set(deadline);
+        let budget = Budget::Time(deadline.saturating_duration_since(Instant::now()));
         let copies: Vec<GdlGame> = (1..self.searches.len())
             .map(|_| self.game.clone())
             .collect();
@@ -762,20 +994,12 @@ impl Match {
         let (game, state) = (&self.game, &self.state);
         std::thread::scope(|sc| {
             for (u, g) in rest.iter_mut().zip(&copies) {
+                u.set_deadline(Some(deadline));
                 sc.spawn(move || u.search(g, state, budget));
             }
+            first.set_deadline(Some(deadline));
             first.search(game, state, budget);
         });
-        let np = self.game.num_players();
-        let mut legal: Vec<Vec<GdlMove>> = vec![Vec::new(); np];
-        for (p, l) in legal.iter_mut().enumerate() {
-            self.game.legal_moves(&self.state, p, l);
-        }
-        let dims: Vec<usize> = legal.iter().map(Vec::len).collect();
-        let total: usize = dims.iter().product();
-        if total == 0 {
-            return None;
-        }
         let mut n = vec![0u64; total];
         let mut sums = vec![0.0; total * np];
         let (mut iterations, mut seconds) = (0u64, 0.0f64);
@@ -792,11 +1016,7 @@ impl Match {
                 }
             }
         }
-        self.last_search = (iterations, seconds);
-        if iterations > 0 {
-            let per_thread = iterations as f64 / self.searches.len() as f64;
-            self.iteration_time = Duration::from_secs_f64(seconds / per_thread);
-        }
+        self.last_search = Ok((iterations, seconds));
         // Every role moves in every step of a GDL game: mover k is role k.
         let util = |j: usize, k: usize| {
             if n[j] == 0 {
@@ -809,14 +1029,99 @@ impl Match {
         // Visits of each of our moves, over all joint moves.
         let stride: usize = dims[self.role + 1..].iter().product();
         let mut visits = vec![0u64; dims[self.role]];
+        let mut mine = vec![0.0f64; dims[self.role]];
         for (j, &c) in n.iter().enumerate() {
-            visits[(j / stride) % dims[self.role]] += c;
+            let a = (j / stride) % dims[self.role];
+            visits[a] += c;
+            mine[a] += sums[j * np + self.role];
         }
-        let best = alive[self.role]
-            .iter()
-            .copied()
-            .max_by_key(|&a| (visits[a], std::cmp::Reverse(a)))?;
+        // A move after which the opponent can end the game at once with
+        // less for us than the search expects of it is avoided, if another
+        // is not: few random playouts find the one reply that punishes it.
+        let safe =
+            |a: usize| traps[a].is_none_or(|t| visits[a] == 0 || t >= mine[a] / visits[a] as f64);
+        let most_visited = |among: &mut dyn Iterator<Item = usize>| {
+            among.max_by_key(|&a| (visits[a], std::cmp::Reverse(a)))
+        };
+        let alive = &alive[self.role];
+        let best = most_visited(&mut alive.iter().copied().filter(|&a| safe(a)))
+            .or_else(|| most_visited(&mut (0..dims[self.role]).filter(|&a| safe(a))))
+            .or_else(|| most_visited(&mut alive.iter().copied()))?;
         Some(legal[self.role][best])
+    }
+
+    /// For each of our legal moves in a turn of ours alone (every other
+    /// role has one move), the least goal of ours among the opponents'
+    /// replies that end the game at once, if any does. Looked at while
+    /// the time allows (a tenth of what is left before `deadline`: all
+    /// `None` if that is not enough for every move), with at most 256
+    /// replies per move.
+    fn traps(&self, legal: &[Vec<GdlMove>], deadline: Instant) -> Vec<Option<f64>> {
+        let mut traps = vec![None; legal[self.role].len()];
+        let others_pass = legal
+            .iter()
+            .enumerate()
+            .all(|(p, l)| p == self.role || l.len() == 1);
+        if !others_pass || traps.len() < 2 {
+            return traps;
+        }
+        let now = Instant::now();
+        let until = now + deadline.saturating_duration_since(now) / 10;
+        let np = legal.len();
+        let mut replies: Vec<Vec<GdlMove>> = vec![Vec::new(); np];
+        for (a, trap) in traps.iter_mut().enumerate() {
+            if Instant::now() >= until {
+                // Moves not looked at would look safe: no judgement at all.
+                return vec![None; legal[self.role].len()];
+            }
+            let joint: Vec<GdlMove> = (0..np)
+                .map(|p| {
+                    if p == self.role {
+                        legal[p][a]
+                    } else {
+                        legal[p][0]
+                    }
+                })
+                .collect();
+            let next = self.game.next_state(&self.state, &joint);
+            if self.game.is_terminal(&next) {
+                continue;
+            }
+            for (p, r) in replies.iter_mut().enumerate() {
+                self.game.legal_moves(&next, p, r);
+            }
+            let dims: Vec<usize> = replies.iter().map(Vec::len).collect();
+            let total = dims.iter().try_fold(1usize, |x, &d| x.checked_mul(d));
+            let Some(total) = total.filter(|&t| t > 0 && t <= 256) else {
+                continue;
+            };
+            let mut reply = Vec::with_capacity(np);
+            for j in 0..total {
+                reply.clear();
+                let mut k = j;
+                for p in (0..np).rev() {
+                    reply.push(replies[p][k % dims[p]]);
+                    k /= dims[p];
+                }
+                reply.reverse();
+                let after = self.game.next_state(&next, &reply);
+                if self.game.is_terminal(&after)
+                    && let Ok(g) = self.game.goals(&after)
+                {
+                    let mine = g[self.role] as f64;
+                    *trap = Some(trap.map_or(mine, |t: f64| t.min(mine)));
+                }
+            }
+        }
+        traps
+    }
+
+    /// The last search, for the log: `N iterations in S s`.
+    fn search_text(&self) -> String {
+        match &self.last_search {
+            Ok((n, s)) => format!("{n} iterations in {s:.3} s"),
+            Err(why) => why.clone(),
+        }
     }
 
     fn role_name(&self) -> &str {

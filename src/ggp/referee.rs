@@ -3,9 +3,12 @@
 //! player, then PLAY with the previous joint move until the game is over,
 //! then STOP, all players of a step in parallel. It keeps the state with
 //! its own reasoner and checks every reply: a reply that is late (after
-//! the clock), not a ground term of the game, or not a legal move is a
-//! fault, recorded and replaced by a random legal move (as ggp-base's
-//! server does).
+//! the clock and the grace, one second by default as in ggp-base), not a
+//! ground term of the game, or not a legal move is a fault, recorded and
+//! replaced by a random legal move (as ggp-base's server does). A match
+//! in which a player refused START or never gave a valid reply was not
+//! played ([`MatchRecord::not_played`]). [`MatchRecord::to_ggp_json`]
+//! writes the record in the JSON format of ggp-base's `Match`.
 
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
@@ -21,8 +24,8 @@ use super::sexpr_to_string;
 /// The largest reply read from a player.
 const MAX_REPLY: u64 = 1 << 20;
 
-/// How long after its clock a request is given up.
-const GRACE: Duration = Duration::from_secs(1);
+/// How long after its clock ggp-base's server still accepts a reply.
+pub const GGP_BASE_GRACE: Duration = Duration::from_secs(1);
 
 /// Sends one message to a player (`host:port`, optionally with `http://`
 /// and a trailing `/`) as an HTTP/1.0 POST and returns the status and the
@@ -120,6 +123,9 @@ pub struct RefereeConfig {
     pub seed: u64,
     /// At most this many steps are played.
     pub max_steps: usize,
+    /// A reply is accepted up to this long after its clock
+    /// ([`GGP_BASE_GRACE`] in ggp-base).
+    pub grace: Duration,
 }
 
 /// A fault of a player.
@@ -144,6 +150,125 @@ pub struct MatchRecord {
     /// The goals of the final state, if the game ended and defines them.
     pub goals: Result<Vec<u64>, String>,
     pub faults: Vec<Fault>,
+    /// Why the match does not count, if it does not: a player refused
+    /// START (or did not answer it), or never gave a valid reply to PLAY.
+    pub not_played: Option<String>,
+    /// The states, the initial one first, in ggp-base's rendering
+    /// (`( ( cell 1 1 b ) ( control xplayer ) )`), and when each was
+    /// reached (milliseconds since the Unix epoch).
+    pub states: Vec<String>,
+    pub state_times: Vec<u64>,
+    /// Milliseconds since the Unix epoch when START was sent.
+    pub start_time: u64,
+    pub match_id: String,
+    pub start_clock: u64,
+    pub play_clock: u64,
+}
+
+/// Milliseconds since the Unix epoch.
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// A term as ggp-base prints it: a space inside every parenthesis.
+fn ggp_base_text(kif: &str) -> String {
+    kif.replace('(', "( ").replace(')', " )")
+}
+
+/// A JSON string literal.
+fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn json_strings(v: &[String]) -> String {
+    let parts: Vec<String> = v.iter().map(|s| json_string(s)).collect();
+    format!("[{}]", parts.join(", "))
+}
+
+impl MatchRecord {
+    /// The record in the JSON format of ggp-base's `Match.toJSON`: match id,
+    /// start time, states, moves, state times, errors (one list per step,
+    /// `""` for a role without fault), goal values (when the match was
+    /// played to its end), clocks and the players' names.
+    pub fn to_ggp_json(&self, players: &[String]) -> String {
+        let completed = self.not_played.is_none() && self.goals.is_ok();
+        let moves: Vec<String> = self
+            .moves
+            .iter()
+            .map(|j| {
+                let t: Vec<String> = j.iter().map(|m| ggp_base_text(m)).collect();
+                json_strings(&t)
+            })
+            .collect();
+        let errors: Vec<String> = (1..=self.moves.len())
+            .map(|step| {
+                let per_role: Vec<String> = self
+                    .roles
+                    .iter()
+                    .map(|r| {
+                        self.faults
+                            .iter()
+                            .filter(|f| f.step == step && &f.role == r)
+                            .map(|f| f.what.clone())
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    })
+                    .collect();
+                json_strings(&per_role)
+            })
+            .collect();
+        let mut out = format!(
+            "{{\"matchId\": {}, \"randomToken\": {}, \"startTime\": {}, \"gameMetaURL\": \"\", \
+             \"isCompleted\": {completed}, \"isAborted\": {}, \"states\": {}, \"moves\": [{}], \
+             \"stateTimes\": [{}]",
+            json_string(&self.match_id),
+            json_string(&format!("{:016x}", self.start_time)),
+            self.start_time,
+            self.not_played.is_some(),
+            json_strings(&self.states),
+            moves.join(", "),
+            self.state_times
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        if self
+            .faults
+            .iter()
+            .any(|f| (1..=self.moves.len()).contains(&f.step))
+        {
+            out.push_str(&format!(", \"errors\": [{}]", errors.join(", ")));
+        }
+        if let (true, Ok(g)) = (completed, &self.goals) {
+            let g: Vec<String> = g.iter().map(u64::to_string).collect();
+            out.push_str(&format!(", \"goalValues\": [{}]", g.join(", ")));
+        }
+        out.push_str(&format!(
+            ", \"previewClock\": -1, \"startClock\": {}, \"playClock\": {}, \
+             \"playerNamesFromHost\": {}, \"scrambled\": false}}",
+            self.start_clock,
+            self.play_clock,
+            json_strings(players)
+        ));
+        out
+    }
 }
 
 /// The rules of a KIF source as the one-line list a START message carries
@@ -183,15 +308,17 @@ fn broadcast(players: &[String], messages: &[String], timeout: Duration) -> Vec<
     })
 }
 
-/// The reply text if the exchange succeeded with status 200 in time.
-fn check_reply(r: &Exchange, clock: Duration) -> Result<String, String> {
+/// The reply text if the exchange succeeded with status 200 within the
+/// clock and the grace.
+fn check_reply(r: &Exchange, clock: Duration, grace: Duration) -> Result<String, String> {
     match &r.0 {
         Err(e) => Err(e.clone()),
-        Ok((200, body)) if r.1 <= clock => Ok(body.trim().to_string()),
+        Ok((200, body)) if r.1 <= clock + grace => Ok(body.trim().to_string()),
         Ok((200, _)) => Err(format!(
-            "replied after {:.3} s, the clock is {:.3} s",
+            "replied after {:.3} s, the clock is {:.3} s (and {:.3} s of grace)",
             r.1.as_secs_f64(),
-            clock.as_secs_f64()
+            clock.as_secs_f64(),
+            grace.as_secs_f64()
         )),
         Ok((status, body)) => Err(format!("error reply {status}: {}", body.trim())),
     }
@@ -229,10 +356,12 @@ pub fn run_match(
             )
         })
         .collect();
-    let replies = broadcast(players, &starts, start_clock + GRACE);
+    let grace = cfg.grace;
+    let start_time = now_ms();
+    let replies = broadcast(players, &starts, start_clock + grace);
     let start_times = replies.iter().map(|r| r.1).collect();
     for (p, r) in replies.iter().enumerate() {
-        match check_reply(r, start_clock) {
+        match check_reply(r, start_clock, grace) {
             Ok(t) if t.eq_ignore_ascii_case("ready") => {}
             Ok(t) => faults.push(Fault {
                 step: 0,
@@ -246,14 +375,57 @@ pub fn run_match(
             }),
         }
     }
+    let mut record = MatchRecord {
+        roles: roles.clone(),
+        moves: Vec::new(),
+        reply_times: Vec::new(),
+        start_times,
+        goals: Err("the match was not played".into()),
+        faults: Vec::new(),
+        not_played: None,
+        states: Vec::new(),
+        state_times: Vec::new(),
+        start_time,
+        match_id: cfg.match_id.clone(),
+        start_clock: cfg.start_clock,
+        play_clock: cfg.play_clock,
+    };
+    let state_text = |s: &toss_gdl::GdlState| {
+        let fluents: Vec<String> =
+            s.0.iter()
+                .map(|&t| ggp_base_text(&game.term_to_string(t)))
+                .collect();
+        format!("( {} )", fluents.join(" "))
+    };
+    let mut state = game.initial_state();
+    record.states.push(state_text(&state));
+    record.state_times.push(now_ms());
+    if !faults.is_empty() {
+        // A player that is not ready would be replaced by random moves
+        // throughout: the others are told the match is off.
+        let why: Vec<String> = faults
+            .iter()
+            .map(|f| format!("{}: {}", f.role, f.what))
+            .collect();
+        let abort = format!("(ABORT {})", cfg.match_id);
+        broadcast(players, &vec![abort; players.len()], play_clock + grace);
+        log(&format!(
+            "{}: not played: START failed ({})",
+            cfg.match_id,
+            why.join("; ")
+        ));
+        record.not_played = Some(format!("START failed: {}", why.join("; ")));
+        record.faults = faults;
+        return Ok(record);
+    }
     log(&format!(
         "{}: started, roles {}",
         cfg.match_id,
         roles.join(", ")
     ));
-    let mut state = game.initial_state();
     let mut moves: Vec<Vec<String>> = Vec::new();
     let mut reply_times = Vec::new();
+    let mut answered = vec![false; roles.len()];
     let mut legal = Vec::new();
     let last_joint = |moves: &Vec<Vec<String>>| match moves.last() {
         None => "nil".to_string(),
@@ -269,7 +441,7 @@ pub fn run_match(
         let step = moves.len() + 1;
         let msg = format!("(PLAY {} {})", cfg.match_id, last_joint(&moves));
         let msgs = vec![msg; players.len()];
-        let replies = broadcast(players, &msgs, play_clock + GRACE);
+        let replies = broadcast(players, &msgs, play_clock + grace);
         reply_times.push(replies.iter().map(|r| r.1).collect());
         let mut joint = Vec::with_capacity(roles.len());
         for (p, r) in replies.iter().enumerate() {
@@ -280,7 +452,7 @@ pub fn run_match(
                     roles[p]
                 ));
             }
-            let chosen = check_reply(r, play_clock).and_then(|t| {
+            let chosen = check_reply(r, play_clock, grace).and_then(|t| {
                 let m = toss_gdl::kif::parse_ground_term(game, &t)
                     .map_err(|d| format!("replied `{t}`, not a move of the game: {}", d.message))?;
                 if legal.contains(&GdlMove(m)) {
@@ -289,6 +461,7 @@ pub fn run_match(
                     Err(format!("replied `{t}`, which is not legal"))
                 }
             });
+            answered[p] |= chosen.is_ok();
             let m = chosen.unwrap_or_else(|what| {
                 faults.push(Fault {
                     step,
@@ -307,12 +480,14 @@ pub fn run_match(
         ));
         moves.push(texts);
         state = game.next_state(&state, &joint);
+        record.states.push(state_text(&state));
+        record.state_times.push(now_ms());
     }
     let step = moves.len() + 1;
     let stop = format!("(STOP {} {})", cfg.match_id, last_joint(&moves));
-    let replies = broadcast(players, &vec![stop; players.len()], play_clock + GRACE);
+    let replies = broadcast(players, &vec![stop; players.len()], play_clock + grace);
     for (p, r) in replies.iter().enumerate() {
-        match check_reply(r, play_clock) {
+        match check_reply(r, play_clock, grace) {
             Ok(t) if t.eq_ignore_ascii_case("done") => {}
             Ok(t) => faults.push(Fault {
                 step,
@@ -326,22 +501,31 @@ pub fn run_match(
             }),
         }
     }
+    let silent: Vec<&str> = roles
+        .iter()
+        .zip(&answered)
+        .filter(|(_, a)| !**a)
+        .map(|(r, _)| r.as_str())
+        .collect();
     let goals = game.goals(&state).map_err(|e| e.to_string());
-    match &goals {
-        Ok(g) => log(&format!(
-            "{}: over after {} steps, goals {}",
-            cfg.match_id,
-            moves.len(),
-            super::goals_text(&roles, g)
-        )),
-        Err(e) => log(&format!("{}: over, {e}", cfg.match_id)),
+    if !moves.is_empty() && !silent.is_empty() {
+        let why = format!("no valid reply to PLAY from {}", silent.join(", "));
+        log(&format!("{}: not played: {why}", cfg.match_id));
+        record.not_played = Some(why);
+    } else {
+        match &goals {
+            Ok(g) => log(&format!(
+                "{}: over after {} steps, goals {}",
+                cfg.match_id,
+                moves.len(),
+                super::goals_text(&roles, g)
+            )),
+            Err(e) => log(&format!("{}: over, {e}", cfg.match_id)),
+        }
     }
-    Ok(MatchRecord {
-        roles,
-        moves,
-        reply_times,
-        start_times,
-        goals,
-        faults,
-    })
+    record.moves = moves;
+    record.reply_times = reply_times;
+    record.goals = goals;
+    record.faults = faults;
+    Ok(record)
 }

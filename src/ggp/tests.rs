@@ -39,20 +39,25 @@ fn player() -> GgpPlayer {
     })
 }
 
-fn send(p: &mut GgpPlayer, msg: &str) -> Handled {
+fn send(p: &GgpPlayer, msg: &str) -> Handled {
     p.handle(msg, Instant::now())
 }
 
-fn ok(p: &mut GgpPlayer, msg: &str) -> String {
+fn ok(p: &GgpPlayer, msg: &str) -> String {
     let h = send(p, msg);
     assert_eq!(h.status, 200, "{msg}: {}", h.reply);
     h.reply
 }
 
-fn err(p: &mut GgpPlayer, msg: &str) -> (u16, String) {
+/// A message that cannot be served: status 200 all the same, the reply
+/// servers expect instead, and the reason.
+fn err(p: &GgpPlayer, msg: &str) -> (String, String) {
     let h = send(p, msg);
-    assert_ne!(h.status, 200, "{msg} was accepted: {}", h.reply);
-    (h.status, h.reply)
+    assert_eq!(h.status, 200, "{msg}: {}", h.reply);
+    let reason = h
+        .reason
+        .unwrap_or_else(|| panic!("{msg} was accepted: {}", h.reply));
+    (h.reply, reason)
 }
 
 fn start(game: &str, id: &str, role: &str) -> String {
@@ -173,57 +178,58 @@ fn sexpr_printing_round_trips() {
 
 #[test]
 fn a_match_from_start_to_stop() {
-    let mut p = player();
-    assert_eq!(ok(&mut p, "(INFO)"), "((name toss) (status available))");
-    assert_eq!(ok(&mut p, &start(PICK, "m1", "white")), "ready");
+    let p = player();
+    assert_eq!(ok(&p, "(INFO)"), "((name toss) (status available))");
+    assert_eq!(ok(&p, &start(PICK, "m1", "white")), "ready");
     assert_eq!(p.match_ids(), ["m1"]);
-    assert_eq!(ok(&mut p, "(INFO)"), "((name toss) (status busy))");
+    // Matches are played at once up to the limit: still available.
+    assert_eq!(ok(&p, "(INFO)"), "((name toss) (status available))");
     // The winning move.
-    assert_eq!(ok(&mut p, "(PLAY m1 nil)"), "(pick right)");
+    assert_eq!(ok(&p, "(PLAY m1 nil)"), "(pick right)");
     // A retried first request is answered again.
-    assert_eq!(ok(&mut p, "(PLAY m1 nil)"), "(pick right)");
+    assert_eq!(ok(&p, "(PLAY m1 nil)"), "(pick right)");
     // The referee decides: white picked left; now white can only wait.
-    assert_eq!(ok(&mut p, "(PLAY m1 ((pick left) noop))"), "noop");
-    assert_eq!(ok(&mut p, "(STOP m1 (noop (pick right)))"), "done");
+    assert_eq!(ok(&p, "(PLAY m1 ((pick left) noop))"), "noop");
+    assert_eq!(ok(&p, "(STOP m1 (noop (pick right)))"), "done");
     assert!(p.match_ids().is_empty());
-    assert_eq!(ok(&mut p, "(INFO)"), "((name toss) (status available))");
-    assert_eq!(err(&mut p, "(PLAY m1 nil)").0, 404);
+    assert_eq!(ok(&p, "(INFO)"), "((name toss) (status available))");
+    assert_eq!(err(&p, "(PLAY m1 nil)").0, "nil");
 }
 
 #[test]
 fn the_player_of_the_second_role_answers_too() {
-    let mut p = player();
-    assert_eq!(ok(&mut p, &start(PICK, "m2", "BLACK")), "ready");
-    assert_eq!(ok(&mut p, "(PLAY m2 nil)"), "noop");
-    let reply = ok(&mut p, "(PLAY m2 ((pick right) noop))");
+    let p = player();
+    assert_eq!(ok(&p, &start(PICK, "m2", "BLACK")), "ready");
+    assert_eq!(ok(&p, "(PLAY m2 nil)"), "noop");
+    let reply = ok(&p, "(PLAY m2 ((pick right) noop))");
     assert!(reply == "(pick left)" || reply == "(pick right)", "{reply}");
-    assert_eq!(ok(&mut p, "(ABORT m2)"), "aborted");
+    assert_eq!(ok(&p, "(ABORT m2)"), "aborted");
     assert!(p.match_ids().is_empty());
 }
 
 #[test]
 fn messages_in_upper_case_get_moves_in_upper_case() {
-    let mut p = player();
+    let p = player();
     let msg = start(PICK, "M3", "WHITE").to_ascii_uppercase();
-    assert_eq!(ok(&mut p, &msg), "ready");
-    assert_eq!(ok(&mut p, "(PLAY M3 NIL)"), "(PICK RIGHT)");
-    assert_eq!(ok(&mut p, "(PLAY M3 ((pick right) NOOP))"), "NOOP");
+    assert_eq!(ok(&p, &msg), "ready");
+    assert_eq!(ok(&p, "(PLAY M3 NIL)"), "(PICK RIGHT)");
+    assert_eq!(ok(&p, "(PLAY M3 ((pick right) NOOP))"), "NOOP");
 }
 
 #[test]
 fn simultaneous_moves() {
-    let mut p = player();
-    ok(&mut p, &start(SHOW, "s", "b"));
-    let reply = ok(&mut p, "(PLAY s nil)");
+    let p = player();
+    ok(&p, &start(SHOW, "s", "b"));
+    let reply = ok(&p, "(PLAY s nil)");
     assert!(reply == "(show rock)" || reply == "(show paper)", "{reply}");
-    assert_eq!(ok(&mut p, "(STOP s ((show paper) (show rock)))"), "done");
+    assert_eq!(ok(&p, "(STOP s ((show paper) (show rock)))"), "done");
 }
 
 #[test]
 fn bad_moves_are_refused_and_the_match_goes_on() {
-    let mut p = player();
-    ok(&mut p, &start(PICK, "m", "white"));
-    ok(&mut p, "(PLAY m nil)");
+    let p = player();
+    ok(&p, &start(PICK, "m", "white"));
+    ok(&p, "(PLAY m nil)");
     let cases: &[(&str, &str)] = &[
         (
             "(PLAY m ((pick right)))",
@@ -242,71 +248,71 @@ fn bad_moves_are_refused_and_the_match_goes_on() {
         ("(PLAY other nil)", "no match `other`"),
     ];
     for (msg, want) in cases {
-        let (_, text) = err(&mut p, msg);
+        let (_, text) = err(&p, msg);
         assert!(text.contains(want), "{msg}: {text}");
     }
     // The state did not change: the legal joint move is accepted.
-    assert_eq!(ok(&mut p, "(PLAY m ((pick left) noop))"), "noop");
-    assert!(err(&mut p, "(PLAY m nil)").1.contains("already played"));
+    assert_eq!(ok(&p, "(PLAY m ((pick left) noop))"), "noop");
+    assert!(err(&p, "(PLAY m nil)").1.contains("already played"));
     // The last move ends the game: PLAY is refused, STOP accepted.
-    let (_, text) = err(&mut p, "(PLAY m (noop (pick left)))");
+    let (_, text) = err(&p, "(PLAY m (noop (pick left)))");
     assert!(text.contains("is over after 2 steps"), "{text}");
-    assert_eq!(ok(&mut p, "(STOP m nil)"), "done");
+    assert_eq!(ok(&p, "(STOP m nil)"), "done");
 }
 
 #[test]
 fn a_stop_with_an_illegal_move_is_refused_and_drops_the_match() {
-    let mut p = player();
-    ok(&mut p, &start(PICK, "m", "white"));
-    ok(&mut p, "(PLAY m ((pick left) noop))");
-    let (status, _) = err(&mut p, "(STOP m ((pick left) noop))");
-    assert_eq!(status, 400);
+    let p = player();
+    ok(&p, &start(PICK, "m", "white"));
+    ok(&p, "(PLAY m ((pick left) noop))");
+    let (reply, _) = err(&p, "(STOP m ((pick left) noop))");
+    assert_eq!(reply, "done");
     assert!(p.match_ids().is_empty());
 }
 
 #[test]
 fn start_and_preview_check_the_description() {
-    let mut p = player();
-    let (status, text) = err(&mut p, "(START m white ((role white) (<= (p ?x) (q))) 1 1)");
-    assert_eq!(status, 400);
+    let p = player();
+    let (reply, text) = err(&p, "(START m white ((role white) (<= (p ?x) (q))) 1 1)");
+    assert_eq!(reply, "busy");
     // Column 37 of the message is the `?x` of the head.
     assert!(
         text.starts_with("invalid game description: 1:37: unsafe rule: variable ?x"),
         "{text}"
     );
-    let (_, text) = err(&mut p, "(START m white ((role white) (init p)) 1 1)");
+    let (_, text) = err(&p, "(START m white ((role white) (init p)) 1 1)");
     assert!(text.contains("not a game"), "{text}");
-    let (_, text) = err(&mut p, &start(PICK, "m", "red"));
+    let (_, text) = err(&p, &start(PICK, "m", "red"));
     assert!(
         text.contains("`red` is not a role of this game (roles: white, black)"),
         "{text}"
     );
     assert!(p.match_ids().is_empty());
-    ok(&mut p, &start(PICK, "m", "white"));
-    let (_, text) = err(&mut p, &start(PICK, "m", "black"));
+    ok(&p, &start(PICK, "m", "white"));
+    let (_, text) = err(&p, &start(PICK, "m", "black"));
     assert!(text.contains("already started"), "{text}");
-    assert_eq!(ok(&mut p, &format!("(PREVIEW ({PICK}) 5)")), "ready");
-    assert!(err(&mut p, "(PREVIEW ((role)) 5)").1.contains("invalid"));
+    assert_eq!(ok(&p, &format!("(PREVIEW ({PICK}) 5)")), "ready");
+    assert!(err(&p, "(PREVIEW ((role)) 5)").1.contains("invalid"));
     assert_eq!(p.match_ids(), ["m"]);
 }
 
 #[test]
 fn several_matches_at_once() {
-    let mut p = player();
-    ok(&mut p, &start(PICK, "one", "white"));
-    ok(&mut p, &start(SHOW, "two", "a"));
-    assert_eq!(ok(&mut p, "(PLAY one nil)"), "(pick right)");
-    ok(&mut p, "(PLAY two nil)");
+    let p = player();
+    ok(&p, &start(PICK, "one", "white"));
+    ok(&p, &start(SHOW, "two", "a"));
+    assert_eq!(ok(&p, "(PLAY one nil)"), "(pick right)");
+    ok(&p, "(PLAY two nil)");
     assert_eq!(p.match_ids(), ["one", "two"]);
-    ok(&mut p, "(ABORT one)");
+    ok(&p, "(ABORT one)");
     assert_eq!(p.match_ids(), ["two"]);
-    ok(&mut p, "(STOP two ((show rock) (show rock)))");
+    ok(&p, "(STOP two ((show rock) (show rock)))");
     assert!(p.match_ids().is_empty());
 }
 
 #[test]
 fn silent_matches_expire() {
-    let mut p = player();
+    let p = player();
     let t0 = Instant::now();
     assert_eq!(p.handle(&start(PICK, "old", "white"), t0).status, 200);
     assert_eq!(
@@ -357,51 +363,164 @@ fn url_decoding() {
 
 #[test]
 fn several_threads_search_with_copies_of_the_game() {
-    let mut p = GgpPlayer::new(PlayerConfig {
+    let p = GgpPlayer::new(PlayerConfig {
         margin: Some(0.8),
         threads: 3,
         ..PlayerConfig::default()
     });
-    ok(&mut p, &start(PICK, "t", "white"));
-    assert_eq!(ok(&mut p, "(PLAY t nil)"), "(pick right)");
-    assert_eq!(ok(&mut p, "(PLAY t ((pick right) noop))"), "noop");
-    ok(&mut p, &start(SHOW, "s", "a"));
-    let reply = ok(&mut p, "(PLAY s nil)");
+    ok(&p, &start(PICK, "t", "white"));
+    assert_eq!(ok(&p, "(PLAY t nil)"), "(pick right)");
+    assert_eq!(ok(&p, "(PLAY t ((pick right) noop))"), "noop");
+    ok(&p, &start(SHOW, "s", "a"));
+    let reply = ok(&p, "(PLAY s nil)");
     assert!(reply == "(show rock)" || reply == "(show paper)", "{reply}");
 }
 
 #[test]
 fn a_start_beyond_the_limit_of_matches_is_answered_busy() {
-    let mut p = GgpPlayer::new(PlayerConfig {
+    let p = GgpPlayer::new(PlayerConfig {
         margin: Some(0.9),
         max_matches: 2,
         ..PlayerConfig::default()
     });
-    assert_eq!(ok(&mut p, &start(PICK, "a", "white")), "ready");
-    assert_eq!(ok(&mut p, &start(PICK, "b", "white")), "ready");
-    assert_eq!(ok(&mut p, &start(PICK, "c", "white")), "busy");
+    assert_eq!(ok(&p, &start(PICK, "a", "white")), "ready");
+    assert_eq!(ok(&p, &start(PICK, "b", "white")), "ready");
+    assert_eq!(ok(&p, &start(PICK, "c", "white")), "busy");
     assert_eq!(p.match_ids(), ["a", "b"]);
-    ok(&mut p, "(ABORT a)");
-    assert_eq!(ok(&mut p, &start(PICK, "c", "white")), "ready");
+    ok(&p, "(ABORT a)");
+    assert_eq!(ok(&p, &start(PICK, "c", "white")), "ready");
 }
 
 #[test]
 fn without_time_for_an_iteration_the_move_comes_from_the_kept_tree() {
     // The play clock is the margin: PLAY starts no iteration and answers
     // from the tree grown at START.
-    let mut p = GgpPlayer::new(PlayerConfig {
+    let p = GgpPlayer::new(PlayerConfig {
         margin: Some(0.5),
         ..PlayerConfig::default()
     });
     let msg = format!("(START m white ({PICK}) 1 0.5)");
-    let h = send(&mut p, &msg);
-    assert!(!h.log.contains(" 0 iterations of preparation"), "{}", h.log);
-    let h = send(&mut p, "(PLAY m nil)");
+    let h = send(&p, &msg);
+    assert!(!h.log.contains(" 0 iterations in"), "{}", h.log);
+    let h = send(&p, "(PLAY m nil)");
     assert_eq!(h.reply, "(pick right)");
     assert!(h.log.contains(", 0 iterations in"), "{}", h.log);
     // No time at START either: no tree, the first legal move.
     let msg = format!("(START n white ({PICK}) 0.5 0.5)");
-    let h = send(&mut p, &msg);
-    assert!(h.log.contains(" 0 iterations of preparation"), "{}", h.log);
-    assert_eq!(ok(&mut p, "(PLAY n nil)"), "(pick left)");
+    let h = send(&p, &msg);
+    assert!(h.log.contains(" 0 iterations in"), "{}", h.log);
+    assert_eq!(ok(&p, "(PLAY n nil)"), "(pick left)");
+}
+
+/// ggp-base's `games/test/test_case_3a.kif`: `(open2)` is a relation of
+/// no arguments, not the proposition `open2`, so nothing defines the
+/// `open2` of the legal rules and only `correct_failure` is legal.
+const CASE_3A: &str = "(role xplayer) (init (cell 1 1 b))
+(<= open1 (true (cell ?x ?y b)))
+(<= (open2) (true (cell ?x ?y b)))
+(<= (legal xplayer (move correct_correct)) open1 open2)
+(<= (legal xplayer (move correct_failure)) open1 (not open2))
+(<= (legal xplayer (move failure_correct)) (not open1) open2)
+(<= (legal xplayer (move failure_failure)) (not open1) (not open2))
+(<= (next ?x) (does xplayer (move ?x)))
+(<= (goal xplayer 100) (true correct_correct))
+(<= (goal xplayer 75) (true correct_failure))
+(<= (goal xplayer 50) (true failure_correct))
+(<= (goal xplayer 25) (true failure_failure))
+(<= terminal (not (true (cell 1 1 b))))";
+
+#[test]
+fn a_relation_in_parentheses_is_read_as_ggp_base_reads_it() {
+    let p = player();
+    ok(&p, &start(CASE_3A, "3a", "xplayer"));
+    assert_eq!(ok(&p, "(PLAY 3a nil)"), "(move correct_failure)");
+    // A function of no arguments is not a constant either, and is
+    // printed back in parentheses.
+    let game = "(role r) (init (at (home))) (<= (legal r (go (home))) (true (at (home))))
+(<= (legal r stay) (true (at home)))
+(<= (next (at home)) (does r (go (home)))) (<= terminal (true (at home)))
+(<= (goal r 100) (true (at home))) (<= (goal r 0) (true (at (home))))";
+    ok(&p, &start(game, "f0", "r"));
+    assert_eq!(ok(&p, "(PLAY f0 nil)"), "(go (home))");
+    assert_eq!(ok(&p, "(STOP f0 ((go (home))))"), "done");
+}
+
+#[test]
+fn a_game_breaking_only_the_restrictions_on_rules_is_played_with_a_warning() {
+    let p = player();
+    // `anc` is recursive through two recursive literals (GDL's recursion
+    // restriction), which the reasoner evaluates all the same.
+    let game = "(role r) (parent a b) (parent b c) (init (at a))
+(<= (anc ?x ?y) (parent ?x ?y)) (<= (anc ?x ?z) (anc ?x ?y) (anc ?y ?z))
+(<= (legal r (go ?y)) (true (at ?x)) (anc ?x ?y))
+(<= (next (at ?y)) (does r (go ?y))) (<= terminal (true (at c)))
+(<= (goal r 100) (true (at c))) (<= (goal r 0) (not (true (at c))))";
+    let h = send(&p, &start(game, "w", "r"));
+    assert_eq!(h.reply, "ready", "{}", h.log);
+    assert!(
+        h.log
+            .contains("warning: the description does not validate (2:57: recursion"),
+        "{}",
+        h.log
+    );
+    assert!(h.log.contains("recursion restriction"), "{}", h.log);
+    let mv = ok(&p, "(PLAY w nil)");
+    assert!(mv == "(go b)" || mv == "(go c)", "{mv}");
+    // Unsafe rules are refused: the reasoner cannot evaluate them.
+    let (reply, why) = err(
+        &p,
+        "(START u r ((role r) (<= (legal r ?m) (true (s 0)))) 1 1)",
+    );
+    assert_eq!(reply, "busy");
+    assert!(why.contains("unsafe rule"), "{why}");
+}
+
+/// White plays calm (black then settles: white 60) or risky (black
+/// punishes: white 0, or passes: white 100); every reply of black ends
+/// the game.
+const TRAP: &str = "(role white) (role black) (init (control white)) (num 1) (num 2) (num 3)
+(<= (legal white calm) (true (control white))) (<= (legal white risky) (true (control white)))
+(<= (legal black noop) (true (control white))) (<= (legal white noop) (true (control black)))
+(<= (legal black punish) (true (chose risky))) (<= (legal black (pass ?n)) (true (chose risky)) (num ?n))
+(<= (legal black settle) (true (chose calm)))
+(<= (next (chose ?m)) (does white ?m) (distinct ?m noop))
+(<= (next (control black)) (true (control white)))
+(<= (next (ended ?m)) (does black ?m) (distinct ?m noop))
+(<= terminal (true (ended ?m)))
+(<= (goal white 0) (true (ended punish))) (<= (goal black 100) (true (ended punish)))
+(<= (goal white 100) (true (ended (pass ?n)))) (<= (goal black 0) (true (ended (pass ?n))))
+(<= (goal white 60) (true (ended settle))) (<= (goal black 40) (true (ended settle)))";
+
+#[test]
+fn the_least_an_opponent_can_end_the_game_with_after_each_move() {
+    let p = player();
+    ok(&p, &start(TRAP, "t", "white"));
+    let m = lock(&p.registry).matches.get("t").cloned().expect("match");
+    let m = lock(&m);
+    let mut legal = vec![Vec::new(); 2];
+    for (r, l) in legal.iter_mut().enumerate() {
+        m.game.legal_moves(&m.state, r, l);
+    }
+    let traps = |deadline| {
+        let mut t: Vec<(String, Option<f64>)> = legal[0]
+            .iter()
+            .zip(m.traps(&legal, deadline))
+            .map(|(mv, t)| (m.game.term_to_string(mv.0), t))
+            .collect();
+        t.sort_by(|a, b| a.0.cmp(&b.0));
+        t
+    };
+    let later = Instant::now() + Duration::from_secs(10);
+    assert_eq!(
+        traps(later),
+        [
+            ("calm".to_string(), Some(60.0)),
+            ("risky".to_string(), Some(0.0))
+        ]
+    );
+    // Without the time to look at every move, no judgement.
+    assert_eq!(
+        traps(Instant::now()),
+        [("calm".to_string(), None), ("risky".to_string(), None)]
+    );
 }

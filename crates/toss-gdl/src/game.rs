@@ -152,11 +152,19 @@ fn with_demand(desc: &Description, prog: &Program) -> Option<Program> {
 impl GdlGame {
     /// Compiles the description and evaluates its static relations.
     pub fn new(desc: &Description) -> Result<GdlGame, ProgramError> {
+        GdlGame::with_fact_limit(desc, usize::MAX)
+    }
+
+    /// [`GdlGame::new`] with the reasoner's memory bounded
+    /// ([`Engine::set_limit`]): static relations beyond `facts` facts are
+    /// an error ([`ProgramError::TooLarge`]); in a state, the evaluation
+    /// stops there and [`GdlGame::overflows`] grows.
+    pub fn with_fact_limit(desc: &Description, facts: usize) -> Result<GdlGame, ProgramError> {
         let mut prog = Program::new(desc)?;
         if let Some(p) = with_demand(desc, &prog) {
             prog = p;
         }
-        let e = prog.engine()?;
+        let e = prog.engine_with_limit(facts)?;
         let mut role_terms: Vec<TermId> = Vec::new();
         for t in e.tuples(&prog, prog.kw.role) {
             if !role_terms.contains(&t[0]) {
@@ -187,6 +195,11 @@ impl GdlGame {
     /// The compiled program.
     pub fn program(&self) -> &Program {
         &self.prog
+    }
+
+    /// How many evaluations the fact limit has stopped so far.
+    pub fn overflows(&self) -> u64 {
+        self.lock().e.overflows()
     }
 
     fn lock(&self) -> MutexGuard<'_, Cache> {

@@ -229,9 +229,9 @@ pub fn check(
             }
         }
     }
-    if !errors.is_empty() {
-        return None;
-    }
+    // Lowered even with errors: a caller may still evaluate a description
+    // that breaks only the restrictions its reasoner checks again (see
+    // `check_gdl_forms`).
     Some(lowered)
 }
 

@@ -23,6 +23,13 @@ pub struct GdlCheck {
     pub warnings: Vec<Diagnostic>,
     /// The number of top-level forms read.
     pub forms: usize,
+    /// The lowered description despite errors, when every error is one of
+    /// GDL's restrictions on rules (safety, stratification, recursion,
+    /// dependence on `true` / `does`) and none is of syntax or of a
+    /// keyword's use: the reasoner checks safety and stratification again
+    /// when it compiles, so such a description may still be played, as
+    /// servers send them.
+    pub unchecked: Option<Description>,
 }
 
 /// Reads and checks a KIF source, keeping errors and warnings apart.
@@ -47,9 +54,18 @@ pub fn check_gdl_forms(forms: &[syntax::SExpr]) -> GdlCheck {
     let clauses = conv.clauses(forms);
     out.errors = conv.errors;
     out.warnings = conv.warnings;
+    let syntax_errors = out.errors.len();
     let desc = check::check(&clauses, &mut out.errors, &mut out.warnings);
+    let restriction = |d: &Diagnostic| {
+        d.message.starts_with("unsafe rule")
+            || d.message.starts_with("not stratified")
+            || d.message.starts_with("recursion restriction")
+            || d.message.contains("must not depend on")
+    };
     if out.errors.is_empty() {
         out.description = desc;
+    } else if syntax_errors == 0 && out.errors.iter().all(restriction) {
+        out.unchecked = desc;
     }
     out
 }
@@ -72,6 +88,12 @@ pub fn parse_gdl(source: &str, file_name: &str) -> Result<Description, Vec<Diagn
 /// valid program but not a game (no `role`, `legal`, `goal` or `terminal`)
 /// is an error at the start of the file.
 pub fn build_game(desc: &Description) -> Result<GdlGame, Diagnostic> {
+    build_game_with_limit(desc, usize::MAX)
+}
+
+/// [`build_game`] with the reasoner's memory bounded: at most `facts`
+/// facts per relation ([`GdlGame::with_fact_limit`]).
+pub fn build_game_with_limit(desc: &Description, facts: usize) -> Result<GdlGame, Diagnostic> {
     let mut missing = Vec::new();
     for (kw, arity) in [("role", 1), ("legal", 2), ("goal", 2), ("terminal", 0)] {
         let has = desc.symbol(kw).is_some_and(|s| {
@@ -92,7 +114,7 @@ pub fn build_game(desc: &Description) -> Result<GdlGame, Diagnostic> {
             0..0,
         ));
     }
-    GdlGame::new(desc).map_err(|e| Diagnostic::new(e.to_string(), 0..0))
+    GdlGame::with_fact_limit(desc, facts).map_err(|e| Diagnostic::new(e.to_string(), 0..0))
 }
 
 /// Parses, checks and builds a game.
@@ -142,6 +164,13 @@ pub fn ground(game: &GdlGame, e: &syntax::SExpr) -> Result<TermId, Diagnostic> {
             let Some(syntax::SExpr::Atom(f, fs)) = items.first() else {
                 return Err(Diagnostic::new("empty list", s.clone()));
             };
+            if items.len() == 1 {
+                // `(f)` is not `f` (see `syntax`).
+                let f = format!("({f})");
+                return game
+                    .make_term(&f, &[])
+                    .ok_or_else(|| unknown(&f, fs.clone()));
+            }
             let args = items[1..]
                 .iter()
                 .map(|a| ground(game, a))

@@ -4,9 +4,11 @@
 //! line, `(` and `)` are tokens wherever they are (`(init(cell 1 1 b))`),
 //! every other run of non-space characters is a symbol, and `\r` is a
 //! space. Symbols are compared ASCII case-insensitively (their key is the
-//! lower-cased text); the first spelling seen is kept for output. `(p)` as
-//! a sentence is the proposition `p` (with a warning), and a list may not
-//! start with a list. The reader uses an explicit stack, so nesting depth
+//! lower-cased text); the first spelling seen is kept for output. `(p)`
+//! is read as ggp-base reads it: a relation (or, as a term, a function) of
+//! no arguments, distinct from the proposition (constant) `p`, so that the
+//! two never match (with a warning); it is the symbol `(p)`, and printed
+//! so. A list may not start with a list. The reader uses an explicit stack, so nesting depth
 //! costs no native stack; the tree passes recurse and are limited to
 //! [`MAX_DEPTH`] levels.
 
@@ -347,18 +349,21 @@ impl Conv {
                     ));
                     return None;
                 }
-                if items.len() == 1 {
+                let name = if items.len() == 1 {
                     self.warnings.push(Diagnostic::new(
-                        format!("zero-arity relation `{h}` written in parentheses (read as the bare `{h}`)"),
+                        format!("zero-arity relation `({h})` written in parentheses: as in ggp-base, it is not the bare `{h}`"),
                         span.clone(),
                     ));
-                }
+                    format!("({h})")
+                } else {
+                    h.clone()
+                };
                 let mut args = Vec::new();
                 for a in &items[1..] {
                     args.push(self.term(a, 0)?);
                 }
                 Some(AAtom {
-                    rel: Name::new(h, hspan.clone()),
+                    rel: Name::new(&name, hspan.clone()),
                     args,
                     span: span.clone(),
                 })
@@ -417,7 +422,12 @@ impl Conv {
                     return None;
                 }
                 if items.len() == 1 {
-                    return Some(ATerm::Const(Name::new(h, hspan.clone())));
+                    // A function of no arguments (ggp-base's reading).
+                    self.warnings.push(Diagnostic::new(
+                        format!("function `({h})` of no arguments written in parentheses: as in ggp-base, it is not the constant `{h}`"),
+                        span.clone(),
+                    ));
+                    return Some(ATerm::Const(Name::new(&format!("({h})"), hspan.clone())));
                 }
                 let mut args = Vec::new();
                 for a in &items[1..] {

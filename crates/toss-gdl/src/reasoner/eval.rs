@@ -14,12 +14,20 @@ use super::{
 impl Program {
     /// A fresh engine with the static relations evaluated.
     pub fn engine(&self) -> Result<Engine, ProgramError> {
+        self.engine_with_limit(usize::MAX)
+    }
+
+    /// [`Program::engine`] with [`Engine::set_limit`]`(facts)`, which the
+    /// static relations must keep to as well.
+    pub fn engine_with_limit(&self, facts: usize) -> Result<Engine, ProgramError> {
         let mut e = Engine {
             terms: self.base_terms.clone(),
             dbs: [self.empty_db(), self.empty_db(), self.empty_db()],
             done: vec![false; self.sccs.len()],
             buf: Vec::new(),
             join: JoinScratch::default(),
+            limit: facts,
+            overflows: 0,
         };
         for c in 0..self.sccs.len() {
             if self.sccs[c].level == STATIC {
@@ -27,6 +35,9 @@ impl Program {
                 let total: usize = e.dbs[0].rels.iter().map(|r| r.len as usize).sum();
                 if total > STATIC_FACT_LIMIT {
                     return Err(ProgramError::TooLarge(STATIC_FACT_LIMIT));
+                }
+                if e.overflows > 0 {
+                    return Err(ProgramError::TooLarge(facts));
                 }
             }
         }
@@ -51,9 +62,28 @@ pub struct Engine {
     done: Vec<bool>,
     buf: Vec<TermId>,
     join: JoinScratch,
+    /// At most this many facts per relation, and this many more interned
+    /// terms than there are facts (set with [`Engine::set_limit`]); an
+    /// evaluation that would go beyond stops and counts an overflow, and
+    /// the facts of that state are then incomplete.
+    limit: usize,
+    /// Evaluations stopped by the limit so far.
+    overflows: u64,
 }
 
 impl Engine {
+    /// Bounds the memory of evaluation: at most `facts` facts in one
+    /// relation (and one join's results), at most `4 * facts` interned
+    /// terms in all. Unlimited by default.
+    pub fn set_limit(&mut self, facts: usize) {
+        self.limit = facts;
+    }
+
+    /// How many evaluations the limit has stopped.
+    pub fn overflows(&self) -> u64 {
+        self.overflows
+    }
+
     /// The facts of a relation (of any level, as last evaluated).
     pub(crate) fn rel(&self, prog: &Program, r: RelId) -> &RelStore {
         &self.dbs[prog.rels[r].level as usize].rels[r]
@@ -124,6 +154,7 @@ impl Engine {
             return;
         }
         let nrel = scc.rels.len();
+        let overflows = self.overflows;
         let mut lo: Vec<u32> = scc
             .rels
             .iter()
@@ -141,7 +172,7 @@ impl Engine {
                 .iter()
                 .map(|&r| self.dbs[level].rels[r].len)
                 .collect();
-            if (0..nrel).all(|i| lo[i] == hi[i]) {
+            if (0..nrel).all(|i| lo[i] == hi[i]) || self.overflows != overflows {
                 break;
             }
             for &ri in &scc.rules {
@@ -170,6 +201,10 @@ impl Engine {
             }
         } else {
             for t in out.chunks_exact(a) {
+                if store.len as usize >= self.limit {
+                    self.overflows += 1;
+                    return;
+                }
                 store.insert(t);
             }
         }
@@ -209,6 +244,7 @@ impl Engine {
         s.b.clear();
         s.b.resize(rule.nvars, NONE);
         s.trail.clear();
+        let limit = self.limit;
         let mut j = Join {
             prog,
             dbs: &self.dbs,
@@ -218,8 +254,14 @@ impl Engine {
             head: &rule.head,
             out,
             stop_on_first: rule.head.is_empty(),
+            max_out: limit.saturating_mul(rule.head.len().max(1)),
+            max_terms: limit.saturating_mul(4),
+            overflow: false,
         };
         j.go(body);
+        if j.overflow {
+            self.overflows += 1;
+        }
     }
 }
 
@@ -233,12 +275,20 @@ struct Join<'a> {
     out: &'a mut Vec<TermId>,
     /// A proposition needs one derivation only.
     stop_on_first: bool,
+    /// The bounds of [`Engine::set_limit`], and whether they stopped the join.
+    max_out: usize,
+    max_terms: usize,
+    overflow: bool,
 }
 
 impl Join<'_> {
     /// Returns false to stop the whole join.
     fn go(&mut self, body: &[CLit]) -> bool {
         let Some((lit, rest)) = body.split_first() else {
+            if self.out.len() >= self.max_out || self.terms.len() >= self.max_terms {
+                self.overflow = true;
+                return false;
+            }
             if self.head.is_empty() {
                 self.out.push(0);
                 return !self.stop_on_first;

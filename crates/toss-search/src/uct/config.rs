@@ -3,6 +3,8 @@
 //! share a search ([`Parallelism`]), the [`Evaluator`] trait and the game
 //! itself as its evaluation game ([`RandomPlayout`]).
 
+use std::time::Instant;
+
 use toss_core::game::{Game, Rng};
 
 #[cfg(doc)]
@@ -36,6 +38,31 @@ impl<G: Game + Sync> Evaluator<G> for RandomPlayout {
         let mut t = s.clone();
         let (_, pay) = game.random_playout_from(&mut t, rng, self.max_plies);
         out.copy_from_slice(&pay);
+    }
+}
+
+/// A uniformly random playout of at most `max_plies` turns from `s`, as
+/// [`Game::random_playout_from`], that gives up when `deadline` passes
+/// (the clock is read before every turn): `None` then. An evaluator that
+/// gives up this way reports NaN payoffs, which a search with a deadline
+/// ([`Uct::set_deadline`]) reads as an interrupted iteration.
+pub fn random_playout_until<G: Game>(
+    game: &G,
+    s: &mut G::State,
+    rng: &mut Rng,
+    max_plies: usize,
+    deadline: Instant,
+) -> Option<toss_core::game::Payoffs> {
+    let mut plies = 0;
+    loop {
+        if Instant::now() >= deadline {
+            return None;
+        }
+        let (n, pay) = game.random_playout_from(s, rng, 1);
+        plies += n;
+        if n == 0 || plies >= max_plies {
+            return Some(pay);
+        }
     }
 }
 

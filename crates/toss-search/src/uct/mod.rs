@@ -64,11 +64,13 @@ mod search;
 mod tree;
 
 pub use bandit::{regret_minimizing, ucb1_tuned};
-pub use config::{Evaluator, Parallelism, PlayoutPolicy, RandomPlayout, UctConfig};
+pub use config::{
+    Evaluator, Parallelism, PlayoutPolicy, RandomPlayout, UctConfig, random_playout_until,
+};
 pub use tree::{ChildStats, Tree, node_bytes};
 
 use bandit::choose_joint;
-use search::{Search, Work, gen_moves, joint_of};
+use search::{Ended, Search, Work, gen_moves, joint_of};
 use tree::NONE;
 
 /// Whether the joint move draws from the generator when applied in
@@ -98,6 +100,8 @@ pub struct Uct<E> {
     searches: u64,
     trees: Vec<Option<Tree>>,
     last: SearchReport,
+    /// See [`Uct::set_deadline`].
+    deadline: Option<Instant>,
 }
 
 /// What the last search did.
@@ -123,7 +127,19 @@ impl<E> Uct<E> {
             searches: 0,
             trees: Vec::new(),
             last: SearchReport::default(),
+            deadline: None,
         }
+    }
+
+    /// A time after which the searches of one tree (not
+    /// [`Parallelism::Tree`]) start no iteration and stop the one running,
+    /// inside an expansion or a random playout: a search then takes at
+    /// most one evaluation past it, whatever its budget. The evaluated
+    /// children of an interrupted expansion are kept; the rest of an
+    /// interrupted iteration is dropped. `None` (the default) searches as
+    /// before, iterations always complete.
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
     }
 
     /// Statistics of the last search.
@@ -183,8 +199,10 @@ impl<E> Uct<E> {
             .collect();
         let cfg = &self.config;
         let eval = &self.eval;
+        let deadline = self.deadline;
         let run = |sr: &mut Search, share: Budget| -> u64 {
             let mut w = Work::<G>::new(np);
+            w.deadline = deadline;
             let mut k = 0u64;
             // With a time budget the clock is read every `stride`
             // iterations: every iteration while iterations are slow (a
@@ -194,6 +212,9 @@ impl<E> Uct<E> {
             let mut next_check = 1u64;
             let mut last = start;
             loop {
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    break;
+                }
                 match share {
                     Budget::Iterations(n) if k >= n => break,
                     Budget::Time(d) if k >= next_check => {
@@ -211,8 +232,11 @@ impl<E> Uct<E> {
                     }
                     _ => {}
                 }
-                sr.iterate(cfg, game, eval, state, &mut w);
+                let ended = sr.iterate(cfg, game, eval, state, &mut w);
                 k += 1;
+                if ended == Ended::Interrupted {
+                    break;
+                }
             }
             k
         };

@@ -454,7 +454,8 @@ fn run_task<G: Game, E: Evaluator<G>>(
             let m = w.movers.len();
             let dims: Vec<usize> = w.moves[..m].iter().map(Vec::len).collect();
             let stats = &mut out.stats;
-            let weight = evaluate_children(cfg, game, eval, &state, total, rng, w, stats);
+            let (weight, _) =
+                evaluate_children(cfg, game, eval, &state, total, rng, w, stats, None);
             let j = select_by(cfg, rng, f64::from(parent_n), &w.movers, &dims, |j, p| {
                 let b = j * np2 + 2 * p;
                 let (mean, variance) = moments(stats[b], stats[b + 1], f64::from(weight));

@@ -3,10 +3,12 @@
 //! playout below it with the basic strategy; with the scratch space of a
 //! thread and the legal joint moves of a state.
 
+use std::time::Instant;
+
 use toss_core::game::{Game, Rng};
 
 use super::bandit::{choose_joint, select_by};
-use super::config::{Evaluator, PlayoutPolicy, UctConfig};
+use super::config::{Evaluator, PlayoutPolicy, UctConfig, random_playout_until};
 use super::tree::{NONE, Tree};
 
 /// Scratch space of one search thread.
@@ -18,6 +20,9 @@ pub(super) struct Work<G: Game> {
     pub(super) pay: Vec<f64>,
     pub(super) tmp: Vec<f64>,
     pub(super) stats: Vec<f64>,
+    /// Set by [`Uct::set_deadline`]: expansions and random playouts stop
+    /// when it passes.
+    pub(super) deadline: Option<Instant>,
 }
 
 impl<G: Game> Work<G> {
@@ -30,6 +35,7 @@ impl<G: Game> Work<G> {
             pay: vec![0.0; np],
             tmp: vec![0.0; np],
             stats: Vec::new(),
+            deadline: None,
         }
     }
 }
@@ -72,6 +78,15 @@ pub(super) struct Search {
     pub(super) tree: Tree,
     pub(super) rng: Rng,
     pub(super) max_nodes: usize,
+}
+
+/// How an iteration of a search with a deadline ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Ended {
+    Complete,
+    /// The deadline passed inside it: what was evaluated of an expansion
+    /// is kept, nothing is recorded along the path.
+    Interrupted,
 }
 
 impl Search {
@@ -171,7 +186,7 @@ impl Search {
         eval: &E,
         root: &G::State,
         w: &mut Work<G>,
-    ) {
+    ) -> Ended {
         let mut s = root.clone();
         w.path.clear();
         w.path.push(0);
@@ -188,21 +203,29 @@ impl Search {
             let node = self.tree.nodes[v as usize];
             if node.first == NONE {
                 if total == 0 || self.tree.len() + total > self.max_nodes {
-                    Self::playout(cfg, game, eval, &mut s, &mut self.rng, w);
+                    if !self.playout_in_time(cfg, game, eval, &mut s, w) {
+                        return Ended::Interrupted;
+                    }
                     break;
                 }
-                self.expand(cfg, game, eval, &s, v, total, w);
+                if self.expand(cfg, game, eval, &s, v, total, w) < total {
+                    return Ended::Interrupted;
+                }
                 let j = self.select(cfg, v, &w.movers, &dims);
                 joint_of::<G>(&w.moves, m, j, &mut w.joint);
                 game.apply(&mut s, &w.joint, &mut self.rng);
                 v = self.tree.nodes[v as usize].first + j as u32;
                 w.path.push(v);
-                Self::playout(cfg, game, eval, &mut s, &mut self.rng, w);
+                if !self.playout_in_time(cfg, game, eval, &mut s, w) {
+                    return Ended::Interrupted;
+                }
                 break;
             }
             if node.len as usize != total {
                 // Chance changed the moves under this node: no tree here.
-                Self::playout(cfg, game, eval, &mut s, &mut self.rng, w);
+                if !self.playout_in_time(cfg, game, eval, &mut s, w) {
+                    return Ended::Interrupted;
+                }
                 break;
             }
             let j = self.select(cfg, v, &w.movers, &dims);
@@ -214,10 +237,45 @@ impl Search {
         for &u in &w.path {
             self.tree.record(u, &w.pay, 1);
         }
+        Ended::Complete
+    }
+
+    /// [`Search::playout`], or without a deadline a random playout that
+    /// gives up when it passes; false if the deadline interrupted it (the
+    /// payoffs are then not to be recorded).
+    fn playout_in_time<G: Game, E: Evaluator<G>>(
+        &mut self,
+        cfg: &UctConfig,
+        game: &G,
+        eval: &E,
+        s: &mut G::State,
+        w: &mut Work<G>,
+    ) -> bool {
+        match w.deadline {
+            None => {
+                Self::playout(cfg, game, eval, s, &mut self.rng, w);
+                true
+            }
+            Some(d) if cfg.playout == PlayoutPolicy::Random => {
+                match random_playout_until(game, s, &mut self.rng, cfg.max_playout_plies, d) {
+                    Some(p) => {
+                        w.pay.copy_from_slice(&p);
+                        true
+                    }
+                    None => false,
+                }
+            }
+            Some(_) => {
+                Self::playout(cfg, game, eval, s, &mut self.rng, w);
+                !w.pay.iter().any(|x| x.is_nan())
+            }
+        }
     }
 
     /// Adds all joint moves of `v` (state `s`) as children and evaluates
-    /// each `E` times.
+    /// each `E` times; returns how many were evaluated (all of them unless
+    /// the deadline passed: the children not evaluated then are added
+    /// unvisited, and none at all if the first was not evaluated).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn expand<G: Game, E: Evaluator<G>>(
         &mut self,
@@ -228,20 +286,40 @@ impl Search {
         v: u32,
         total: usize,
         w: &mut Work<G>,
-    ) {
-        self.tree.reserve(total, self.max_nodes);
+    ) -> usize {
         let mut stats = std::mem::take(&mut w.stats);
         stats.clear();
-        let weight = evaluate_children(cfg, game, eval, s, total, &mut self.rng, w, &mut stats);
-        self.tree.add_children(v, weight, &stats);
+        let (weight, done) = evaluate_children(
+            cfg,
+            game,
+            eval,
+            s,
+            total,
+            &mut self.rng,
+            w,
+            &mut stats,
+            w.deadline,
+        );
+        if done > 0 {
+            self.tree.reserve(total, self.max_nodes);
+            stats.resize(total * 2 * game.num_players(), 0.0);
+            let first = self.tree.add_children(v, weight, &stats) as usize;
+            for node in &mut self.tree.nodes[first + done..first + total] {
+                node.n = 0;
+            }
+        }
         w.stats = stats;
+        done
     }
 }
 
 /// The initial statistics of the `total` children of a leaf in state `s`
 /// whose movers and legal moves are in `w`: each child's evaluation game is
 /// played E times and recorded with the weight E'. Appends
-/// `(sum, sum of squares)` per player for each child to `out`; returns E'.
+/// `(sum, sum of squares)` per player for each child to `out`; returns E'
+/// and the number of children evaluated: all of them, unless `deadline`
+/// passed first (read before each child) or an evaluation reported NaN
+/// (interrupted by it).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn evaluate_children<G: Game, E: Evaluator<G>>(
     cfg: &UctConfig,
@@ -252,7 +330,8 @@ pub(super) fn evaluate_children<G: Game, E: Evaluator<G>>(
     rng: &mut Rng,
     w: &mut Work<G>,
     out: &mut Vec<f64>,
-) -> u32 {
+    deadline: Option<Instant>,
+) -> (u32, usize) {
     let np = game.num_players();
     let m = w.movers.len();
     let e = cfg.evals.max(1);
@@ -260,6 +339,9 @@ pub(super) fn evaluate_children<G: Game, E: Evaluator<G>>(
     let mut sum = vec![0.0; np];
     let mut sq = vec![0.0; np];
     for j in 0..total {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return (weight, j);
+        }
         joint_of::<G>(&w.moves, m, j, &mut w.joint);
         sum.iter_mut().for_each(|x| *x = 0.0);
         sq.iter_mut().for_each(|x| *x = 0.0);
@@ -274,6 +356,9 @@ pub(super) fn evaluate_children<G: Game, E: Evaluator<G>>(
             } else if k == 0 || !eval.is_deterministic() {
                 eval.evaluate(game, &t, rng, &mut w.tmp);
             }
+            if deadline.is_some() && w.tmp.iter().any(|x| x.is_nan()) {
+                return (weight, j);
+            }
             for p in 0..np {
                 sum[p] += w.tmp[p];
                 sq[p] += w.tmp[p] * w.tmp[p];
@@ -284,5 +369,5 @@ pub(super) fn evaluate_children<G: Game, E: Evaluator<G>>(
             out.push(sq[p] / e as f64 * weight as f64);
         }
     }
-    weight
+    (weight, total)
 }
