@@ -7,7 +7,7 @@
 //!
 //! Dependency rule: this is the top of the workspace. It may use every
 //! crate below (through the facade `toss` or directly) and the
-//! command-line dependencies (clap, indicatif, tiny_http, plotters); no
+//! command-line dependencies (clap, indicatif, plotters); no
 //! crate imports it.
 
 pub mod ggp;

@@ -324,6 +324,32 @@ fn check_reply(r: &Exchange, clock: Duration, grace: Duration) -> Result<String,
     }
 }
 
+/// The faults of the replies to a START or STOP (`message`, which each
+/// player should answer with `expected`, at `step`): late, failed or other
+/// replies, one per player in role order.
+fn unexpected_replies(
+    roles: &[String],
+    replies: &[Exchange],
+    (message, expected, step): (&str, &str, usize),
+    clock: Duration,
+    grace: Duration,
+) -> Vec<Fault> {
+    let mut faults = Vec::new();
+    for (p, r) in replies.iter().enumerate() {
+        let what = match check_reply(r, clock, grace) {
+            Ok(t) if t.eq_ignore_ascii_case(expected) => continue,
+            Ok(t) => format!("replied `{t}` to {message}"),
+            Err(e) => e,
+        };
+        faults.push(Fault {
+            step,
+            role: roles[p].clone(),
+            what,
+        });
+    }
+    faults
+}
+
 /// Runs one match of `game` (whose KIF text is `source`) between the
 /// players, one per role in role order. `log` gets one line per step.
 pub fn run_match(
@@ -360,21 +386,13 @@ pub fn run_match(
     let start_time = now_ms();
     let replies = broadcast(players, &starts, start_clock + grace);
     let start_times = replies.iter().map(|r| r.1).collect();
-    for (p, r) in replies.iter().enumerate() {
-        match check_reply(r, start_clock, grace) {
-            Ok(t) if t.eq_ignore_ascii_case("ready") => {}
-            Ok(t) => faults.push(Fault {
-                step: 0,
-                role: roles[p].clone(),
-                what: format!("replied `{t}` to START"),
-            }),
-            Err(e) => faults.push(Fault {
-                step: 0,
-                role: roles[p].clone(),
-                what: e,
-            }),
-        }
-    }
+    faults.extend(unexpected_replies(
+        &roles,
+        &replies,
+        ("START", "ready", 0),
+        start_clock,
+        grace,
+    ));
     let mut record = MatchRecord {
         roles: roles.clone(),
         moves: Vec::new(),
@@ -486,21 +504,13 @@ pub fn run_match(
     let step = moves.len() + 1;
     let stop = format!("(STOP {} {})", cfg.match_id, last_joint(&moves));
     let replies = broadcast(players, &vec![stop; players.len()], play_clock + grace);
-    for (p, r) in replies.iter().enumerate() {
-        match check_reply(r, play_clock, grace) {
-            Ok(t) if t.eq_ignore_ascii_case("done") => {}
-            Ok(t) => faults.push(Fault {
-                step,
-                role: roles[p].clone(),
-                what: format!("replied `{t}` to STOP"),
-            }),
-            Err(e) => faults.push(Fault {
-                step,
-                role: roles[p].clone(),
-                what: e,
-            }),
-        }
-    }
+    faults.extend(unexpected_replies(
+        &roles,
+        &replies,
+        ("STOP", "done", step),
+        play_clock,
+        grace,
+    ));
     let silent: Vec<&str> = roles
         .iter()
         .zip(&answered)
