@@ -265,7 +265,7 @@ impl Transform<'_> {
             .iter()
             .map(|l| match l {
                 Literal::Pos(a) | Literal::Neg(a) => lv(a.rel, a.args.len()),
-                Literal::Distinct(..) => 0,
+                Literal::Distinct(..) | Literal::Equal(..) => 0,
             })
             .collect();
         let positives: Vec<usize> = (0..n)

@@ -82,6 +82,23 @@ pub enum Literal {
     Neg(Atom),
     /// Syntactic inequality of two terms.
     Distinct(Term, Term),
+    /// Syntactic equality of two terms: `(not (distinct a b))`, which is
+    /// not GDL but which servers send. Read as ggp-base's prover reads it,
+    /// a test once both terms are bound (it binds no variable).
+    Equal(Term, Term),
+}
+
+impl Literal {
+    /// Pushes the variables of the literal (with repetitions).
+    pub fn vars(&self, out: &mut Vec<u32>) {
+        match self {
+            Literal::Pos(a) | Literal::Neg(a) => a.args.iter().for_each(|t| t.vars(out)),
+            Literal::Distinct(a, b) | Literal::Equal(a, b) => {
+                a.vars(out);
+                b.vars(out);
+            }
+        }
+    }
 }
 
 /// A rule `(<= head body...)`; a fact when the body is empty.

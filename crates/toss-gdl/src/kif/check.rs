@@ -1,15 +1,16 @@
 //! Static checks of a GDL description (reference/gdl.md sections 2 and 3)
 //! and lowering to the runtime's IR.
 //!
-//! Errors: safety (head variables, and variables of negative literals and
-//! `distinct`, must occur in a positive literal), stratification (no
-//! negation inside a recursive cycle), the recursion restriction,
-//! keyword arities and places (`true`/`does` only in bodies, `init`/`next`
-//! only in heads, `role` only as ground facts, `legal`/`goal`/`terminal`
-//! not depending on `does`, `init`/`base`/`input` not depending on `true`
-//! or `does`), non-ground facts. Warnings: a relation or function used with
-//! several arities (each arity is then its own relation), empty bodies,
-//! `(p)` for `p`, empty and nested disjunctions.
+//! Errors: safety (head variables, and variables of negative literals,
+//! `distinct` and equalities, must occur in a positive literal),
+//! stratification (no negation inside a recursive cycle), the recursion
+//! restriction, keyword arities and places (`true`/`does` only in bodies,
+//! `init`/`next` only in heads, `role` only as ground facts,
+//! `legal`/`goal`/`terminal` not depending on `does`, `init`/`base`/`input`
+//! not depending on `true` or `does`), non-ground facts. Warnings: a
+//! relation or function used with several arities (each arity is then its
+//! own relation), empty bodies, `(p)` for `p`, empty and nested
+//! disjunctions, `(not (distinct a b))` (not GDL; read as equality).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -24,6 +25,7 @@ enum Flat<'a> {
     Pos(&'a AAtom),
     Neg(&'a AAtom, &'a Span),
     Distinct(&'a ATerm, &'a ATerm),
+    Equal(&'a ATerm, &'a ATerm),
 }
 
 /// A rule with one choice per disjunction.
@@ -55,6 +57,7 @@ fn alternatives<'a>(l: &'a ALit, out: &mut Vec<Vec<Flat<'a>>>) {
         ALit::Pos(a) => out.push(vec![Flat::Pos(a)]),
         ALit::Neg(a, s) => out.push(vec![Flat::Neg(a, s)]),
         ALit::Distinct(a, b, _) => out.push(vec![Flat::Distinct(a, b)]),
+        ALit::Equal(a, b, _) => out.push(vec![Flat::Equal(a, b)]),
         ALit::Or(ls, _) => {
             for x in ls {
                 alternatives(x, out);
@@ -326,8 +329,9 @@ fn check_atoms(clauses: &[AClause], errors: &mut Vec<Diagnostic>, warnings: &mut
     }
 }
 
-/// Safety: the variables of the head, of negations and of `distinct` occur
-/// in a positive literal of the body.
+/// Safety: the variables of the head, of negations, of `distinct` and of
+/// equalities occur in a positive literal of the body (an equality binds
+/// nothing, as in ggp-base's prover, where it is a test).
 fn check_safety(rules: &[FlatRule], errors: &mut Vec<Diagnostic>) {
     // Safety (facts are checked for groundness above).
     for r in rules.iter().filter(|r| !r.body.is_empty()) {
@@ -369,6 +373,11 @@ fn check_safety(rules: &[FlatRule], errors: &mut Vec<Diagnostic>) {
                     a.vars(&mut vs);
                     b.vars(&mut vs);
                     check_vars(vs, "of `distinct`");
+                }
+                Flat::Equal(a, b) => {
+                    a.vars(&mut vs);
+                    b.vars(&mut vs);
+                    check_vars(vs, "of `(not (distinct ...))`");
                 }
                 Flat::Pos(_) => {}
             }
@@ -435,7 +444,7 @@ fn collect_atoms<'a>(body: &'a [ALit], out: &mut Vec<(&'a AAtom, bool)>) {
     for l in body {
         match l {
             ALit::Pos(a) | ALit::Neg(a, _) => out.push((a, false)),
-            ALit::Distinct(..) => {}
+            ALit::Distinct(..) | ALit::Equal(..) => {}
             ALit::Or(ls, _) => collect_atoms(ls, out),
         }
     }
@@ -515,6 +524,7 @@ fn lower(rules: &[FlatRule]) -> Description {
                 Flat::Distinct(a, b) => {
                     Literal::Distinct(l.term(a, &mut vars), l.term(b, &mut vars))
                 }
+                Flat::Equal(a, b) => Literal::Equal(l.term(a, &mut vars), l.term(b, &mut vars)),
             })
             .collect();
         out.push(Rule {

@@ -204,6 +204,8 @@ pub enum ALit {
     Pos(AAtom),
     Neg(AAtom, Span),
     Distinct(ATerm, ATerm, Span),
+    /// `(not (distinct a b))`: not GDL, read as the equality of `a` and `b`.
+    Equal(ATerm, ATerm, Span),
     Or(Vec<ALit>, Span),
 }
 
@@ -211,7 +213,9 @@ impl ALit {
     pub fn span(&self) -> Span {
         match self {
             ALit::Pos(a) => a.span.clone(),
-            ALit::Neg(_, s) | ALit::Distinct(_, _, s) | ALit::Or(_, s) => s.clone(),
+            ALit::Neg(_, s) | ALit::Distinct(_, _, s) | ALit::Equal(_, _, s) | ALit::Or(_, s) => {
+                s.clone()
+            }
         }
     }
 }
@@ -438,6 +442,23 @@ impl Conv {
         }
     }
 
+    /// `(not (distinct a b))` (`inner` is the `distinct`, `span` the
+    /// whole): not GDL, but servers send it; read, with a warning, as
+    /// ggp-base's prover reads it: `a` and `b` are the same term.
+    fn equality(&mut self, inner: &SExpr, span: &Span, depth: usize) -> Option<ALit> {
+        let Some(ALit::Distinct(a, b, _)) = self.literal(inner, depth + 1) else {
+            return None;
+        };
+        self.warnings.push(
+            Diagnostic::new(
+                "`(not (distinct a b))` is not GDL; read as equality: `a` and `b` are the same term",
+                span.clone(),
+            )
+            .with_note("GDL negates only atomic sentences; ggp-base's prover reads this as equality"),
+        );
+        Some(ALit::Equal(a, b, span.clone()))
+    }
+
     fn literal(&mut self, e: &SExpr, depth: usize) -> Option<ALit> {
         if depth > MAX_DEPTH {
             self.errors
@@ -458,16 +479,18 @@ impl Conv {
                     }
                     if let SExpr::List(inner, ispan) = &items[1]
                         && let Some(SExpr::Atom(ih, _)) = inner.first()
-                        && matches!(ih.to_ascii_lowercase().as_str(), "not" | "or" | "distinct")
                     {
-                        self.errors.push(
-                            Diagnostic::new(
-                                format!("`not` must contain an atomic sentence, not `{ih}`"),
-                                ispan.clone(),
-                            )
-                            .with_note("`(not (distinct a b))` is not GDL; rewrite the rule"),
-                        );
-                        return None;
+                        match ih.to_ascii_lowercase().as_str() {
+                            "distinct" => return self.equality(&items[1], span, depth),
+                            "not" | "or" => {
+                                self.errors.push(Diagnostic::new(
+                                    format!("`not` must contain an atomic sentence, not `{ih}`"),
+                                    ispan.clone(),
+                                ));
+                                return None;
+                            }
+                            _ => {}
+                        }
                     }
                     let a = self.sentence(&items[1], "negated")?;
                     return Some(ALit::Neg(a, span.clone()));

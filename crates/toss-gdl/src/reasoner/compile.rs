@@ -95,7 +95,7 @@ impl Program {
                         succ[h].push(b);
                         neg_edges.push((h, b));
                     }
-                    Literal::Distinct(..) => {}
+                    Literal::Distinct(..) | Literal::Equal(..) => {}
                 }
             }
         }
@@ -366,7 +366,7 @@ impl Program {
                                 mark_bound(p, &mut bound);
                             }
                         }
-                        CLit::Neg { .. } | CLit::Distinct(..) => {}
+                        CLit::Neg { .. } | CLit::Distinct(..) | CLit::Equal(..) => {}
                     }
                 }
             }
@@ -378,15 +378,7 @@ impl Program {
 fn max_var(r: &super::Rule) -> u32 {
     let mut vs = Vec::new();
     r.head.args.iter().for_each(|t| t.vars(&mut vs));
-    for l in &r.body {
-        match l {
-            Literal::Pos(a) | Literal::Neg(a) => a.args.iter().for_each(|t| t.vars(&mut vs)),
-            Literal::Distinct(a, b) => {
-                a.vars(&mut vs);
-                b.vars(&mut vs);
-            }
-        }
-    }
+    r.body.iter().for_each(|l| l.vars(&mut vs));
     vs.into_iter().map(|v| v + 1).max().unwrap_or(0)
 }
 
@@ -471,7 +463,7 @@ fn order_body(
     let lit_pats = |l: &Literal, terms: &mut TermStore| -> Vec<Pat> {
         match l {
             Literal::Pos(a) | Literal::Neg(a) => a.args.iter().map(|t| pat(t, terms)).collect(),
-            Literal::Distinct(a, b) => vec![pat(a, terms), pat(b, terms)],
+            Literal::Distinct(a, b) | Literal::Equal(a, b) => vec![pat(a, terms), pat(b, terms)],
         }
     };
     let pats: Vec<Vec<Pat>> = r.body.iter().map(|l| lit_pats(l, terms)).collect();
@@ -499,7 +491,9 @@ fn order_body(
                     rel: lookup_rel(a),
                     args: pats[j].clone().into_boxed_slice(),
                 },
-                _ => CLit::Distinct(pats[j][0].clone(), pats[j][1].clone()),
+                Literal::Distinct(..) => CLit::Distinct(pats[j][0].clone(), pats[j][1].clone()),
+                Literal::Equal(..) => CLit::Equal(pats[j][0].clone(), pats[j][1].clone()),
+                Literal::Pos(_) => unreachable!("tests are not positive"),
             });
             continue;
         }
@@ -546,13 +540,7 @@ fn order_body(
             // Only tests with unbound variables remain: unsafe.
             let j = left[0];
             let mut vs = Vec::new();
-            match &r.body[j] {
-                Literal::Pos(a) | Literal::Neg(a) => a.args.iter().for_each(|t| t.vars(&mut vs)),
-                Literal::Distinct(a, b) => {
-                    a.vars(&mut vs);
-                    b.vars(&mut vs);
-                }
-            }
+            r.body[j].vars(&mut vs);
             let v = vs.into_iter().find(|&v| !bound[v as usize]).unwrap_or(0);
             return Err(v);
         };

@@ -300,10 +300,12 @@ impl Join<'_> {
             return true;
         };
         match lit {
-            CLit::Distinct(a, b) => {
+            CLit::Distinct(a, b) | CLit::Equal(a, b) => {
+                // Both sides are ground here (the join order places the
+                // test after its variables are bound): compare the ids.
                 let x = instantiate(a, &self.s.b, self.terms);
                 let y = instantiate(b, &self.s.b, self.terms);
-                if x != y {
+                if (x == y) == matches!(lit, CLit::Equal(..)) {
                     return self.go(rest);
                 }
                 true

@@ -3,17 +3,17 @@
 //! [`Engine`] that holds the facts of the three levels (static, per state,
 //! per joint move) and the interned terms.
 //!
-//! Join orders are chosen when compiling: a negative or `distinct` literal
-//! is placed as soon as its variables are bound (safety guarantees that
-//! this happens), a positive literal whose arguments are all bound is a
-//! membership test, and otherwise the positive literal with the most bound
-//! argument positions comes next (a game-independent relation keyed on a
-//! bound position before a state literal keyed on a part of its term).
-//! Each positive literal reads one hash index of its relation, keyed on the
-//! argument positions that are bound at that point; a function-term
-//! argument such as `(cell ?x ?y ?c)` with `?x`, `?y` bound is keyed on its
-//! functor and bound sub-terms. A rule with a positive literal over an
-//! empty relation is not run. Recursive components
+//! Join orders are chosen when compiling: a negative, `distinct` or
+//! equality literal is placed as soon as its variables are bound (safety
+//! guarantees that this happens), a positive literal whose arguments are
+//! all bound is a membership test, and otherwise the positive literal with
+//! the most bound argument positions comes next (a game-independent
+//! relation keyed on a bound position before a state literal keyed on a
+//! part of its term). Each positive literal reads one hash index of its
+//! relation, keyed on the argument positions that are bound at that point;
+//! a function-term argument such as `(cell ?x ?y ?c)` with `?x`, `?y` bound
+//! is keyed on its functor and bound sub-terms. A rule with a positive
+//! literal over an empty relation is not run. Recursive components
 //! are evaluated semi-naively: after a first full round, each rule is
 //! re-run once per recursive body literal, that literal reading only the
 //! facts new in the previous round.
@@ -48,8 +48,8 @@ const NONE: u32 = u32::MAX;
 pub enum ProgramError {
     /// Negation inside a recursive cycle.
     Unstratified(String),
-    /// A variable of a negative literal, `distinct` or the head that no
-    /// positive literal binds (rule number, variable name).
+    /// A variable of a negative literal, `distinct`, an equality or the head
+    /// that no positive literal binds (rule number, variable name).
     Unsafe(usize, String),
     /// The static part derived more facts than the limit.
     TooLarge(usize),
@@ -113,6 +113,7 @@ enum CLit {
         args: Box<[Pat]>,
     },
     Distinct(Pat, Pat),
+    Equal(Pat, Pat),
 }
 
 #[derive(Clone, Debug)]
