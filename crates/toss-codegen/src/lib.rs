@@ -15,6 +15,11 @@
 //! the impl answers `Game::heuristic_values`); [`ode`]
 //! compiles the ODE right-hand sides and update terms of games with
 //! continuous dynamics.
+//!
+//! Dependency rule: `toss-core`, `toss-lang` (the front end), `toss-runtime`
+//! (the interpreter built at build time, the solver that evaluates stable
+//! formulas) and `toss-heuristics` (derivation); never search, GDL or the
+//! CLI. Generated code names only `::toss::__private` and the facade.
 
 mod attr;
 mod emit;

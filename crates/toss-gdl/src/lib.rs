@@ -2,13 +2,14 @@
 //! description, a bottom-up reasoner and [`GdlGame`], which implements the
 //! [`Game`](toss_core::Game) trait of the core.
 //!
-//! The IR is what the KIF parser of `toss-lang` lowers to: symbols (compared
+//! The IR is what the KIF front end ([`kif`]) lowers to: symbols (compared
 //! case-insensitively by the parser, which keeps the first spelling seen),
 //! terms with function terms, literals and rules. Disjunctions are already
-//! expanded (a rule with `(or a b)` becomes two rules) and `(p)` is the same
-//! as the bare `p`. Facts are rules with an empty body.
+//! expanded (a rule with `(or a b)` becomes two rules); `(p)` is kept apart
+//! from the bare `p`, as ggp-base reads it. Facts are rules with an empty
+//! body.
 //!
-//! Evaluation (see [`reasoner`]): relations are split in three levels, those
+//! Evaluation (the private `reasoner` module): relations are split in three levels, those
 //! that depend neither on `true` nor on `does` (computed once per game: the
 //! `succ`/`add` tables, board adjacency, `role`, `init`), those that depend
 //! on `true` but not on `does` (once per state: `legal`, `goal`, `terminal`
@@ -22,6 +23,10 @@
 //! through a demand (magic-sets) transformation, so that a relation whose
 //! callers always bind some arguments is derived only for the values they
 //! ask for.
+//!
+//! Dependency rule: `toss-core` (the `Game` trait) and `toss-lang` (its
+//! diagnostics) only. The translation of GDL to Toss (spec chapter 5) and
+//! the grounding for the derive belong here, in folders of their own.
 
 mod demand;
 mod game;

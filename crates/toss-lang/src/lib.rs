@@ -1,10 +1,13 @@
 //! The Toss language front end: `.toss` text to the game IR of
-//! `toss-runtime`, with diagnostics that point into the source.
+//! `toss-core`, with diagnostics that point into the source.
 //!
 //! Pipeline: a lexical nesting check, the pest grammar (`toss.pest`), the
 //! AST with spans ([`ast`]), checks ([`check`]) and lowering ([`lower`]);
 //! [`print`] writes the IR back as canonical `.toss` text.
 //! The front end never panics on user input, whatever the bytes.
+//!
+//! Dependency rule: `toss-core` only (no solver, no interpreter, no
+//! nalgebra): whatever parses a game can do so without the engine.
 
 pub mod ast;
 mod board;

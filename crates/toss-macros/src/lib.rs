@@ -1,6 +1,8 @@
 //! `#[derive(Game)]`: reads a game description at build time and implements
 //! the runtime's `Game` trait. All the work is in `toss-codegen`; this crate
 //! only forwards, so the code generator stays an ordinary, testable library.
+//!
+//! Dependency rule: `toss-codegen` only.
 
 use proc_macro::TokenStream;
 
