@@ -608,11 +608,13 @@ pub fn build(path: &Path, output: Option<&Path>, colour: bool) -> Result<(), Str
     std::fs::create_dir_all(&src_dir).map_err(|e| io("cannot create", &src_dir, e))?;
     let manifest = format!(
         "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n\
-         [dependencies]\ntoss = {{ path = {:?} }}\n\n\
+         [dependencies]\ntoss = {{ path = {:?} }}\ntoss-cli = {{ path = {:?} }}\n\n\
          [profile.release]\ncodegen-units = 1\n\n\
          # Not a member of the toss workspace.\n[workspace]\n",
-        // The facade alone: no command-line dependency is compiled.
-        workspace.join("crates").join("toss").display().to_string()
+        // The game through the facade; the terminal play, playouts and
+        // perft of the binary's subcommands from the CLI's library.
+        workspace.join("crates").join("toss").display().to_string(),
+        workspace.display().to_string()
     );
     // Write only what changed, so that Cargo rebuilds only what it must.
     let write = |p: PathBuf, text: &str| -> Result<(), String> {
