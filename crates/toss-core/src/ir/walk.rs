@@ -146,11 +146,7 @@ impl<'a> Node<'a> {
 /// source order.
 pub fn walk<'a>(node: Node<'a>, visit: &mut dyn FnMut(Node<'a>)) {
     visit(node);
-    let mut children = Vec::new();
-    node.for_each_child(&mut |c, _| children.push(c));
-    for c in children {
-        walk(c, visit);
-    }
+    node.for_each_child(&mut |c, _| walk(c, visit));
 }
 
 /// The relation names a formula uses: every atom `R(...)`, of the signature

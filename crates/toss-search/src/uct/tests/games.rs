@@ -1,5 +1,5 @@
 //! `games/concurrent-tic-tac-toe.toss` and `games/dice.toss` as IR built
-//! by hand: this crate has no parser (the front end depends on it). Both
+//! by hand: the search is tested without the front end. Both
 //! keep every rule, formula, location and payoff of the files; the
 //! starting structures leave out the relations and functions the board
 //! literal adds that no formula uses (`C` in dice, `DiagA`, `DiagB`, `x`,
@@ -7,43 +7,20 @@
 //! (`toss perft` of the files gives the same counts).
 
 use toss_core::ir::{
-    self, DefinedRelation, Formula, Game as IrGame, Location, Multiplicity, PlayerLocation,
-    RealExpr, Target, Var,
+    self, DefinedRelation, Formula, Game as IrGame, Multiplicity, PlayerLocation, RealExpr, Target,
+    Var,
 };
 use toss_core::structure::Structure;
-use toss_testkit::fixtures::{rule, side};
-
-fn rel(r: &str, args: &[&str]) -> Formula {
-    Formula::Rel {
-        name: r.into(),
-        args: args.iter().map(|s| s.to_string()).collect(),
-    }
-}
+use toss_testkit::fixtures::{and, def, or, rel, rule, side};
 
 fn not(f: Formula) -> Formula {
     Formula::Not(Box::new(f))
-}
-
-fn and(fs: Vec<Formula>) -> Formula {
-    Formula::And(fs)
-}
-
-fn or(fs: Vec<Formula>) -> Formula {
-    Formula::Or(fs)
 }
 
 fn exists(vars: &[&str], body: Formula) -> Formula {
     Formula::Exists {
         vars: vars.iter().map(|v| Var::Element(v.to_string())).collect(),
         body: Box::new(body),
-    }
-}
-
-fn def(name: &str, params: &[&str], body: Formula) -> DefinedRelation {
-    DefinedRelation {
-        name: name.into(),
-        params: params.iter().map(|s| s.to_string()).collect(),
-        body,
     }
 }
 
@@ -72,6 +49,7 @@ fn label(rule: &str, targets: &[(usize, f64)]) -> ir::Label {
     }
 }
 
+/// The test kit's game with defined relations.
 fn game(
     players: &[&str],
     defined: Vec<DefinedRelation>,
@@ -80,18 +58,8 @@ fn game(
     start: Structure,
 ) -> IrGame {
     IrGame {
-        players: players.iter().map(|s| s.to_string()).collect(),
-        data: vec![],
         defined_relations: defined,
-        rules,
-        locations: locations
-            .into_iter()
-            .enumerate()
-            .map(|(id, players)| Location { id, players })
-            .collect(),
-        start,
-        model: None,
-        history: vec![],
+        ..toss_testkit::fixtures::game(players, rules, locations, start)
     }
 }
 
