@@ -26,10 +26,13 @@
 //!
 //! Dependency rule: `toss-core` (the `Game` trait) and `toss-lang` (its
 //! diagnostics) only. The translation of GDL to Toss (spec chapter 5) and
-//! the grounding for the derive belong here, in folders of their own.
+//! the grounding for the derive belong here, in folders of their own
+//! ([`ground`]: the propositional network of the run-time grounded form and
+//! of the derive).
 
 mod demand;
 mod game;
+pub mod ground;
 pub mod kif;
 mod reasoner;
 mod terms;
