@@ -53,6 +53,95 @@ fn sym_in(symbols: &mut Vec<String>, name: &str) -> Sym {
     }
 }
 
+/// Splits the state- and move-level rules so that a variable no later
+/// literal (nor the head) reads is projected out as soon as it dies: `h(X)
+/// :- a(X, Y), b(Y, Z), c(Z)` becomes `aux(X, Z) :- a(X, Y), b(Y, Z)` and
+/// `h(X) :- aux(X, Z), c(Z)`. The ground instances of `aux` then share the
+/// values of `Y`: without it, a rule that joins several pieces of the state
+/// grounds to the product of their sizes. Negative, `distinct` and equality
+/// literals move to the first place where their variables are bound, as
+/// safety allows.
+fn decompose(desc: &Description, is_static: &dyn Fn(Sym, usize) -> bool) -> Description {
+    let mut symbols = desc.symbols.clone();
+    let mut rules = Vec::new();
+    for (i, r) in desc.rules.iter().enumerate() {
+        if is_static(r.head.rel, r.head.args.len()) || r.body.len() < 3 {
+            rules.push(r.clone());
+            continue;
+        }
+        let vars_of = |l: &Literal| {
+            let mut v = Vec::new();
+            l.vars(&mut v);
+            v
+        };
+        // Positive literals in their order; the others as soon as bound.
+        let mut order: Vec<Literal> = Vec::new();
+        let mut waiting: Vec<&Literal> = r
+            .body
+            .iter()
+            .filter(|l| !matches!(l, Literal::Pos(_)))
+            .collect();
+        let mut bound: Vec<u32> = Vec::new();
+        for l in r.body.iter().filter(|l| matches!(l, Literal::Pos(_))) {
+            order.push(l.clone());
+            bound.extend(vars_of(l));
+            waiting.retain(|w| {
+                let ready = vars_of(w).iter().all(|v| bound.contains(v));
+                if ready {
+                    order.push((*w).clone());
+                }
+                !ready
+            });
+        }
+        order.extend(waiting.into_iter().cloned());
+        let mut head_vars = Vec::new();
+        r.head.args.iter().for_each(|t| t.vars(&mut head_vars));
+        let mut prefix: Vec<Literal> = Vec::new();
+        let mut prefix_vars: Vec<u32> = Vec::new();
+        let mut k = 0;
+        for j in 0..order.len() {
+            prefix.push(order[j].clone());
+            if matches!(order[j], Literal::Pos(_)) {
+                prefix_vars.extend(vars_of(&order[j]));
+                prefix_vars.sort_unstable();
+                prefix_vars.dedup();
+            }
+            if j + 1 == order.len() || prefix.len() < 2 {
+                continue;
+            }
+            let mut needed = head_vars.clone();
+            order[j + 1..].iter().for_each(|l| l.vars(&mut needed));
+            let live: Vec<u32> = prefix_vars
+                .iter()
+                .copied()
+                .filter(|v| needed.contains(v))
+                .collect();
+            if live.len() == prefix_vars.len() {
+                continue;
+            }
+            let aux = sym_in(&mut symbols, &format!("split {i} {k}"));
+            k += 1;
+            let atom = Atom {
+                rel: aux,
+                args: live.iter().map(|&v| Term::Var(v)).collect(),
+            };
+            rules.push(Rule {
+                head: atom.clone(),
+                body: std::mem::take(&mut prefix),
+                var_names: r.var_names.clone(),
+            });
+            prefix.push(Literal::Pos(atom));
+            prefix_vars = live;
+        }
+        rules.push(Rule {
+            head: r.head.clone(),
+            body: prefix,
+            var_names: r.var_names.clone(),
+        });
+    }
+    Description { symbols, rules }
+}
+
 fn relax(desc: &Description, is_static: &dyn Fn(Sym, usize) -> bool) -> Relaxed {
     let mut symbols = desc.symbols.clone();
     let true_ = sym_in(&mut symbols, "true");
@@ -220,10 +309,23 @@ fn too_large(e: ProgramError, limits: GroundLimits) -> GroundError {
     }
 }
 
+/// The instances of `desc`, with its rules split first ([`decompose`]) when
+/// `split_rules`.
 pub(super) fn instantiate(
     desc: &Description,
     limits: GroundLimits,
+    split_rules: bool,
 ) -> Result<Instances, GroundError> {
+    let split;
+    let desc = if split_rules {
+        let orig = Program::new(desc).map_err(GroundError::Program)?;
+        split = decompose(desc, &|rel, arity| {
+            orig.level_of(rel, arity).is_none_or(|l| l == STATIC)
+        });
+        &split
+    } else {
+        desc
+    };
     let orig = Program::new(desc).map_err(GroundError::Program)?;
     let is_static = |rel: Sym, arity: usize| orig.level_of(rel, arity).is_none_or(|l| l == STATIC);
     let relaxed = relax(desc, &is_static);

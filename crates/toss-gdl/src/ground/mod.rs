@@ -299,6 +299,25 @@ pub fn ground(desc: &Description) -> Result<GroundProgram, GroundError> {
 
 /// Grounds a checked description within `limits`.
 pub fn ground_with(desc: &Description, limits: GroundLimits) -> Result<GroundProgram, GroundError> {
-    let inst = instantiate::instantiate(desc, limits)?;
-    Ok(network::build(inst))
+    let plain = instantiate::instantiate(desc, limits, false).map(network::build);
+    // Splitting rules ([`instantiate`]'s `decompose`) shrinks networks whose
+    // rules join independent parts of the state, and grows those whose
+    // frame rules it cuts apart from their moves; both are built when the
+    // plain network is large, and the cheaper one kept.
+    let cost = |p: &GroundProgram| p.num_literals() + p.gates.len();
+    match plain {
+        Ok(p) if cost(&p) <= SPLIT_WORTH_TRYING => Ok(p),
+        plain => {
+            let split = instantiate::instantiate(desc, limits, true).map(network::build);
+            match (plain, split) {
+                (Ok(p), Ok(s)) => Ok(if cost(&s) < cost(&p) { s } else { p }),
+                (Ok(p), Err(_)) => Ok(p),
+                (Err(_), Ok(s)) => Ok(s),
+                (Err(e), Err(_)) => Err(e),
+            }
+        }
+    }
 }
+
+/// The size (literals and gates) above which the split rules are tried too.
+const SPLIT_WORTH_TRYING: usize = 20_000;
