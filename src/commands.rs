@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use toss::Game;
 use toss::analysis::fluent_relations;
 use toss::ir;
-use toss_cli::load::load_toss;
+use toss_cli::load::{Engine, load_toss};
 use toss_cli::matches::{self, PlayerSpec};
 use toss_cli::play::PipeStdout;
 
@@ -201,6 +201,7 @@ macro_rules! with_game {
                 interpreter: $g, ..
             } => $body,
             toss_cli::load::Loaded::Gdl($g) => $body,
+            toss_cli::load::Loaded::Grounded($g) => $body,
         }
     };
 }
@@ -236,8 +237,14 @@ pub fn fmt(path: &Path, colour: bool) -> Result<(), String> {
 }
 
 /// `toss perft FILE DEPTH [--divide]`.
-pub fn perft(path: &Path, depth: usize, divide: bool, colour: bool) -> Result<(), String> {
-    let loaded = toss_cli::load::load(path, colour).map_err(|e| e.rendered)?;
+pub fn perft(
+    path: &Path,
+    depth: usize,
+    divide: bool,
+    engine: Engine,
+    colour: bool,
+) -> Result<(), String> {
+    let loaded = toss_cli::load::load_with(path, colour, engine).map_err(|e| e.rendered)?;
     with_game!(&loaded, g => perft_game(g, depth, divide))
 }
 
@@ -263,12 +270,13 @@ pub fn playout(
     n: u64,
     seed: u64,
     max_plies: usize,
+    engine: Engine,
     colour: bool,
 ) -> Result<(), String> {
     if n == 0 {
         return Err("-n 0: give the number of playouts to run, at least 1".into());
     }
-    let loaded = toss_cli::load::load(path, colour).map_err(|e| e.rendered)?;
+    let loaded = toss_cli::load::load_with(path, colour, engine).map_err(|e| e.rendered)?;
     with_game!(&loaded, g => playout_game(g, n, seed, max_plies))
 }
 
@@ -308,8 +316,14 @@ fn playout_game<G: Game>(g: &G, n: u64, seed: u64, max_plies: usize) -> Result<(
 }
 
 /// `toss play FILE [--player SPEC]...`.
-pub fn play(path: &Path, specs: &[PlayerSpec], seed: u64, colour: bool) -> Result<(), String> {
-    let loaded = toss_cli::load::load(path, colour).map_err(|e| e.rendered)?;
+pub fn play(
+    path: &Path,
+    specs: &[PlayerSpec],
+    seed: u64,
+    engine: Engine,
+    colour: bool,
+) -> Result<(), String> {
+    let loaded = toss_cli::load::load_with(path, colour, engine).map_err(|e| e.rendered)?;
     let n = with_game!(&loaded, g => g.num_players());
     if specs.len() > n {
         return Err(format!(
@@ -348,19 +362,33 @@ pub fn play(path: &Path, specs: &[PlayerSpec], seed: u64, colour: bool) -> Resul
                 .map_err(|e| e.to_string())?;
             fault_check(interpreter)?;
         }
-        toss_cli::load::Loaded::Gdl(g) => {
-            let mut seats = Vec::new();
-            for (p, spec) in full.iter().enumerate() {
-                let player = matches::build_generic(spec, g, seed.wrapping_add(p as u64))?;
-                seats.push(match player {
-                    None => toss_cli::play::Seat::Human,
-                    Some(player) => toss_cli::play::Seat::Program(player, spec.budget),
-                });
-            }
-            toss_cli::play::play(g, &mut seats, seed, &mut input, &mut out)
-                .map_err(|e| e.to_string())?;
-        }
+        toss_cli::load::Loaded::Gdl(g) => play_generic(g, &full, seed, &mut input, &mut out)?,
+        toss_cli::load::Loaded::Grounded(g) => play_generic(g, &full, seed, &mut input, &mut out)?,
     }
+    Ok(())
+}
+
+/// Terminal play of a game without a `.toss` description (GDL).
+fn play_generic<G: Game + Sync + 'static>(
+    g: &G,
+    full: &[PlayerSpec],
+    seed: u64,
+    input: &mut impl std::io::BufRead,
+    out: &mut PipeStdout,
+) -> Result<(), String>
+where
+    G::State: Send + Sync,
+    G::Move: Send + Sync,
+{
+    let mut seats = Vec::new();
+    for (p, spec) in full.iter().enumerate() {
+        let player = matches::build_generic(spec, g, seed.wrapping_add(p as u64))?;
+        seats.push(match player {
+            None => toss_cli::play::Seat::Human,
+            Some(player) => toss_cli::play::Seat::Program(player, spec.budget),
+        });
+    }
+    toss_cli::play::play(g, &mut seats, seed, input, out).map_err(|e| e.to_string())?;
     Ok(())
 }
 
@@ -371,15 +399,42 @@ pub fn play_match(
     games: u64,
     seed: u64,
     swap: bool,
+    engine: Engine,
     colour: bool,
 ) -> Result<(), String> {
-    match toss_cli::load::load(path, colour).map_err(|e| e.rendered)? {
+    match toss_cli::load::load_with(path, colour, engine).map_err(|e| e.rendered)? {
         toss_cli::load::Loaded::Toss { game, interpreter } => {
             matches::run_match(&interpreter, &game, &interpreter, specs, games, seed, swap)?;
             fault_check(&interpreter)
         }
         toss_cli::load::Loaded::Gdl(g) => matches::run_match_generic(&g, specs, games, seed, swap),
+        toss_cli::load::Loaded::Grounded(g) => {
+            matches::run_match_generic(&g, specs, games, seed, swap)
+        }
     }
+}
+
+/// `toss ground FILE.kif [--summary]`: the propositional network.
+pub fn ground(path: &Path, summary: bool, colour: bool) -> Result<(), String> {
+    if !toss_cli::load::is_gdl(path) {
+        return Err(format!(
+            "{}: `toss ground` takes a GDL file (.kif or .gdl)",
+            path.display()
+        ));
+    }
+    let (_, desc) = toss_cli::load::load_gdl_description(path, colour).map_err(|e| e.rendered)?;
+    let t = std::time::Instant::now();
+    let p = toss::gdl::ground::ground(&desc)
+        .map_err(|e| format!("{}: not grounded: {e}", path.display()))?;
+    let secs = t.elapsed().as_secs_f64();
+    let dump = p.dump();
+    if summary {
+        outln!("{}", dump.lines().nth(1).unwrap_or_default());
+        outln!("grounded in {secs:.3} s");
+    } else {
+        out!("{dump}");
+    }
+    Ok(())
 }
 
 /// `toss heuristic FILE`: the derived heuristic of each player, per location.

@@ -52,6 +52,71 @@ pub enum Loaded {
     },
     /// A GDL description (`.kif`, `.gdl`) and its reasoner.
     Gdl(toss_gdl::GdlGame),
+    /// A GDL description grounded into a propositional network.
+    Grounded(toss_gdl::ground::GroundGame),
+}
+
+/// What runs a GDL game: the grounded network, the reasoner, or whichever
+/// is faster on this game (`auto`). Both give the same moves, states and
+/// goals (the tests play them in lockstep), so the choice changes speed
+/// only, never a seeded result.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Engine {
+    #[default]
+    Auto,
+    Grounded,
+    Reasoner,
+}
+
+impl std::str::FromStr for Engine {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Engine, String> {
+        match s {
+            "auto" => Ok(Engine::Auto),
+            "grounded" => Ok(Engine::Grounded),
+            "reasoner" => Ok(Engine::Reasoner),
+            _ => Err(format!(
+                "unknown engine `{s}`: expected auto, grounded or reasoner"
+            )),
+        }
+    }
+}
+
+/// Random playout steps per second of a game, over about `secs` seconds.
+fn steps_per_second<G: toss_core::Game>(g: &G, secs: f64) -> f64 {
+    let mut rng = toss_core::game::rng_from_seed(0);
+    let t = std::time::Instant::now();
+    let mut steps = 0usize;
+    while t.elapsed().as_secs_f64() < secs {
+        steps += 1 + g.random_playout(&mut rng, 10_000).0;
+    }
+    steps as f64 / t.elapsed().as_secs_f64()
+}
+
+/// The grounded form of a GDL game when `engine` asks for it and it
+/// grounds; with `auto`, only when random playouts run faster on it than
+/// on the reasoner (a fraction of a second of each). The error says why
+/// the reasoner runs it.
+pub fn choose_engine(
+    desc: &toss_gdl::Description,
+    reasoner: &toss_gdl::GdlGame,
+    engine: Engine,
+) -> Result<toss_gdl::ground::GroundGame, String> {
+    use toss_gdl::ground::{GroundGame, GroundLimits};
+    if engine == Engine::Reasoner {
+        return Err("asked for".into());
+    }
+    let g =
+        GroundGame::from_description(desc, GroundLimits::default()).map_err(|e| e.to_string())?;
+    if engine == Engine::Auto {
+        let (fast, slow) = (steps_per_second(&g, 0.05), steps_per_second(reasoner, 0.05));
+        if fast < slow {
+            return Err(format!(
+                "faster here: {slow:.0} playout steps/s against {fast:.0} on the grounded network"
+            ));
+        }
+    }
+    Ok(g)
 }
 
 /// Whether a path names a GDL file (by its extension).
@@ -62,6 +127,14 @@ pub fn is_gdl(path: &Path) -> bool {
 
 /// Reads and parses a GDL file; diagnostics rendered like the Toss ones.
 pub fn load_gdl(path: &Path, colour: bool) -> Result<toss_gdl::GdlGame, LoadError> {
+    load_gdl_description(path, colour).map(|(g, _)| g)
+}
+
+/// [`load_gdl`], with the checked description.
+pub fn load_gdl_description(
+    path: &Path,
+    colour: bool,
+) -> Result<(toss_gdl::GdlGame, toss_gdl::Description), LoadError> {
     let shown = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| LoadError {
         rendered: format!("error: cannot read {shown}: {e}\n"),
@@ -78,16 +151,35 @@ pub fn load_gdl(path: &Path, colour: bool) -> Result<toss_gdl::GdlGame, LoadErro
             });
         }
     };
-    toss_gdl::kif::load_game(text, &shown).map_err(|diags| LoadError {
+    let rendered = |diags: Vec<toss_lang::Diagnostic>| LoadError {
         rendered: toss_lang::render_diagnostics(&diags, text, &shown, colour),
         count: diags.len(),
-    })
+    };
+    let desc = toss_gdl::kif::parse_gdl(text, &shown).map_err(rendered)?;
+    let game = toss_gdl::kif::build_game(&desc).map_err(|d| rendered(vec![d]))?;
+    Ok((game, desc))
 }
 
-/// Loads a game in the language its extension says, ready to play.
+/// Loads a game in the language its extension says, ready to play (GDL on
+/// the engine [`Engine::Auto`] picks).
 pub fn load(path: &Path, colour: bool) -> Result<Loaded, LoadError> {
+    load_with(path, colour, Engine::Auto)
+}
+
+/// [`load`], with the engine of GDL games chosen by `engine`.
+pub fn load_with(path: &Path, colour: bool, engine: Engine) -> Result<Loaded, LoadError> {
     if is_gdl(path) {
-        return load_gdl(path, colour).map(Loaded::Gdl);
+        let (reasoner, desc) = load_gdl_description(path, colour)?;
+        return Ok(match choose_engine(&desc, &reasoner, engine) {
+            Ok(g) => Loaded::Grounded(g),
+            Err(why) if engine == Engine::Grounded => {
+                return Err(LoadError {
+                    rendered: format!("error: {}: not grounded: {why}\n", path.display()),
+                    count: 1,
+                });
+            }
+            Err(_) => Loaded::Gdl(reasoner),
+        });
     }
     let (game, _) = load_toss(path, colour)?;
     let interpreter = toss_runtime::Interpreter::new(&game).map_err(|e| LoadError {

@@ -17,6 +17,11 @@ mod commands;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// What runs a GDL game: the grounded network, the reasoner, or
+    /// whichever plays random playouts faster on it (auto). The results
+    /// are the same.
+    #[arg(long, global = true, default_value = "auto")]
+    engine: toss_cli::load::Engine,
 }
 
 #[derive(Subcommand)]
@@ -120,6 +125,14 @@ enum Command {
         #[arg(long)]
         plot: Option<PathBuf>,
     },
+    /// Ground a GDL game into a propositional network and print it: its
+    /// fluents, actions, gates (each a ground atom defined as an or of
+    /// ands), phases and outputs; or with --summary its size alone.
+    Ground {
+        file: PathBuf,
+        #[arg(long)]
+        summary: bool,
+    },
     /// Print the heuristics derived from the payoffs (spec 3.3-3.5).
     Heuristic {
         file: PathBuf,
@@ -200,6 +213,7 @@ enum GgpCommand {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let colour = std::io::stderr().is_terminal();
+    let engine = cli.engine;
     let result = match cli.command {
         Command::Check { files } => commands::check(&files, colour),
         Command::Fmt { file } => commands::fmt(&file, colour),
@@ -207,25 +221,25 @@ fn main() -> ExitCode {
             file,
             depth,
             divide,
-        } => commands::perft(&file, depth, divide, colour),
+        } => commands::perft(&file, depth, divide, engine, colour),
         Command::Playout {
             file,
             n,
             seed,
             max_plies,
-        } => commands::playout(&file, n, seed, max_plies, colour),
+        } => commands::playout(&file, n, seed, max_plies, engine, colour),
         Command::Play {
             file,
             players,
             seed,
-        } => commands::play(&file, &players, seed, colour),
+        } => commands::play(&file, &players, seed, engine, colour),
         Command::Match {
             file,
             players,
             n,
             seed,
             swap,
-        } => commands::play_match(&file, &players, n, seed, swap, colour),
+        } => commands::play_match(&file, &players, n, seed, swap, engine, colour),
         Command::Build { file, output } => commands::build(&file, output.as_deref(), colour),
         Command::Simulate {
             file,
@@ -243,6 +257,7 @@ fn main() -> ExitCode {
             };
             commands::simulate(&file, &opts, plot.as_deref(), colour)
         }
+        Command::Ground { file, summary } => commands::ground(&file, summary, colour),
         Command::Heuristic {
             file,
             rule_condition,

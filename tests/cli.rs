@@ -335,6 +335,57 @@ fn gdl_files_work_with_check_perft_and_play() {
 }
 
 #[test]
+fn gdl_engines_agree_and_ground_prints_the_network() {
+    let c4 = corpus("connect4.kif");
+    for engine in ["grounded", "reasoner", "auto"] {
+        let out = toss(&["perft", &c4, "4", "--engine", engine], "");
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert_eq!(text(&out.stdout).lines().last(), Some("2401"), "{engine}");
+        // The same seeded playouts on both engines: the same mean payoffs.
+        let out = toss(
+            &[
+                "playout", &c4, "-n", "50", "--seed", "3", "--engine", engine,
+            ],
+            "",
+        );
+        let stdout = text(&out.stdout);
+        let means: Vec<&str> = stdout.lines().filter(|l| l.starts_with("mean")).collect();
+        assert_eq!(means.len(), 3, "{stdout}");
+        let again = toss(&["playout", &c4, "-n", "50", "--seed", "3"], "");
+        let again = text(&again.stdout);
+        assert_eq!(
+            means,
+            again
+                .lines()
+                .filter(|l| l.starts_with("mean"))
+                .collect::<Vec<_>>()
+        );
+    }
+    let out = toss(&["ground", &corpus("ticTacToe.kif"), "--summary"], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).starts_with("size: 29 fluents, 20 inputs,"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = toss(&["ground", &corpus("ticTacToe.kif")], "");
+    assert!(text(&out.stdout).contains("f1 (control xplayer) init next=f0"));
+    // Over the grounding limit: an error naming it, when asked for.
+    let out = toss(
+        &["perft", &corpus("amazons.kif"), "1", "--engine", "grounded"],
+        "",
+    );
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("not grounded: grounding limit"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = toss(&["ground", "games/tic-tac-toe.toss"], "");
+    assert!(text(&out.stderr).contains("takes a GDL file"));
+}
+
+#[test]
 fn a_broken_gdl_file_is_an_error_with_its_location() {
     let bad = corpus("conformance/gdl-validation/badparens1.kif");
     let out = toss(&["check", &bad], "");
