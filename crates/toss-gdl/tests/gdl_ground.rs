@@ -181,3 +181,29 @@ fn a_limit_refuses_with_its_name() {
     let e = GroundGame::from_description(&desc, tight).expect_err("over the limit");
     assert_eq!(e, GroundError::TooManyInstances(500));
 }
+
+/// The grounded game's own playout loop makes the trait's random draws: a
+/// seed gives the reasoner's playout (length and payoffs).
+#[test]
+fn seeded_playouts_equal_the_reasoners() {
+    for n in [
+        "ticTacToe.kif",
+        "connect4.kif",
+        "breakthroughSmall.kif",
+        "pacman3p.kif",
+        "connectFourSimultaneous.kif",
+        "roshambo2.kif",
+    ] {
+        let g = ground(n);
+        let r = game(n);
+        for seed in 0..20 {
+            let a = g.random_playout(&mut rng_from_seed(seed), 10_000);
+            let b = r.random_playout(&mut rng_from_seed(seed), 10_000);
+            assert_eq!(a, b, "{n} seed {seed}");
+            // Cut short: the same turns and the payoffs of the state reached.
+            let a = g.random_playout(&mut rng_from_seed(seed), 5);
+            let b = r.random_playout(&mut rng_from_seed(seed), 5);
+            assert_eq!(a, b, "{n} seed {seed}, 5 turns");
+        }
+    }
+}

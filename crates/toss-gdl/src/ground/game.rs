@@ -11,9 +11,10 @@
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use toss_core::game::{Game, Rng};
+use toss_core::game::{Game, Payoffs, Rng, index_below};
 use toss_core::structure::Structure;
 
+use super::propagate::{Counts, PropNet};
 use super::{GroundError, GroundLimits, GroundProgram};
 use crate::Description;
 
@@ -152,17 +153,43 @@ impl Flat {
 }
 
 struct Cache {
+    /// Signal values of full evaluation (propagation keeps its own).
     vals: Vec<u8>,
+    /// The state the values are of.
     state: Option<GroundState>,
     goals_done: bool,
-    /// The action of each role in the joint move being applied.
+    /// The action of each role in the joint move last applied (`NONE`
+    /// before the first).
     chosen: Vec<u32>,
+    counts: Counts,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl Cache {
+    fn new(p: &GroundProgram) -> Cache {
+        Cache {
+            vals: vec![0; p.num_signals()],
+            state: None,
+            goals_done: false,
+            chosen: vec![NONE; p.roles.len()],
+            counts: Counts::default(),
+        }
+    }
+}
+
+/// How the network is evaluated: by propagating changes, or in full (the
+/// networks with recursive groups).
+#[derive(Clone, Debug)]
+enum Eval {
+    Propagate(Arc<PropNet>),
+    Full(Arc<Flat>),
 }
 
 /// A grounded GDL game, interpreted: the run-time grounded form.
 pub struct GroundGame {
     prog: Arc<GroundProgram>,
-    flat: Arc<Flat>,
+    eval: Eval,
     cache: Mutex<Cache>,
     init: GroundState,
 }
@@ -171,13 +198,8 @@ impl Clone for GroundGame {
     fn clone(&self) -> Self {
         GroundGame {
             prog: self.prog.clone(),
-            flat: self.flat.clone(),
-            cache: Mutex::new(Cache {
-                vals: vec![0; self.prog.num_signals()],
-                state: None,
-                goals_done: false,
-                chosen: Vec::new(),
-            }),
+            eval: self.eval.clone(),
+            cache: Mutex::new(Cache::new(&self.prog)),
             init: self.init.clone(),
         }
     }
@@ -199,15 +221,13 @@ impl GroundGame {
         for &f in &prog.init {
             init[f as usize / 64] |= 1 << (f % 64);
         }
-        let flat = Flat::new(&prog);
+        let eval = match PropNet::new(&prog) {
+            Some(net) => Eval::Propagate(Arc::new(net)),
+            None => Eval::Full(Arc::new(Flat::new(&prog))),
+        };
         GroundGame {
-            cache: Mutex::new(Cache {
-                vals: vec![0; prog.num_signals()],
-                state: None,
-                goals_done: false,
-                chosen: Vec::new(),
-            }),
-            flat: Arc::new(flat),
+            cache: Mutex::new(Cache::new(&prog)),
+            eval,
             prog: Arc::new(prog),
             init: GroundState(init.into_boxed_slice()),
         }
@@ -229,23 +249,133 @@ impl GroundGame {
         self.cache.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The cache with the state phase of `s` evaluated.
+    /// The cache with the values of state `s`.
     fn at(&self, s: &GroundState) -> MutexGuard<'_, Cache> {
         let mut c = self.lock();
-        if c.state.as_ref() != Some(s) {
-            let nf = self.prog.fluents.len();
-            let vals = &mut c.vals;
-            vals[0] = 0;
-            for f in 0..nf {
-                vals[1 + f] = s.holds(f) as u8;
-            }
-            let base = self.prog.gate_base() as usize;
-            self.flat
-                .eval(self.prog.state_gates.clone(), base, &mut c.vals, &[]);
-            c.state = Some(s.clone());
-            c.goals_done = false;
-        }
+        self.load(&mut c, &s.0);
         c
+    }
+
+    /// Brings the cache to the state with these words: with propagation,
+    /// the fluents that differ from the cached state flipped; in full, the
+    /// state phase evaluated.
+    fn load(&self, c: &mut Cache, words: &[u64]) {
+        if c.state.as_ref().is_some_and(|cur| *cur.0 == *words) {
+            return;
+        }
+        let p = &*self.prog;
+        match &self.eval {
+            Eval::Propagate(net) => match &mut c.state {
+                Some(cur) => {
+                    for (w, (old, new)) in cur.0.iter_mut().zip(words).enumerate() {
+                        let mut diff = *old ^ *new;
+                        while diff != 0 {
+                            let b = diff.trailing_zeros() as usize;
+                            diff &= diff - 1;
+                            let f = w * 64 + b;
+                            net.set(&mut c.counts, p.fluent_signal(f), (new >> b & 1) as u8);
+                        }
+                        *old = *new;
+                    }
+                    net.settle(&mut c.counts);
+                }
+                None => {
+                    let s = GroundState(words.into());
+                    let mut vals = vec![0u8; p.num_signals()];
+                    for (f, v) in vals[1..=p.fluents.len()].iter_mut().enumerate() {
+                        *v = s.holds(f) as u8;
+                    }
+                    net.reset(vals, &mut c.counts);
+                    c.chosen.iter_mut().for_each(|x| *x = NONE);
+                    c.state = Some(s);
+                }
+            },
+            Eval::Full(flat) => {
+                let vals = &mut c.vals;
+                vals[0] = 0;
+                for f in 0..p.fluents.len() {
+                    vals[1 + f] = (words[f / 64] >> (f % 64) & 1) as u8;
+                }
+                flat.eval(
+                    p.state_gates.clone(),
+                    p.gate_base() as usize,
+                    &mut c.vals,
+                    &[],
+                );
+                match &mut c.state {
+                    Some(cur) => cur.0.copy_from_slice(words),
+                    None => c.state = Some(GroundState(words.into())),
+                }
+                c.goals_done = false;
+            }
+        }
+    }
+
+    /// Applies a joint move (one action index per role) to the cached
+    /// state and writes the next state's words to `out`; the cache stays
+    /// at the state it was at.
+    fn next_words(&self, c: &mut Cache, joint: &[u32], out: &mut [u64]) {
+        let p = &*self.prog;
+        match &self.eval {
+            Eval::Propagate(net) => {
+                for (r, &m) in joint.iter().enumerate() {
+                    let old = c.chosen[r];
+                    if old != m {
+                        if old != NONE {
+                            net.set(&mut c.counts, p.input_signal(r, old as usize), 0);
+                        }
+                        net.set(&mut c.counts, p.input_signal(r, m as usize), 1);
+                        c.chosen[r] = m;
+                    }
+                }
+                net.settle(&mut c.counts);
+            }
+            Eval::Full(flat) => {
+                let ib = p.input_base() as usize;
+                let base = p.gate_base() as usize;
+                c.vals[ib..base].iter_mut().for_each(|v| *v = 0);
+                for (r, &m) in joint.iter().enumerate() {
+                    c.vals[p.input_signal(r, m as usize) as usize] = 1;
+                    c.chosen[r] = m;
+                }
+                flat.eval(p.move_gates.clone(), base, &mut c.vals, &c.chosen);
+            }
+        }
+        let vals = self.vals(c);
+        out.iter_mut().for_each(|w| *w = 0);
+        for (f, &l) in p.next.iter().enumerate() {
+            if Self::value(vals, l) {
+                out[f / 64] |= 1 << (f % 64);
+            }
+        }
+    }
+
+    /// The payoffs of the cached state (the largest goal value of each
+    /// role, 0 without one).
+    fn payoffs_in(&self, c: &mut Cache, out: &mut [f64]) {
+        if let Eval::Full(flat) = &self.eval
+            && !c.goals_done
+        {
+            let base = self.prog.gate_base() as usize;
+            flat.eval(self.prog.goal_gates.clone(), base, &mut c.vals, &[]);
+            c.goals_done = true;
+        }
+        let vals = self.vals(c);
+        for (o, gs) in out.iter_mut().zip(&self.prog.goals) {
+            *o = gs
+                .iter()
+                .rev()
+                .find(|&&(_, l)| Self::value(vals, l))
+                .map_or(0.0, |&(v, _)| v as f64);
+        }
+    }
+
+    /// The signal values of the cached state.
+    fn vals<'a>(&self, c: &'a Cache) -> &'a [u8] {
+        match self.eval {
+            Eval::Propagate(_) => &c.counts.vals,
+            Eval::Full(_) => &c.vals,
+        }
     }
 
     #[inline]
@@ -255,24 +385,26 @@ impl GroundGame {
 
     pub fn terminal(&self, s: &GroundState) -> bool {
         let c = self.at(s);
-        Self::value(&c.vals, self.prog.terminal)
+        Self::value(self.vals(&c), self.prog.terminal)
     }
 
     /// Per role, the goal values that hold in `s`, increasing.
     pub fn goal_values(&self, s: &GroundState) -> Vec<Vec<u64>> {
         let mut c = self.at(s);
-        if !c.goals_done {
+        if let Eval::Full(flat) = &self.eval
+            && !c.goals_done
+        {
             let base = self.prog.gate_base() as usize;
-            self.flat
-                .eval(self.prog.goal_gates.clone(), base, &mut c.vals, &[]);
+            flat.eval(self.prog.goal_gates.clone(), base, &mut c.vals, &[]);
             c.goals_done = true;
         }
+        let vals = self.vals(&c);
         self.prog
             .goals
             .iter()
             .map(|gs| {
                 gs.iter()
-                    .filter(|&&(_, l)| Self::value(&c.vals, l))
+                    .filter(|&&(_, l)| Self::value(vals, l))
                     .map(|&(v, _)| v)
                     .collect()
             })
@@ -281,26 +413,9 @@ impl GroundGame {
 
     pub fn next_state(&self, s: &GroundState, joint: &[GroundMove]) -> GroundState {
         let mut c = self.at(s);
-        let p = &*self.prog;
-        let ib = p.input_base() as usize;
-        let base = p.gate_base() as usize;
-        c.vals[ib..base].iter_mut().for_each(|v| *v = 0);
-        let Cache { vals, chosen, .. } = &mut *c;
-        let mut off = ib;
-        chosen.clear();
-        for (r, m) in joint.iter().enumerate() {
-            vals[off + m.0 as usize] = 1;
-            off += p.moves[r].len();
-            chosen.push(m.0);
-        }
-        self.flat.eval(p.move_gates.clone(), base, vals, chosen);
+        let joint: Vec<u32> = joint.iter().map(|m| m.0).collect();
         let mut out = vec![0u64; s.0.len()];
-        for (f, &l) in p.next.iter().enumerate() {
-            if Self::value(&c.vals, l) {
-                out[f / 64] |= 1 << (f % 64);
-            }
-        }
-        // The move phase leaves the state phase's values as they were.
+        self.next_words(&mut c, &joint, &mut out);
         GroundState(out.into_boxed_slice())
     }
 
@@ -329,10 +444,10 @@ impl GroundGame {
         Some(GroundState(out.into_boxed_slice()))
     }
 
-    fn legal_into(&self, c: &Cache, player: usize, out: &mut Vec<GroundMove>) {
+    fn legal_into(&self, vals: &[u8], player: usize, out: &mut Vec<GroundMove>) {
         out.clear();
         for (m, &l) in self.prog.legal[player].iter().enumerate() {
-            if Self::value(&c.vals, l) {
+            if Self::value(vals, l) {
                 out.push(GroundMove(m as u32));
             }
         }
@@ -364,7 +479,7 @@ impl Game for GroundGame {
 
     fn legal_moves(&self, s: &GroundState, player: usize, out: &mut Vec<GroundMove>) {
         let c = self.at(s);
-        self.legal_into(&c, player, out);
+        self.legal_into(self.vals(&c), player, out);
     }
 
     fn movers_and_moves(
@@ -375,7 +490,8 @@ impl Game for GroundGame {
     ) {
         movers.clear();
         let c = self.at(s);
-        if Self::value(&c.vals, self.prog.terminal) {
+        let vals = self.vals(&c);
+        if Self::value(vals, self.prog.terminal) {
             return;
         }
         let n = self.prog.roles.len();
@@ -384,7 +500,7 @@ impl Game for GroundGame {
             moves.resize_with(n, Vec::new);
         }
         for (p, out) in moves.iter_mut().enumerate().take(n) {
-            self.legal_into(&c, p, out);
+            self.legal_into(vals, p, out);
         }
     }
 
@@ -401,9 +517,56 @@ impl Game for GroundGame {
     }
 
     fn payoffs(&self, s: &GroundState, out: &mut [f64]) {
-        for (o, v) in out.iter_mut().zip(self.goal_values(s)) {
-            *o = v.last().copied().unwrap_or(0) as f64;
+        let mut c = self.at(s);
+        self.payoffs_in(&mut c, out);
+    }
+
+    /// The trait's playout (the same random draws, so a seed gives the same
+    /// play) under one lock, with the state updated in place.
+    fn random_playout_from(
+        &self,
+        s: &mut GroundState,
+        rng: &mut Rng,
+        max_turns: usize,
+    ) -> (usize, Payoffs) {
+        let mut c = self.lock();
+        let n = self.prog.roles.len();
+        let mut cur: Vec<u64> = s.0.to_vec();
+        let mut next = vec![0u64; cur.len()];
+        let mut joint: Vec<u32> = Vec::with_capacity(n);
+        let mut turns = 0;
+        loop {
+            self.load(&mut c, &cur);
+            let vals = self.vals(&c);
+            if Self::value(vals, self.prog.terminal) || turns >= max_turns {
+                break;
+            }
+            joint.clear();
+            for legal in &self.prog.legal {
+                let k = legal.iter().filter(|&&l| Self::value(vals, l)).count();
+                if k == 0 {
+                    break;
+                }
+                let i = index_below(rng, k);
+                let m = legal
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &l)| Self::value(vals, l))
+                    .nth(i)
+                    .map_or(0, |(m, _)| m as u32);
+                joint.push(m);
+            }
+            if joint.len() < n {
+                break;
+            }
+            self.next_words(&mut c, &joint, &mut next);
+            std::mem::swap(&mut cur, &mut next);
+            turns += 1;
         }
+        s.0.copy_from_slice(&cur);
+        let mut pay = Payoffs::from_elem(0.0, n);
+        self.payoffs_in(&mut c, &mut pay);
+        (turns, pay)
     }
 
     /// As [`GdlGame`](crate::GdlGame)'s: one element per distinct argument

@@ -40,6 +40,7 @@ use crate::reasoner::ProgramError;
 mod game;
 mod instantiate;
 mod network;
+mod propagate;
 
 pub use game::{GroundGame, GroundMove, GroundState};
 

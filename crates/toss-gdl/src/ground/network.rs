@@ -93,20 +93,53 @@ fn factor_inputs(
         out.sort_unstable();
         return out;
     }
-    for ((mut rest, r), ins) in groups {
+    for ((mut rest, r), mut ins) in groups {
         if ins.len() == 1 {
             rest.extend(ins);
         } else {
-            let key: Vec<Vec<Lit>> = ins.iter().map(|&i| vec![i]).collect();
-            let n = ins.len();
-            let l = *shared.entry(key.clone()).or_insert_with(|| {
-                gates.push(Gate {
-                    atom: format!("(does {} one of {n})", roles[r as usize]),
-                    clauses: key,
-                });
-                Lit::new(base + (gates.len() - 1) as u32, false)
-            });
-            rest.push(l);
+            // Every role does exactly one action, so "one of S" is "none of
+            // the others": a frame clause's set (every move but the few that
+            // touch its fluent) becomes the negation of a small set, which
+            // changes only when one of those few moves is chosen.
+            let all: Vec<Lit> = (0..role_of.len() as u32)
+                .filter(|&i| role_of[i as usize] == r)
+                .map(|i| Lit::new(first_input + i, false))
+                .collect();
+            ins.sort_unstable();
+            ins.dedup();
+            let negate = 2 * ins.len() > all.len();
+            if negate {
+                ins = all
+                    .iter()
+                    .copied()
+                    .filter(|l| ins.binary_search(l).is_err())
+                    .collect();
+            }
+            let l = match ins.as_slice() {
+                [] => Lit::FALSE,
+                [one] => *one,
+                _ => {
+                    let key: Vec<Vec<Lit>> = ins.iter().map(|&i| vec![i]).collect();
+                    let n = ins.len();
+                    *shared.entry(key.clone()).or_insert_with(|| {
+                        gates.push(Gate {
+                            atom: format!("(does {} one of {n})", roles[r as usize]),
+                            clauses: key,
+                        });
+                        Lit::new(base + (gates.len() - 1) as u32, false)
+                    })
+                }
+            };
+            let l = if negate { !l } else { l };
+            if l == Lit::FALSE {
+                continue;
+            }
+            if l != Lit::TRUE {
+                rest.push(l);
+            }
+            if rest.is_empty() {
+                return vec![Vec::new()];
+            }
         }
         rest.sort_unstable();
         out.push(rest);
@@ -183,15 +216,15 @@ pub(super) fn build(inst: Instances) -> GroundProgram {
             .into_iter()
             .map(|c| c.into_iter().map(|l| map(&resolved, l)).collect())
             .collect();
-        let cs = simplify(cs).map(|cs| {
-            factor_inputs(
+        let cs = simplify(cs).and_then(|cs| {
+            simplify(factor_inputs(
                 cs,
                 &roles_of_inputs,
                 &mut gates,
                 &mut shared,
                 &inst.roles,
                 base,
-            )
+            ))
         });
         resolved[a] = match cs {
             None => Lit::TRUE,
