@@ -166,6 +166,22 @@ struct Cache {
 
 const NONE: u32 = u32::MAX;
 
+/// The index of the `i`-th set bit of `words` (there are more than `i`).
+fn nth_bit(words: &[u64], mut i: usize) -> u32 {
+    for (k, &w) in words.iter().enumerate() {
+        let n = w.count_ones() as usize;
+        if i < n {
+            let mut w = w;
+            for _ in 0..i {
+                w &= w - 1;
+            }
+            return (k * 64) as u32 + w.trailing_zeros();
+        }
+        i -= n;
+    }
+    0
+}
+
 impl Cache {
     fn new(p: &GroundProgram) -> Cache {
         Cache {
@@ -341,12 +357,28 @@ impl GroundGame {
                 flat.eval(p.move_gates.clone(), base, &mut c.vals, &c.chosen);
             }
         }
+        if let Eval::Propagate(net) = &self.eval {
+            out.copy_from_slice(&c.counts.out[net.next_word..net.next_word + out.len()]);
+            return;
+        }
         let vals = self.vals(c);
         out.iter_mut().for_each(|w| *w = 0);
         for (f, &l) in p.next.iter().enumerate() {
             if Self::value(vals, l) {
                 out[f / 64] |= 1 << (f % 64);
             }
+        }
+    }
+
+    /// The legal actions of role `r` in the cached state as bits, when
+    /// propagating (`false` in full evaluation: read the literals).
+    fn legal_words(&self, c: &Cache, r: usize, out: &mut Vec<u64>) -> bool {
+        match &self.eval {
+            Eval::Propagate(net) => {
+                net.legal_words(&c.counts, r, out);
+                true
+            }
+            Eval::Full(_) => false,
         }
     }
 
@@ -444,8 +476,20 @@ impl GroundGame {
         Some(GroundState(out.into_boxed_slice()))
     }
 
-    fn legal_into(&self, vals: &[u8], player: usize, out: &mut Vec<GroundMove>) {
+    fn legal_into(&self, c: &Cache, player: usize, out: &mut Vec<GroundMove>) {
         out.clear();
+        let mut words = Vec::new();
+        if self.legal_words(c, player, &mut words) {
+            for (k, &w) in words.iter().enumerate() {
+                let mut w = w;
+                while w != 0 {
+                    out.push(GroundMove((k * 64) as u32 + w.trailing_zeros()));
+                    w &= w - 1;
+                }
+            }
+            return;
+        }
+        let vals = self.vals(c);
         for (m, &l) in self.prog.legal[player].iter().enumerate() {
             if Self::value(vals, l) {
                 out.push(GroundMove(m as u32));
@@ -479,7 +523,7 @@ impl Game for GroundGame {
 
     fn legal_moves(&self, s: &GroundState, player: usize, out: &mut Vec<GroundMove>) {
         let c = self.at(s);
-        self.legal_into(self.vals(&c), player, out);
+        self.legal_into(&c, player, out);
     }
 
     fn movers_and_moves(
@@ -500,7 +544,7 @@ impl Game for GroundGame {
             moves.resize_with(n, Vec::new);
         }
         for (p, out) in moves.iter_mut().enumerate().take(n) {
-            self.legal_into(vals, p, out);
+            self.legal_into(&c, p, out);
         }
     }
 
@@ -534,6 +578,7 @@ impl Game for GroundGame {
         let mut cur: Vec<u64> = s.0.to_vec();
         let mut next = vec![0u64; cur.len()];
         let mut joint: Vec<u32> = Vec::with_capacity(n);
+        let mut words = Vec::new();
         let mut turns = 0;
         loop {
             self.load(&mut c, &cur);
@@ -542,18 +587,29 @@ impl Game for GroundGame {
                 break;
             }
             joint.clear();
-            for legal in &self.prog.legal {
-                let k = legal.iter().filter(|&&l| Self::value(vals, l)).count();
-                if k == 0 {
-                    break;
-                }
-                let i = index_below(rng, k);
-                let m = legal
-                    .iter()
-                    .enumerate()
-                    .filter(|&(_, &l)| Self::value(vals, l))
-                    .nth(i)
-                    .map_or(0, |(m, _)| m as u32);
+            for (r, legal) in self.prog.legal.iter().enumerate() {
+                let m = match self.legal_words(&c, r, &mut words) {
+                    true => {
+                        let k: u32 = words.iter().map(|w| w.count_ones()).sum();
+                        if k == 0 {
+                            break;
+                        }
+                        nth_bit(&words, index_below(rng, k as usize))
+                    }
+                    false => {
+                        let k = legal.iter().filter(|&&l| Self::value(vals, l)).count();
+                        if k == 0 {
+                            break;
+                        }
+                        let i = index_below(rng, k);
+                        legal
+                            .iter()
+                            .enumerate()
+                            .filter(|&(_, &l)| Self::value(vals, l))
+                            .nth(i)
+                            .map_or(0, |(m, _)| m as u32)
+                    }
+                };
                 joint.push(m);
             }
             if joint.len() < n {
