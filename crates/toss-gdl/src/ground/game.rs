@@ -206,6 +206,8 @@ enum Eval {
 pub struct GroundGame {
     prog: Arc<GroundProgram>,
     eval: Eval,
+    /// Per role: action text -> index.
+    action_index: Arc<Vec<std::collections::HashMap<String, u32>>>,
     cache: Mutex<Cache>,
     init: GroundState,
 }
@@ -215,6 +217,7 @@ impl Clone for GroundGame {
         GroundGame {
             prog: self.prog.clone(),
             eval: self.eval.clone(),
+            action_index: self.action_index.clone(),
             cache: Mutex::new(Cache::new(&self.prog)),
             init: self.init.clone(),
         }
@@ -241,9 +244,20 @@ impl GroundGame {
             Some(net) => Eval::Propagate(Arc::new(net)),
             None => Eval::Full(Arc::new(Flat::new(&prog))),
         };
+        let action_index = prog
+            .moves
+            .iter()
+            .map(|ms| {
+                ms.iter()
+                    .enumerate()
+                    .map(|(m, t)| (t.clone(), m as u32))
+                    .collect()
+            })
+            .collect();
         GroundGame {
             cache: Mutex::new(Cache::new(&prog)),
             eval,
+            action_index: Arc::new(action_index),
             prog: Arc::new(prog),
             init: GroundState(init.into_boxed_slice()),
         }
@@ -418,6 +432,29 @@ impl GroundGame {
     pub fn terminal(&self, s: &GroundState) -> bool {
         let c = self.at(s);
         Self::value(self.vals(&c), self.prog.terminal)
+    }
+
+    /// The goal of each role in `s`, or the fault of the game file when a
+    /// role has no goal or several (as [`GdlGame::goals`](crate::GdlGame::goals)).
+    pub fn goals(&self, s: &GroundState) -> Result<Vec<u64>, crate::GoalError> {
+        let mut out = Vec::new();
+        for (p, vals) in self.goal_values(s).into_iter().enumerate() {
+            if vals.len() != 1 || vals[0] > 100 {
+                return Err(crate::GoalError {
+                    role: self.prog.roles[p].clone(),
+                    values: vals,
+                    state: self.state_to_string(s),
+                });
+            }
+            out.push(vals[0]);
+        }
+        Ok(out)
+    }
+
+    /// The action of role `r` with this KIF text (as the reasoner prints
+    /// it), if the role can ever take it.
+    pub fn action(&self, r: usize, kif: &str) -> Option<GroundMove> {
+        self.action_index.get(r)?.get(kif).map(|&m| GroundMove(m))
     }
 
     /// Per role, the goal values that hold in `s`, increasing.
