@@ -57,9 +57,38 @@ fn simplify(clauses: Vec<Vec<Lit>>) -> Option<Vec<Vec<Lit>>> {
 /// a gate of its own (an *input set*, which evaluation reads as one test of
 /// the move chosen). Frame clauses (`next` keeps a cell unless the move
 /// touches it) are the usual source: one clause per move otherwise.
+/// The literal of "role `r` does one of `ins`" (sorted inputs): false for
+/// none, the input itself for one, else a shared gate.
+fn input_set(
+    ins: &[Lit],
+    r: u32,
+    gates: &mut Vec<Gate>,
+    shared: &mut FxHashMap<Vec<Vec<Lit>>, Lit>,
+    roles: &[String],
+    base: u32,
+) -> Lit {
+    match ins {
+        [] => Lit::FALSE,
+        [one] => *one,
+        _ => {
+            let key: Vec<Vec<Lit>> = ins.iter().map(|&i| vec![i]).collect();
+            let n = ins.len();
+            *shared.entry(key.clone()).or_insert_with(|| {
+                gates.push(Gate {
+                    atom: format!("(does {} one of {n})", roles[r as usize]),
+                    clauses: key,
+                });
+                Lit::new(base + (gates.len() - 1) as u32, false)
+            })
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn factor_inputs(
     cs: Vec<Vec<Lit>>,
     (first_input, role_of): &(u32, Vec<u32>),
+    inert: &[bool],
     gates: &mut Vec<Gate>,
     shared: &mut FxHashMap<Vec<Vec<Lit>>, Lit>,
     roles: &[String],
@@ -115,21 +144,24 @@ fn factor_inputs(
                     .filter(|l| ins.binary_search(l).is_err())
                     .collect();
             }
-            let l = match ins.as_slice() {
-                [] => Lit::FALSE,
-                [one] => *one,
-                _ => {
-                    let key: Vec<Vec<Lit>> = ins.iter().map(|&i| vec![i]).collect();
-                    let n = ins.len();
-                    *shared.entry(key.clone()).or_insert_with(|| {
-                        gates.push(Gate {
-                            atom: format!("(does {} one of {n})", roles[r as usize]),
-                            clauses: key,
-                        });
-                        Lit::new(base + (gates.len() - 1) as u32, false)
-                    })
-                }
+            // The inert actions (those no rule reads, as `noop`) are in every
+            // such complement: they get a gate of their own per role, so
+            // that a turn that switches a role between `noop` and a move
+            // flips that one gate, not every frame set.
+            let (inert_part, mut ins): (Vec<Lit>, Vec<Lit>) = if negate {
+                ins.iter()
+                    .partition(|l| inert[(l.signal() - first_input) as usize])
+            } else {
+                (Vec::new(), ins)
             };
+            if !inert_part.is_empty() && !ins.is_empty() {
+                let l = input_set(&inert_part, r, gates, shared, roles, base);
+                rest.push(!l);
+            } else {
+                ins.extend(inert_part);
+                ins.sort_unstable();
+            }
+            let l = input_set(&ins, r, gates, shared, roles, base);
             let l = if negate { !l } else { l };
             if l == Lit::FALSE {
                 continue;
@@ -190,6 +222,13 @@ pub(super) fn build(inst: Instances) -> GroundProgram {
             .flat_map(|(r, ms)| std::iter::repeat_n(r as u32, ms.len()))
             .collect(),
     );
+    // Inputs no rule instance reads (`noop`): see `factor_inputs`.
+    let mut inert = vec![true; roles_of_inputs.1.len()];
+    for l in defs.iter().flatten().flatten() {
+        if (first_input..base).contains(&l.signal()) {
+            inert[(l.signal() - first_input) as usize] = false;
+        }
+    }
     for comp in sccs(n, &succ) {
         let cyclic = comp.len() > 1 || succ[comp[0]].contains(&comp[0]);
         if cyclic {
@@ -220,6 +259,7 @@ pub(super) fn build(inst: Instances) -> GroundProgram {
             simplify(factor_inputs(
                 cs,
                 &roles_of_inputs,
+                &inert,
                 &mut gates,
                 &mut shared,
                 &inst.roles,
