@@ -127,6 +127,14 @@ fn turns_per_second<G: Game>(game: &G, time: Duration) -> f64 {
 #[derive(Debug, Default)]
 pub(crate) struct Groundings(Arc<AtomicUsize>);
 
+#[cfg(test)]
+impl Groundings {
+    /// How many are running.
+    pub(crate) fn running(&self) -> usize {
+        self.0.load(Ordering::Acquire)
+    }
+}
+
 /// Takes a grounding thread out of [`Groundings`] when it ends.
 struct Running(Arc<AtomicUsize>);
 

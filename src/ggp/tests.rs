@@ -714,3 +714,39 @@ fn illegal_moves_are_refused_on_the_grounded_game() {
     );
     ok(&p, "(ABORT g)");
 }
+
+#[test]
+fn a_grounding_not_done_in_half_the_start_budget_is_dropped() {
+    let p = player();
+    let rules = corpus_rules("amazons.kif");
+    // A budget of 0.1 s: grounding is waited for 0.05 s, and amazons takes
+    // about 0.3 s to be refused by the grounding limit.
+    let t = Instant::now();
+    let h = send(&p, &format!("(START a white {rules} 1 1)"));
+    assert!(t.elapsed() < Duration::from_secs(1), "{}", h.log);
+    assert_eq!(h.reply, "ready", "{}", h.log);
+    assert!(
+        h.log
+            .contains("engine reasoner (not grounded: grounding took more than 0.0"),
+        "{}",
+        h.log
+    );
+    // The match is played on the reasoner meanwhile.
+    let mv = ok(&p, "(PLAY a nil)");
+    assert!(!mv.is_empty() && mv != "nil", "{mv}");
+    // The grounding thread ends by itself; its result is dropped.
+    let until = Instant::now() + Duration::from_secs(20);
+    while p.groundings.running() > 0 && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(p.groundings.running(), 0);
+    // With the time, amazons is refused by the grounding limit.
+    let h = send(&p, &format!("(START b black {rules} 5 1)"));
+    assert_eq!(h.reply, "ready", "{}", h.log);
+    assert!(
+        h.log
+            .contains("engine reasoner (not grounded: grounding limit: a relation"),
+        "{}",
+        h.log
+    );
+}
