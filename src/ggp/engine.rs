@@ -147,7 +147,8 @@ impl Drop for Running {
 /// The game of a START grounded, when that is possible in time and its
 /// playouts are faster than the reasoner's, with a line for the log
 /// (gates, time, speeds); the error says why the match plays on the
-/// reasoner. `deadline` is the end of the START's budget.
+/// reasoner (`not grounded: ...`, or `grounded, but ...` when the
+/// reasoner is faster). `deadline` is the end of the START's budget.
 ///
 /// Grounding runs in a thread of its own, waited for at most half of what
 /// is left before `deadline` (nothing is waited for when nothing is left).
@@ -158,7 +159,8 @@ impl Drop for Running {
 /// once. A grounded game is then compared with the reasoner on random
 /// playouts from the initial state, each for a quarter of what is left
 /// before `deadline` and at most 50 ms, and kept when it runs more turns
-/// per second.
+/// per second (the reasoner's playouts run on a copy of `reasoner`, whose
+/// cache and terms they leave as they were).
 pub(crate) fn ground_for_start(
     desc: &Description,
     reasoner: &GdlGame,
@@ -169,12 +171,12 @@ pub(crate) fn ground_for_start(
 ) -> Result<(GroundGame, String), String> {
     let wait = deadline.saturating_duration_since(Instant::now()) / 2;
     if wait.is_zero() {
-        return Err("no time in the START clock".into());
+        return Err("not grounded: no time in the START clock".into());
     }
     if running.0.fetch_add(1, Ordering::AcqRel) >= max {
         running.0.fetch_sub(1, Ordering::AcqRel);
         return Err(format!(
-            "{max} groundings of earlier matches are still running"
+            "not grounded: {max} groundings of earlier matches are still running"
         ));
     }
     let slot = Running(running.0.clone());
@@ -189,26 +191,28 @@ pub(crate) fn ground_for_start(
             // The receiver is gone when the START stopped waiting.
             let _ = tx.send(GroundGame::from_description(&desc, limits));
         })
-        .map_err(|e| format!("cannot start a thread: {e}"))?;
+        .map_err(|e| format!("not grounded: cannot start a thread: {e}"))?;
     let game = match rx.recv_timeout(wait) {
         Ok(Ok(g)) => g,
-        Ok(Err(e)) => return Err(e.to_string()),
+        Ok(Err(e)) => return Err(format!("not grounded: {e}")),
         Err(RecvTimeoutError::Timeout) => {
             return Err(format!(
-                "grounding took more than {:.3} s, half of the START budget",
+                "not grounded: grounding took more than {:.3} s, half of the START budget",
                 wait.as_secs_f64()
             ));
         }
-        Err(RecvTimeoutError::Disconnected) => return Err("grounding failed".into()),
+        Err(RecvTimeoutError::Disconnected) => {
+            return Err("not grounded: the grounding thread panicked".into());
+        }
     };
     let grounded_in = began.elapsed().as_secs_f64();
     let each =
         (deadline.saturating_duration_since(Instant::now()) / 4).min(Duration::from_millis(50));
     let fast = turns_per_second(&game, each);
-    let slow = turns_per_second(reasoner, each);
+    let slow = turns_per_second(&reasoner.clone(), each);
     if fast < slow {
         return Err(format!(
-            "the reasoner is faster here: {slow:.0} playout turns/s against {fast:.0} on the {} gates of the grounded game",
+            "grounded, but slower: {fast:.0} playout turns/s on its {} gates against {slow:.0} on the reasoner",
             game.program().gates.len()
         ));
     }

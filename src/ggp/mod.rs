@@ -868,7 +868,7 @@ impl GgpPlayer {
         let deadline = self.config.deadline(start_clock, received);
         let grounded = if warning.is_some() {
             // Grounding takes descriptions that validate.
-            Err("the description does not validate".to_string())
+            Err("not grounded: the description does not validate".to_string())
         } else {
             engine::ground_for_start(
                 &desc,
@@ -894,7 +894,7 @@ impl GgpPlayer {
             ),
             Err(why) => (
                 AnyMatch::Reasoner(Box::new(m)),
-                format!("engine reasoner (not grounded: {why})"),
+                format!("engine reasoner ({why})"),
             ),
         };
         // Preparation: search from the initial state; the tree is kept for

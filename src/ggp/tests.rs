@@ -214,6 +214,12 @@ fn messages_in_upper_case_get_moves_in_upper_case() {
     assert_eq!(ok(&p, &msg), "ready");
     assert_eq!(ok(&p, "(PLAY M3 NIL)"), "(PICK RIGHT)");
     assert_eq!(ok(&p, "(PLAY M3 ((pick right) NOOP))"), "NOOP");
+    // The same on the grounded game (time enough to ground).
+    let msg = format!("(START G3 white ({PICK}) 3 1)").to_ascii_uppercase();
+    let h = send(&p, &msg);
+    assert_eq!(engine_of(&h.log), "grounded", "{}", h.log);
+    assert_eq!(ok(&p, "(PLAY G3 NIL)"), "(PICK RIGHT)");
+    assert_eq!(ok(&p, "(PLAY G3 ((pick right) NOOP))"), "NOOP");
 }
 
 #[test]
