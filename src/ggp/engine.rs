@@ -156,11 +156,12 @@ impl Drop for Running {
 /// background (how long it can run is bounded by `limits`, as grounding
 /// refuses a description whose relaxed facts or rule instances exceed
 /// them) and its result is dropped. At most `max` such threads run at
-/// once. A grounded game is then compared with the reasoner on random
-/// playouts from the initial state, each for a quarter of what is left
-/// before `deadline` and at most 50 ms, and kept when it runs more turns
-/// per second (the reasoner's playouts run on a copy of `reasoner`, whose
-/// cache and terms they leave as they were).
+/// once. With `compare`, a grounded game is then compared with the
+/// reasoner on random playouts from the initial state, each for a quarter
+/// of what is left before `deadline` and at most 50 ms, and kept when it
+/// runs more turns per second (the reasoner's playouts run on a copy of
+/// `reasoner`, whose cache and terms they leave as they were); without,
+/// it is kept.
 pub(crate) fn ground_for_start(
     desc: &Description,
     reasoner: &GdlGame,
@@ -168,6 +169,7 @@ pub(crate) fn ground_for_start(
     deadline: Instant,
     running: &Groundings,
     max: usize,
+    compare: bool,
 ) -> Result<(GroundGame, String), String> {
     let wait = deadline.saturating_duration_since(Instant::now()) / 2;
     if wait.is_zero() {
@@ -206,19 +208,22 @@ pub(crate) fn ground_for_start(
         }
     };
     let grounded_in = began.elapsed().as_secs_f64();
+    let gates = game.program().gates.len();
+    if !compare {
+        let text = format!("{gates} gates, grounded in {grounded_in:.3} s, not compared");
+        return Ok((game, text));
+    }
     let each =
         (deadline.saturating_duration_since(Instant::now()) / 4).min(Duration::from_millis(50));
     let fast = turns_per_second(&game, each);
     let slow = turns_per_second(&reasoner.clone(), each);
     if fast < slow {
         return Err(format!(
-            "grounded, but slower: {fast:.0} playout turns/s on its {} gates against {slow:.0} on the reasoner",
-            game.program().gates.len()
+            "grounded, but slower: {fast:.0} playout turns/s on its {gates} gates against {slow:.0} on the reasoner"
         ));
     }
     let text = format!(
-        "{} gates, grounded in {grounded_in:.3} s, {fast:.0} playout turns/s against {slow:.0} on the reasoner",
-        game.program().gates.len()
+        "{gates} gates, grounded in {grounded_in:.3} s, {fast:.0} playout turns/s against {slow:.0} on the reasoner"
     );
     Ok((game, text))
 }

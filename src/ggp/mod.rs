@@ -47,6 +47,8 @@ use toss_lang::{Diagnostic, line_col};
 use toss_search::player::{Budget, Player};
 use toss_search::uct::{Evaluator, Uct, UctConfig, random_playout_until, regret_minimizing};
 
+use crate::load::Engine;
+
 use engine::{Groundings, MatchGame};
 
 /// A message of the match protocol.
@@ -396,6 +398,13 @@ pub struct PlayerConfig {
     /// played on the reasoner); they also bound how long a grounding can
     /// run.
     pub ground_limits: GroundLimits,
+    /// What a match plays on: with [`Engine::Auto`], the grounded game
+    /// when the game grounds in time and its playouts are faster; with
+    /// [`Engine::Grounded`], the grounded game whenever it grounds in time
+    /// (no comparison); with [`Engine::Reasoner`], the reasoner. A game
+    /// that does not ground in time is played on the reasoner whatever
+    /// this says.
+    pub engine: Engine,
 }
 
 impl Default for PlayerConfig {
@@ -410,6 +419,7 @@ impl Default for PlayerConfig {
             max_facts: 1_000_000,
             max_joint_moves: 100_000,
             ground_limits: GroundLimits::default(),
+            engine: Engine::Auto,
         }
     }
 }
@@ -866,7 +876,9 @@ impl GgpPlayer {
         // The engine: the grounded game when it grounds in time and is
         // faster, the reasoner otherwise (within the START budget).
         let deadline = self.config.deadline(start_clock, received);
-        let grounded = if warning.is_some() {
+        let grounded = if self.config.engine == Engine::Reasoner {
+            Err("not grounded: the reasoner was asked for".to_string())
+        } else if warning.is_some() {
             // Grounding takes descriptions that validate.
             Err("not grounded: the description does not validate".to_string())
         } else {
@@ -877,6 +889,7 @@ impl GgpPlayer {
                 deadline,
                 &self.groundings,
                 self.config.max_matches,
+                self.config.engine == Engine::Auto,
             )
         };
         let (mut m, engine) = match grounded {

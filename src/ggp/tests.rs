@@ -756,3 +756,28 @@ fn a_grounding_not_done_in_half_the_start_budget_is_dropped() {
         h.log
     );
 }
+
+#[test]
+fn the_engine_asked_for_is_the_one_played_on() {
+    let on = |engine| {
+        GgpPlayer::new(PlayerConfig {
+            margin: Some(0.9),
+            engine,
+            ..PlayerConfig::default()
+        })
+    };
+    let p = on(Engine::Reasoner);
+    let h = send(&p, &format!("(START r white ({PICK}) 3 1)"));
+    assert!(
+        h.log
+            .contains("engine reasoner (not grounded: the reasoner was asked for)"),
+        "{}",
+        h.log
+    );
+    assert_eq!(ok(&p, "(PLAY r nil)"), "(pick right)");
+    let p = on(Engine::Grounded);
+    let h = send(&p, &format!("(START g white ({PICK}) 3 1)"));
+    assert_eq!(engine_of(&h.log), "grounded", "{}", h.log);
+    assert!(h.log.contains(" s, not compared"), "{}", h.log);
+    assert_eq!(ok(&p, "(PLAY g nil)"), "(pick right)");
+}
