@@ -282,6 +282,7 @@ fn main() -> ExitCode {
             threads,
             max_matches,
             max_connections,
+            engine,
         }),
         Command::Ggp {
             command:

@@ -27,6 +27,8 @@ pub struct ServeOptions {
     pub threads: usize,
     pub max_matches: usize,
     pub max_connections: usize,
+    /// What the matches play on (the global `--engine`).
+    pub engine: crate::load::Engine,
 }
 
 /// `toss ggp serve`: prints `toss ggp: listening on ADDR`, then serves forever.
@@ -47,6 +49,7 @@ pub fn serve(o: &ServeOptions) -> Result<(), String> {
         seed: o.seed,
         threads: o.threads,
         max_matches: o.max_matches,
+        engine: o.engine,
         ..Default::default()
     };
     let limits = Limits {

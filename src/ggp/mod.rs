@@ -1,8 +1,9 @@
 //! General Game Playing: the match protocol of `../shared/reference/gdl.md`
 //! section 6 (messages, replies, match bookkeeping), a player that answers
-//! it with UCT on the GDL reasoner ([`GgpPlayer`]), its HTTP server
-//! ([`server`]) and a referee that runs matches between such players
-//! ([`referee`]).
+//! it with UCT ([`GgpPlayer`]) on the game grounded into a propositional
+//! network when that is possible within the START clock and faster, and
+//! on the GDL reasoner otherwise, its HTTP server ([`server`]) and a
+//! referee that runs matches between such players ([`referee`]).
 //!
 //! [`GgpPlayer::handle`] takes the body of one request and returns the
 //! reply, so the protocol is tested without sockets. Messages are
@@ -27,6 +28,7 @@
 //! The player keeps serving either way.
 
 pub mod cli;
+mod engine;
 pub mod referee;
 pub mod server;
 
@@ -38,11 +40,16 @@ use std::time::{Duration, Instant};
 
 use toss_core::Game;
 use toss_core::game::Rng;
+use toss_gdl::ground::{GroundGame, GroundLimits};
 use toss_gdl::kif::syntax::{self, SExpr};
-use toss_gdl::{GdlGame, GdlMove, GdlState};
+use toss_gdl::{Description, GdlGame};
 use toss_lang::{Diagnostic, line_col};
 use toss_search::player::{Budget, Player};
 use toss_search::uct::{Evaluator, Uct, UctConfig, random_playout_until, regret_minimizing};
+
+use crate::load::Engine;
+
+use engine::{Groundings, MatchGame};
 
 /// A message of the match protocol.
 #[derive(Clone, Debug, PartialEq)]
@@ -319,12 +326,13 @@ fn write_sexpr(e: &SExpr, out: &mut String) {
 /// diagnostics with line and column in the message. A description that
 /// breaks only GDL's restrictions on rules (unsafe or recursive rules the
 /// checker refuses) is built all the same when the reasoner compiles it,
-/// as servers send such games: the warning to log comes with it.
+/// as servers send such games: the warning to log comes with it. The
+/// description comes too (the one the reasoner was built from).
 pub fn game_of_rules(
     rules: &[SExpr],
     body: &str,
     max_facts: usize,
-) -> Result<(GdlGame, Option<String>), GgpError> {
+) -> Result<(GdlGame, Description, Option<String>), GgpError> {
     let checked = toss_gdl::kif::check_gdl_forms(rules);
     let summary = {
         let shown = checked.errors.len().min(3);
@@ -359,7 +367,7 @@ pub fn game_of_rules(
             GgpError::bad(format!("invalid game description: {}", d.message))
         }
     })?;
-    Ok((game, warning))
+    Ok((game, desc, warning))
 }
 
 /// How the player thinks.
@@ -372,7 +380,7 @@ pub struct PlayerConfig {
     pub margin: Option<f64>,
     pub seed: u64,
     /// UCT threads of each match: independent trees (root parallelism),
-    /// each searching with its own copy of the reasoner.
+    /// each searching with its own copy of the game.
     pub threads: usize,
     /// The UCT tree of one thread is never extended beyond this many nodes.
     pub max_nodes: usize,
@@ -386,6 +394,17 @@ pub struct PlayerConfig {
     /// is a random legal one (UCT's root statistics take memory in
     /// proportion to the joint moves).
     pub max_joint_moves: usize,
+    /// The bounds on grounding the game of a START (a game beyond them is
+    /// played on the reasoner); they also bound how long a grounding can
+    /// run.
+    pub ground_limits: GroundLimits,
+    /// What a match plays on: with [`Engine::Auto`], the grounded game
+    /// when the game grounds in time and its playouts are faster; with
+    /// [`Engine::Grounded`], the grounded game whenever it grounds in time
+    /// (no comparison); with [`Engine::Reasoner`], the reasoner. A game
+    /// that does not ground in time is played on the reasoner whatever
+    /// this says.
+    pub engine: Engine,
 }
 
 impl Default for PlayerConfig {
@@ -399,6 +418,8 @@ impl Default for PlayerConfig {
             max_matches: 4,
             max_facts: 1_000_000,
             max_joint_moves: 100_000,
+            ground_limits: GroundLimits::default(),
+            engine: Engine::Auto,
         }
     }
 }
@@ -467,8 +488,8 @@ struct TimedPlayout {
     deadline: Arc<Deadline>,
 }
 
-impl Evaluator<GdlGame> for TimedPlayout {
-    fn evaluate(&self, game: &GdlGame, s: &GdlState, rng: &mut Rng, out: &mut [f64]) {
+impl<G: Game> Evaluator<G> for TimedPlayout {
+    fn evaluate(&self, game: &G, s: &G::State, rng: &mut Rng, out: &mut [f64]) {
         let mut t = s.clone();
         match random_playout_until(game, &mut t, rng, self.max_plies, self.deadline.get()) {
             Some(p) => out.copy_from_slice(&p),
@@ -477,18 +498,21 @@ impl Evaluator<GdlGame> for TimedPlayout {
     }
 }
 
-/// A match in progress.
-struct Match {
-    game: GdlGame,
+/// A match in progress, on the reasoner or on the grounded game.
+struct Match<G: MatchGame> {
+    game: G,
+    /// What reads the moves of messages (the reasoner, for the grounded
+    /// game).
+    reader: G::Reader,
     role: usize,
-    state: GdlState,
+    state: G::State,
     /// Joint moves played so far.
     step: usize,
-    /// One search per thread. The reasoner caches the state it evaluates
+    /// One search per thread. Both games cache the state they evaluate
     /// behind a lock, so each thread other than the first searches with a
-    /// copy of the game made just before the search: the terms of the
-    /// current state are then interned alike in every copy, and the trees
-    /// index children by joint-move number, not by term.
+    /// copy of the game made just before the search: on the reasoner, the
+    /// terms of the current state are then interned alike in every copy,
+    /// and the trees index children by joint-move number, not by term.
     searches: Vec<Uct<TimedPlayout>>,
     deadline: Arc<Deadline>,
     /// For the moves of states that are not searched.
@@ -501,10 +525,38 @@ struct Match {
     last_message: Instant,
 }
 
-impl Match {
+impl<G: MatchGame> Match<G> {
     /// How long the match is kept without a message: well past any clock.
     fn idle_limit(&self) -> Duration {
         Duration::from_secs_f64(60.0 + 4.0 * (self.start_clock + self.play_clock))
+    }
+}
+
+/// A match on the engine it plays on (boxed: the two differ in size).
+enum AnyMatch {
+    Reasoner(Box<Match<GdlGame>>),
+    Grounded(Box<Match<GroundGame>>),
+}
+
+/// `$body` with `$m` the match of either engine.
+macro_rules! on_match {
+    ($any:expr, $m:ident => $body:expr) => {
+        match $any {
+            AnyMatch::Reasoner($m) => $body,
+            AnyMatch::Grounded($m) => $body,
+        }
+    };
+}
+
+impl AnyMatch {
+    fn step(&self) -> usize {
+        on_match!(self, m => m.step)
+    }
+    fn last_message(&self) -> Instant {
+        on_match!(self, m => m.last_message)
+    }
+    fn idle_limit(&self) -> Duration {
+        on_match!(self, m => m.idle_limit())
     }
 }
 
@@ -537,7 +589,7 @@ fn match_seed(seed: u64, match_id: &str) -> u64 {
 /// The matches a player knows.
 #[derive(Default)]
 struct Registry {
-    matches: BTreeMap<String, Arc<Mutex<Match>>>,
+    matches: BTreeMap<String, Arc<Mutex<AnyMatch>>>,
     /// Ids of the matches whose START is being prepared.
     starting: BTreeSet<String>,
 }
@@ -549,6 +601,9 @@ struct Registry {
 pub struct GgpPlayer {
     pub config: PlayerConfig,
     registry: Mutex<Registry>,
+    /// Grounding threads still running (of STARTs that stopped waiting
+    /// for them, too).
+    groundings: Groundings,
 }
 
 /// Locks a mutex, through poisoning: a panic while a match was handled
@@ -602,6 +657,7 @@ impl GgpPlayer {
         GgpPlayer {
             config,
             registry: Mutex::new(Registry::default()),
+            groundings: Groundings::default(),
         }
     }
 
@@ -620,7 +676,7 @@ impl GgpPlayer {
             .iter()
             .filter(|(_, m)| {
                 m.try_lock()
-                    .is_ok_and(|m| now.saturating_duration_since(m.last_message) > m.idle_limit())
+                    .is_ok_and(|m| now.saturating_duration_since(m.last_message()) > m.idle_limit())
             })
             .map(|(id, _)| id.clone())
             .collect();
@@ -694,7 +750,7 @@ impl GgpPlayer {
     }
 
     /// The match with this id.
-    fn find(&self, match_id: &str) -> Result<Arc<Mutex<Match>>, GgpError> {
+    fn find(&self, match_id: &str) -> Result<Arc<Mutex<AnyMatch>>, GgpError> {
         lock(&self.registry)
             .matches
             .get(match_id)
@@ -723,7 +779,7 @@ impl GgpPlayer {
                 ))
             }
             Message::Preview { rules, .. } => {
-                let (_, warning) = game_of_rules(&rules, body, self.config.max_facts)?;
+                let (_, _, warning) = game_of_rules(&rules, body, self.config.max_facts)?;
                 Ok(("ready".into(), warning.unwrap_or_default()))
             }
             Message::Start {
@@ -747,22 +803,7 @@ impl GgpPlayer {
                     .matches
                     .remove(&match_id)
                     .ok_or_else(|| unknown_match(&match_id))?;
-                let mut m = lock(&m);
-                if let Some(moves) = moves {
-                    m.advance(&moves)?;
-                }
-                let detail = if m.game.terminal(&m.state) {
-                    match m.game.goals(&m.state) {
-                        Ok(g) => format!(
-                            "after {} steps, goals {}",
-                            m.step,
-                            goals_text(m.game.player_names(), &g)
-                        ),
-                        Err(e) => format!("after {} steps: {e}", m.step),
-                    }
-                } else {
-                    format!("after {} steps, in a state that is not terminal", m.step)
-                };
+                let detail = on_match!(&mut *lock(&m), m => m.stop(moves))?;
                 Ok(("done".into(), detail))
             }
             Message::Abort { match_id } => {
@@ -770,7 +811,7 @@ impl GgpPlayer {
                     .matches
                     .remove(&match_id)
                     .ok_or_else(|| unknown_match(&match_id))?;
-                let step = lock(&m).step;
+                let step = lock(&m).step();
                 Ok(("aborted".into(), format!("after {step} steps")))
             }
         }
@@ -807,7 +848,7 @@ impl GgpPlayer {
             player: self,
             id: &match_id,
         };
-        let (game, warning) = game_of_rules(rules, body, self.config.max_facts)?;
+        let (game, desc, warning) = game_of_rules(rules, body, self.config.max_facts)?;
         let r = game.role_index(role).ok_or_else(|| {
             GgpError::bad(format!(
                 "`{}` is not a role of this game (roles: {})",
@@ -815,38 +856,9 @@ impl GgpPlayer {
                 game.player_names().join(", ")
             ))
         })?;
-        let state = game.initial_state();
         let seed = match_seed(self.config.seed, &match_id);
-        let deadline = Arc::new(Deadline {
-            epoch: received,
-            nanos: AtomicU64::new(0),
-        });
-        let eval = TimedPlayout {
-            max_plies: 1000,
-            deadline: deadline.clone(),
-        };
-        let mut m = Match {
-            searches: (0..self.config.threads.max(1) as u64)
-                .map(|i| {
-                    Uct::new(
-                        self.config.uct_config(),
-                        eval.clone(),
-                        seed.wrapping_add(i.wrapping_mul(0x2545_F491_4F6C_DD1D)),
-                    )
-                })
-                .collect(),
-            deadline,
-            rng: toss_core::game::rng_from_seed(seed ^ 0x5EED),
-            max_joint_moves: self.config.max_joint_moves,
-            last_search: Ok((0, 0.0)),
-            game,
-            role: r,
-            state,
-            step: 0,
-            start_clock,
-            play_clock,
-            last_message: received,
-        };
+        let clocks = (start_clock, play_clock);
+        let m = Match::new(game, (), r, &self.config, seed, clocks, received);
         // The initial state within the reasoner's limit, or no match.
         let terminal = m.game.is_terminal(&m.state);
         let mut legal = Vec::new();
@@ -861,18 +873,46 @@ impl GgpPlayer {
                 self.config.max_facts
             )));
         }
-        // Preparation: search from the initial state; the tree is kept for
-        // the first move.
-        let mut detail = if terminal {
-            format!("role {}, the initial state is terminal", m.role_name())
+        // The engine: the grounded game when it grounds in time and is
+        // faster, the reasoner otherwise (within the START budget).
+        let deadline = self.config.deadline(start_clock, received);
+        let grounded = if self.config.engine == Engine::Reasoner {
+            Err("not grounded: the reasoner was asked for".to_string())
+        } else if warning.is_some() {
+            // Grounding takes descriptions that validate.
+            Err("not grounded: the description does not validate".to_string())
         } else {
-            m.search(self.config.deadline(start_clock, received));
-            format!(
-                "role {}, clocks {start_clock} s / {play_clock} s, {} of preparation",
-                m.role_name(),
-                m.search_text()
+            engine::ground_for_start(
+                &desc,
+                &m.game,
+                self.config.ground_limits,
+                deadline,
+                &self.groundings,
+                self.config.max_matches,
+                self.config.engine == Engine::Auto,
             )
         };
+        let (mut m, engine) = match grounded {
+            Ok((g, text)) => (
+                AnyMatch::Grounded(Box::new(Match::new(
+                    g,
+                    m.game,
+                    r,
+                    &self.config,
+                    seed,
+                    clocks,
+                    received,
+                ))),
+                format!("engine grounded ({text})"),
+            ),
+            Err(why) => (
+                AnyMatch::Reasoner(Box::new(m)),
+                format!("engine reasoner ({why})"),
+            ),
+        };
+        // Preparation: search from the initial state; the tree is kept for
+        // the first move.
+        let mut detail = on_match!(&mut m, m => m.prepare(deadline, &engine));
         if let Some(w) = warning {
             let _ = write!(detail, "; warning: {w}");
         }
@@ -890,43 +930,7 @@ impl GgpPlayer {
     ) -> Result<(String, String), GgpError> {
         let m = self.find(match_id)?;
         let mut m = lock(&m);
-        m.last_message = received;
-        match moves {
-            Some(moves) => m.advance(&moves)?,
-            None if m.step > 0 => {
-                return Err(GgpError::bad(format!(
-                    "PLAY with nil, but {} joint moves were already played in match `{}`",
-                    m.step,
-                    quote(match_id)
-                )));
-            }
-            None => {}
-        }
-        if m.game.is_terminal(&m.state) {
-            return Err(GgpError::bad(format!(
-                "the game of match `{}` is over after {} steps (expected STOP)",
-                quote(match_id),
-                m.step
-            )));
-        }
-        let deadline = self.config.deadline(m.play_clock, received);
-        let Some(mv) = m.search(deadline) else {
-            return Err(GgpError {
-                status: 500,
-                message: format!(
-                    "role {} has no legal move in this state (a fault of the game description)",
-                    m.role_name()
-                ),
-            });
-        };
-        let text = m.game.term_to_string(mv.0);
-        let detail = format!(
-            "step {}, {} (budget {:.3} s)",
-            m.step + 1,
-            m.search_text(),
-            deadline.saturating_duration_since(received).as_secs_f64()
-        );
-        Ok((text, detail))
+        on_match!(&mut *m, m => m.play(match_id, moves, received, &self.config))
     }
 }
 
@@ -947,7 +951,139 @@ pub fn goals_text(roles: &[String], goals: &[u64]) -> String {
         .join(", ")
 }
 
-impl Match {
+impl<G: MatchGame> Match<G> {
+    /// A match at the initial state of `game`, its searches seeded from
+    /// `seed`; `clocks` are the start and play clocks.
+    fn new(
+        game: G,
+        reader: G::Reader,
+        role: usize,
+        config: &PlayerConfig,
+        seed: u64,
+        clocks: (f64, f64),
+        received: Instant,
+    ) -> Match<G> {
+        let deadline = Arc::new(Deadline {
+            epoch: received,
+            nanos: AtomicU64::new(0),
+        });
+        let eval = TimedPlayout {
+            max_plies: 1000,
+            deadline: deadline.clone(),
+        };
+        Match {
+            searches: (0..config.threads.max(1) as u64)
+                .map(|i| {
+                    Uct::new(
+                        config.uct_config(),
+                        eval.clone(),
+                        seed.wrapping_add(i.wrapping_mul(0x2545_F491_4F6C_DD1D)),
+                    )
+                })
+                .collect(),
+            deadline,
+            rng: toss_core::game::rng_from_seed(seed ^ 0x5EED),
+            max_joint_moves: config.max_joint_moves,
+            last_search: Ok((0, 0.0)),
+            state: game.initial_state(),
+            game,
+            reader,
+            role,
+            step: 0,
+            start_clock: clocks.0,
+            play_clock: clocks.1,
+            last_message: received,
+        }
+    }
+
+    /// The preparation of START: a search from the initial state until
+    /// `deadline` (the tree is kept for the first move); the detail for
+    /// the log, which says the engine.
+    fn prepare(&mut self, deadline: Instant, engine: &str) -> String {
+        if self.game.is_terminal(&self.state) {
+            format!(
+                "role {}, the initial state is terminal, {engine}",
+                self.role_name()
+            )
+        } else {
+            self.search(deadline);
+            format!(
+                "role {}, clocks {} s / {} s, {} of preparation, {engine}",
+                self.role_name(),
+                self.start_clock,
+                self.play_clock,
+                self.search_text()
+            )
+        }
+    }
+
+    /// PLAY: the moves applied, then our move and the detail for the log.
+    fn play(
+        &mut self,
+        match_id: &str,
+        moves: Option<Vec<SExpr>>,
+        received: Instant,
+        config: &PlayerConfig,
+    ) -> Result<(String, String), GgpError> {
+        self.last_message = received;
+        match moves {
+            Some(moves) => self.advance(&moves)?,
+            None if self.step > 0 => {
+                return Err(GgpError::bad(format!(
+                    "PLAY with nil, but {} joint moves were already played in match `{}`",
+                    self.step,
+                    quote(match_id)
+                )));
+            }
+            None => {}
+        }
+        if self.game.is_terminal(&self.state) {
+            return Err(GgpError::bad(format!(
+                "the game of match `{}` is over after {} steps (expected STOP)",
+                quote(match_id),
+                self.step
+            )));
+        }
+        let deadline = config.deadline(self.play_clock, received);
+        let Some(mv) = self.search(deadline) else {
+            return Err(GgpError {
+                status: 500,
+                message: format!(
+                    "role {} has no legal move in this state (a fault of the game description)",
+                    self.role_name()
+                ),
+            });
+        };
+        let text = self.game.move_text(self.role, &mv);
+        let detail = format!(
+            "step {}, {} (budget {:.3} s)",
+            self.step + 1,
+            self.search_text(),
+            deadline.saturating_duration_since(received).as_secs_f64()
+        );
+        Ok((text, detail))
+    }
+
+    /// STOP: the last moves applied, if any; the detail for the log (the
+    /// goals).
+    fn stop(&mut self, moves: Option<Vec<SExpr>>) -> Result<String, GgpError> {
+        if let Some(moves) = moves {
+            self.advance(&moves)?;
+        }
+        Ok(if self.game.terminal(&self.state) {
+            match self.game.goals(&self.state) {
+                Ok(g) => format!(
+                    "after {} steps, goals {}",
+                    self.step,
+                    goals_text(self.game.player_names(), &g)
+                ),
+                Err(e) => format!("after {} steps: {e}", self.step),
+            }
+        } else {
+            format!("after {} steps, in a state that is not terminal", self.step)
+        })
+    }
+
     /// Searches from the current state until `deadline` on every thread
     /// (iterations are interrupted there, inside playouts and expansions
     /// too) and returns our role's move: from the root children's
@@ -957,10 +1093,10 @@ impl Match {
     /// (more joint moves than `max_joint_moves`, or facts beyond the
     /// reasoner's limit) is not searched: the move is a random legal one.
     /// `None` when the state is terminal or our role has no legal move.
-    fn search(&mut self, deadline: Instant) -> Option<GdlMove> {
+    fn search(&mut self, deadline: Instant) -> Option<G::Move> {
         let np = self.game.num_players();
         let overflows = self.game.overflows();
-        let mut legal: Vec<Vec<GdlMove>> = vec![Vec::new(); np];
+        let mut legal: Vec<Vec<G::Move>> = vec![Vec::new(); np];
         for (p, l) in legal.iter_mut().enumerate() {
             self.game.legal_moves(&self.state, p, l);
         }
@@ -987,7 +1123,7 @@ impl Match {
         let traps = self.traps(&legal, deadline);
         self.deadline.set(deadline);
         let budget = Budget::Time(deadline.saturating_duration_since(Instant::now()));
-        let copies: Vec<GdlGame> = (1..self.searches.len())
+        let copies: Vec<G> = (1..self.searches.len())
             .map(|_| self.game.clone())
             .collect();
         let (first, rest) = self.searches.split_first_mut()?;
@@ -1056,7 +1192,7 @@ impl Match {
     /// the time allows (a tenth of what is left before `deadline`: all
     /// `None` if that is not enough for every move), with at most 256
     /// replies per move.
-    fn traps(&self, legal: &[Vec<GdlMove>], deadline: Instant) -> Vec<Option<f64>> {
+    fn traps(&self, legal: &[Vec<G::Move>], deadline: Instant) -> Vec<Option<f64>> {
         let mut traps = vec![None; legal[self.role].len()];
         let others_pass = legal
             .iter()
@@ -1068,13 +1204,13 @@ impl Match {
         let now = Instant::now();
         let until = now + deadline.saturating_duration_since(now) / 10;
         let np = legal.len();
-        let mut replies: Vec<Vec<GdlMove>> = vec![Vec::new(); np];
+        let mut replies: Vec<Vec<G::Move>> = vec![Vec::new(); np];
         for (a, trap) in traps.iter_mut().enumerate() {
             if Instant::now() >= until {
                 // Moves not looked at would look safe: no judgement at all.
                 return vec![None; legal[self.role].len()];
             }
-            let joint: Vec<GdlMove> = (0..np)
+            let joint: Vec<G::Move> = (0..np)
                 .map(|p| {
                     if p == self.role {
                         legal[p][a]
@@ -1151,24 +1287,23 @@ impl Match {
         let mut legal = Vec::new();
         for (p, e) in moves.iter().enumerate() {
             let shown = sexpr_to_string(e);
-            let t = toss_gdl::kif::ground(&self.game, e).map_err(|d| {
+            let mv = self.game.read_move(&self.reader, p, e).map_err(|why| {
                 GgpError::bad(format!(
-                    "move `{}` of role {}: {}",
+                    "move `{}` of role {}: {why}",
                     quote(&shown),
                     roles[p],
-                    d.message
                 ))
             })?;
             self.game.legal_moves(&self.state, p, &mut legal);
-            if !legal.contains(&GdlMove(t)) {
+            let Some(mv) = mv.filter(|m| legal.contains(m)) else {
                 return Err(GgpError::bad(format!(
                     "move `{}` is not legal for role {} at step {}",
                     quote(&shown),
                     roles[p],
                     self.step + 1
                 )));
-            }
-            joint.push(GdlMove(t));
+            };
+            joint.push(mv);
         }
         for u in &mut self.searches {
             u.observe(&self.game, &self.state, &joint);

@@ -214,6 +214,12 @@ fn messages_in_upper_case_get_moves_in_upper_case() {
     assert_eq!(ok(&p, &msg), "ready");
     assert_eq!(ok(&p, "(PLAY M3 NIL)"), "(PICK RIGHT)");
     assert_eq!(ok(&p, "(PLAY M3 ((pick right) NOOP))"), "NOOP");
+    // The same on the grounded game (time enough to ground).
+    let msg = format!("(START G3 white ({PICK}) 3 1)").to_ascii_uppercase();
+    let h = send(&p, &msg);
+    assert_eq!(engine_of(&h.log), "grounded", "{}", h.log);
+    assert_eq!(ok(&p, "(PLAY G3 NIL)"), "(PICK RIGHT)");
+    assert_eq!(ok(&p, "(PLAY G3 ((pick right) NOOP))"), "NOOP");
 }
 
 #[test]
@@ -464,6 +470,12 @@ fn a_game_breaking_only_the_restrictions_on_rules_is_played_with_a_warning() {
         h.log
     );
     assert!(h.log.contains("recursion restriction"), "{}", h.log);
+    assert!(
+        h.log
+            .contains("engine reasoner (not grounded: the description does not validate)"),
+        "{}",
+        h.log
+    );
     let mv = ok(&p, "(PLAY w nil)");
     assert!(mv == "(go b)" || mv == "(go c)", "{mv}");
     // Unsafe rules are refused: the reasoner cannot evaluate them.
@@ -491,25 +503,30 @@ const TRAP: &str = "(role white) (role black) (init (control white)) (num 1) (nu
 (<= (goal white 100) (true (ended (pass ?n)))) (<= (goal black 0) (true (ended (pass ?n))))
 (<= (goal white 60) (true (ended settle))) (<= (goal black 40) (true (ended settle)))";
 
+/// Each of our legal moves in the current state of `m` (by its text, in
+/// text order) with the least goal of ours an opponent can end the game
+/// with after it ([`Match::traps`]).
+fn traps_of<G: MatchGame>(m: &Match<G>, deadline: Instant) -> Vec<(String, Option<f64>)> {
+    let mut legal = vec![Vec::new(); m.game.num_players()];
+    for (r, l) in legal.iter_mut().enumerate() {
+        m.game.legal_moves(&m.state, r, l);
+    }
+    let mut t: Vec<(String, Option<f64>)> = legal[m.role]
+        .iter()
+        .zip(m.traps(&legal, deadline))
+        .map(|(mv, t)| (m.game.move_text(m.role, mv), t))
+        .collect();
+    t.sort_by(|a, b| a.0.cmp(&b.0));
+    t
+}
+
 #[test]
 fn the_least_an_opponent_can_end_the_game_with_after_each_move() {
     let p = player();
     ok(&p, &start(TRAP, "t", "white"));
     let m = lock(&p.registry).matches.get("t").cloned().expect("match");
     let m = lock(&m);
-    let mut legal = vec![Vec::new(); 2];
-    for (r, l) in legal.iter_mut().enumerate() {
-        m.game.legal_moves(&m.state, r, l);
-    }
-    let traps = |deadline| {
-        let mut t: Vec<(String, Option<f64>)> = legal[0]
-            .iter()
-            .zip(m.traps(&legal, deadline))
-            .map(|(mv, t)| (m.game.term_to_string(mv.0), t))
-            .collect();
-        t.sort_by(|a, b| a.0.cmp(&b.0));
-        t
-    };
+    let traps = |deadline| on_match!(&*m, m => traps_of(m, deadline));
     let later = Instant::now() + Duration::from_secs(10);
     assert_eq!(
         traps(later),
@@ -523,4 +540,244 @@ fn the_least_an_opponent_can_end_the_game_with_after_each_move() {
         traps(Instant::now()),
         [("calm".to_string(), None), ("risky".to_string(), None)]
     );
+}
+
+/// A game of the GDL corpus beside the repository.
+fn corpus(file: &str) -> String {
+    let p = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus/gdl")
+        .join(file);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (the corpus must be beside the repository)",
+            p.display()
+        )
+    })
+}
+
+/// The rules of a corpus game, as a START carries them.
+fn corpus_rules(file: &str) -> String {
+    referee::rules_text(&corpus(file)).expect("rules")
+}
+
+/// The engine a START's log line names: `grounded` or `reasoner`.
+fn engine_of(log: &str) -> &str {
+    let at = log
+        .find(", engine ")
+        .unwrap_or_else(|| panic!("no engine in `{log}`"));
+    log[at + 9..].split(' ').next().unwrap_or("")
+}
+
+/// Plays a whole match of a corpus game with one match of `p` per role
+/// (ids `{id}.0`, `{id}.1`, ...), the moves relayed as a referee does and
+/// checked on a fresh reasoner; returns the START log lines and the goals
+/// of the final state (which the STOP lines must report).
+fn relayed_match(p: &GgpPlayer, file: &str, id: &str) -> (Vec<String>, Vec<u64>) {
+    let game = toss_gdl::kif::load_game(&corpus(file), file).expect("valid game");
+    let rules = corpus_rules(file);
+    let roles = game.player_names().to_vec();
+    let ids: Vec<String> = (0..roles.len()).map(|r| format!("{id}.{r}")).collect();
+    let starts: Vec<String> = roles
+        .iter()
+        .zip(&ids)
+        .map(|(role, mid)| {
+            let h = send(p, &format!("(START {mid} {role} {rules} 3 1)"));
+            assert_eq!(h.reply, "ready", "{}", h.log);
+            h.log
+        })
+        .collect();
+    let mut state = game.initial_state();
+    let mut last = "nil".to_string();
+    let mut legal = Vec::new();
+    let mut steps = 0;
+    while !game.terminal(&state) {
+        steps += 1;
+        assert!(steps <= 100, "{file}: no end");
+        let mut joint = Vec::new();
+        for (r, mid) in ids.iter().enumerate() {
+            let text = ok(p, &format!("(PLAY {mid} {last})"));
+            let t = toss_gdl::kif::parse_ground_term(&game, &text)
+                .unwrap_or_else(|d| panic!("{file} step {steps}: `{text}`: {d}"));
+            game.legal_moves(&state, r, &mut legal);
+            assert!(
+                legal.contains(&toss_gdl::GdlMove(t)),
+                "{file} step {steps}: `{text}` is not legal for {}",
+                roles[r]
+            );
+            joint.push(toss_gdl::GdlMove(t));
+        }
+        let texts: Vec<String> = joint.iter().map(|m| game.term_to_string(m.0)).collect();
+        last = format!("({})", texts.join(" "));
+        state = game.next_state(&state, &joint);
+    }
+    let goals = game.goals(&state).expect("goals");
+    let want = format!("goals {}", goals_text(&roles, &goals));
+    for mid in &ids {
+        let h = send(p, &format!("(STOP {mid} {last})"));
+        assert_eq!(h.reply, "done", "{}", h.log);
+        assert!(h.log.contains(&want), "{} (want {want})", h.log);
+    }
+    assert!(p.match_ids().is_empty());
+    (starts, goals)
+}
+
+#[test]
+fn tic_tac_toe_is_played_on_the_grounded_game() {
+    let p = player();
+    let (starts, goals) = relayed_match(&p, "ticTacToe.kif", "ttt");
+    for log in &starts {
+        assert_eq!(engine_of(log), "grounded", "{log}");
+        assert!(log.contains(" gates, grounded in "), "{log}");
+    }
+    assert!(
+        [[100, 0], [0, 100], [50, 50]].iter().any(|g| goals == g),
+        "{goals:?}"
+    );
+}
+
+#[test]
+fn a_simultaneous_game_is_played_on_the_grounded_game() {
+    let p = player();
+    let (starts, goals) = relayed_match(&p, "roshambo2.kif", "rps");
+    for log in &starts {
+        assert_eq!(engine_of(log), "grounded", "{log}");
+    }
+    assert_eq!(goals.len(), 2);
+}
+
+#[test]
+fn a_game_beyond_the_grounding_limits_is_played_on_the_reasoner() {
+    let p = GgpPlayer::new(PlayerConfig {
+        margin: Some(0.9),
+        ground_limits: GroundLimits {
+            facts: 1,
+            instances: 1,
+        },
+        ..PlayerConfig::default()
+    });
+    let h = send(&p, &start(PICK, "m", "white"));
+    assert_eq!(h.reply, "ready", "{}", h.log);
+    assert_eq!(engine_of(&h.log), "reasoner", "{}", h.log);
+    assert!(
+        h.log
+            .contains("engine reasoner (not grounded: grounding limit: "),
+        "{}",
+        h.log
+    );
+    assert_eq!(ok(&p, "(PLAY m nil)"), "(pick right)");
+    assert_eq!(ok(&p, "(PLAY m ((pick right) noop))"), "noop");
+    let h = send(&p, "(STOP m (noop (pick left)))");
+    assert!(h.log.contains("goals white 100, black 0"), "{}", h.log);
+    // Without time at START, no grounding either.
+    let h = send(&p, &format!("(START n white ({PICK}) 0.5 1)"));
+    assert_eq!(h.reply, "ready", "{}", h.log);
+    assert!(
+        h.log
+            .contains("engine reasoner (not grounded: no time in the START clock)"),
+        "{}",
+        h.log
+    );
+}
+
+#[test]
+fn illegal_moves_are_refused_on_the_grounded_game() {
+    let p = player();
+    let rules = corpus_rules("ticTacToe.kif");
+    let h = send(&p, &format!("(START g xplayer {rules} 3 1)"));
+    assert_eq!(engine_of(&h.log), "grounded", "{}", h.log);
+    let first = ok(&p, "(PLAY g nil)");
+    assert!(first.starts_with("(mark "), "{first}");
+    let cases: &[(&str, &str)] = &[
+        ("(PLAY g ((mark 1 1)))", "expected 2 moves"),
+        ("(PLAY g ((mark 4 4) noop))", "the game has no symbol `4`"),
+        ("(PLAY g ((mark ?x 1) noop))", "no variables"),
+        // Symbols of the game, but never an action of the role.
+        (
+            "(PLAY g ((mark x 1) noop))",
+            "`(mark x 1)` is not legal for role xplayer at step 1",
+        ),
+        (
+            "(PLAY g (noop noop))",
+            "`noop` is not legal for role xplayer at step 1",
+        ),
+        (
+            "(PLAY g ((mark 1 1) (mark 2 2)))",
+            "`(mark 2 2)` is not legal for role oplayer at step 1",
+        ),
+    ];
+    for (msg, want) in cases {
+        let (reply, text) = err(&p, msg);
+        assert_eq!(reply, "nil", "{msg}");
+        assert!(text.contains(want), "{msg}: {text}");
+    }
+    // The state did not change; moves are read case-insensitively.
+    let reply = ok(&p, "(PLAY g ((MARK 1 1) NOOP))");
+    assert_eq!(reply, "noop");
+    let (_, text) = err(&p, "(PLAY g (noop (mark 1 1)))");
+    assert!(
+        text.contains("`(mark 1 1)` is not legal for role oplayer at step 2"),
+        "{text}"
+    );
+    ok(&p, "(ABORT g)");
+}
+
+#[test]
+fn a_grounding_not_done_in_half_the_start_budget_is_dropped() {
+    let p = player();
+    let rules = corpus_rules("amazons.kif");
+    // A budget of 0.1 s: grounding is waited for 0.05 s, and amazons takes
+    // about 0.3 s to be refused by the grounding limit.
+    let t = Instant::now();
+    let h = send(&p, &format!("(START a white {rules} 1 1)"));
+    assert!(t.elapsed() < Duration::from_secs(1), "{}", h.log);
+    assert_eq!(h.reply, "ready", "{}", h.log);
+    assert!(
+        h.log
+            .contains("engine reasoner (not grounded: grounding took more than 0.0"),
+        "{}",
+        h.log
+    );
+    // The match is played on the reasoner meanwhile.
+    let mv = ok(&p, "(PLAY a nil)");
+    assert!(!mv.is_empty() && mv != "nil", "{mv}");
+    // The grounding thread ends by itself; its result is dropped.
+    let until = Instant::now() + Duration::from_secs(20);
+    while p.groundings.running() > 0 && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(p.groundings.running(), 0);
+    // With the time, amazons is refused by the grounding limit.
+    let h = send(&p, &format!("(START b black {rules} 5 1)"));
+    assert_eq!(h.reply, "ready", "{}", h.log);
+    assert!(
+        h.log
+            .contains("engine reasoner (not grounded: grounding limit: a relation"),
+        "{}",
+        h.log
+    );
+}
+
+#[test]
+fn the_engine_asked_for_is_the_one_played_on() {
+    let on = |engine| {
+        GgpPlayer::new(PlayerConfig {
+            margin: Some(0.9),
+            engine,
+            ..PlayerConfig::default()
+        })
+    };
+    let p = on(Engine::Reasoner);
+    let h = send(&p, &format!("(START r white ({PICK}) 3 1)"));
+    assert!(
+        h.log
+            .contains("engine reasoner (not grounded: the reasoner was asked for)"),
+        "{}",
+        h.log
+    );
+    assert_eq!(ok(&p, "(PLAY r nil)"), "(pick right)");
+    let p = on(Engine::Grounded);
+    let h = send(&p, &format!("(START g white ({PICK}) 3 1)"));
+    assert_eq!(engine_of(&h.log), "grounded", "{}", h.log);
+    assert!(h.log.contains(" s, not compared"), "{}", h.log);
+    assert_eq!(ok(&p, "(PLAY g nil)"), "(pick right)");
 }
