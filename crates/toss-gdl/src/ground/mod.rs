@@ -41,7 +41,7 @@ mod game;
 mod instantiate;
 mod network;
 
-pub use game::{GroundGame, GroundMove, GroundState};
+pub use game::{GroundGame, GroundMove, GroundState, fluents_structure};
 
 /// A literal of the network: `signal << 1 | negated`. Signal 0 is the
 /// constant false, so [`Lit::FALSE`] and [`Lit::TRUE`] are literals too.
