@@ -30,6 +30,12 @@ struct Reversi;
 #[toss(gdl = "../shared/corpus/gdl/connectFourSimultaneous.kif")]
 struct ConnectFourSimultaneous;
 
+/// A relation recursive through the state (cells joined by lit paths):
+/// a loop of the network, evaluated to its least fixpoint.
+#[derive(toss::Game)]
+#[toss(gdl = "tests/fixtures/reach.kif")]
+struct Reach;
+
 /// Over the size limit (66,654 literals): forwards to the interpreted
 /// network.
 #[derive(toss::Game)]
@@ -263,4 +269,23 @@ fn a_network_over_the_limit_forwards_and_plays_like_the_reasoner() {
         "blockerSerial.kif",
         1..=3,
     );
+}
+
+#[test]
+fn a_recursive_relation_is_evaluated_to_its_fixpoint() {
+    assert!(
+        !ground(Reach::SOURCE, "reach.kif")
+            .program()
+            .loops
+            .is_empty()
+    );
+    let plies = lockstep(
+        &Reach,
+        |s| Reach.state_to_string(s),
+        Reach::SOURCE,
+        "reach.kif",
+        200,
+    );
+    assert!(plies > 400, "{plies}");
+    perft_agrees(&Reach, Reach::SOURCE, "reach.kif", 1..=3);
 }
