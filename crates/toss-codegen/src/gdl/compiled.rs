@@ -154,8 +154,8 @@ impl<'a> Net<'a> {
     }
 
     /// Gate `g`'s value. `&` and `|` rather than `&&` and `||`: the operands
-    /// are plain locals, and branch-free code is both faster to run and to
-    /// compile for thousands of gates.
+    /// are plain locals, so reading them all costs less than a branch on
+    /// each.
     fn gate_expr(&self, g: usize) -> TokenStream {
         if let Some((r, set)) = &self.input_set[g] {
             let c = format_ident!("c{}", r);
@@ -368,6 +368,7 @@ pub(super) fn compiled_impl(
             #[derive(Clone, PartialEq, Eq, Hash, Debug)]
             pub struct State(pub [u64; #w_lit]);
 
+            /// The initial state.
             pub const INITIAL: State = State([#(#init),*]);
 
             /// Per role, its legal actions as a bitset.

@@ -27,10 +27,15 @@ use syn::{Ident, LitStr};
 use toss_gdl::ground::GroundProgram;
 
 /// The largest network, in literals of its gates
-/// ([`GroundProgram::num_literals`]), that is compiled to Rust. Build time
-/// grows with the straight-line code (about one line per gate); a larger
-/// network forwards to the interpreted network instead, so no derived game
-/// makes a crate build for minutes.
+/// ([`GroundProgram::num_literals`]), that is compiled to Rust; a larger
+/// one forwards to the interpreted network, so that no derived game makes
+/// a crate build for minutes. Measured on the corpus (a crate deriving one
+/// game, release, 2 shared cores): each of the 55 grounded games under the
+/// limit builds in at most 14 s (checkers, 55,243 literals: 6 s), while
+/// speedChess (70,811) took 90-120 s and pacman3p (165,289) 105-170 s.
+/// Literals are a proxy: LLVM's time grows faster than linearly in long
+/// disjunctions (a gate "some move is legal" over thousands of moves) and
+/// long basic blocks, and othello-comp2007 (324,688) builds in 30 s.
 pub const MAX_COMPILED_LITERALS: usize = 60_000;
 
 /// The impl for a GDL game read from `path` (`bytes`; `file` is the path
