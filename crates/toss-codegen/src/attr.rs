@@ -6,7 +6,7 @@ use syn::{Attribute, LitStr};
 pub struct GameAttr {
     /// `file = "games/x.toss"`: a Toss description.
     pub file: Option<LitStr>,
-    /// `gdl = "games/x.kif"`: reserved for the GDL translation.
+    /// `gdl = "games/x.kif"`: a GDL description.
     pub gdl: Option<LitStr>,
     /// `heuristics`: derive the heuristics at build time and compile them
     /// (opt-in: deriving takes seconds to minutes on large boards).
@@ -48,7 +48,7 @@ pub fn parse(attrs: &[Attribute]) -> Result<GameAttr, syn::Error> {
                 &mut out.gdl
             } else {
                 return Err(meta.error(
-                    "unknown key in #[toss(...)]: expected `file = \"...\"` or `heuristics`",
+                    "unknown key in #[toss(...)]: expected `file = \"...\"`, `gdl = \"...\"` or `heuristics`",
                 ));
             };
             let lit: LitStr = meta.value()?.parse()?;

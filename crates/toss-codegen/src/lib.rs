@@ -14,15 +14,19 @@
 //! `heuristics` key, the plan also compiles the derived heuristics and
 //! the impl answers `Game::heuristic_values`); [`ode`]
 //! compiles the ODE right-hand sides and update terms of games with
-//! continuous dynamics.
+//! continuous dynamics. A GDL game (`gdl = "game.kif"`) takes its own
+//! path, [`gdl`]: grounded by `toss-gdl` and emitted as straight-line Rust
+//! from its propositional network.
 //!
 //! Dependency rule: `toss-core`, `toss-lang` (the front end), `toss-runtime`
 //! (the interpreter built at build time, the solver that evaluates stable
-//! formulas) and `toss-heuristics` (derivation); never search, GDL or the
-//! CLI. Generated code names only `::toss::__private` and the facade.
+//! formulas), `toss-heuristics` (derivation) and `toss-gdl` (parsing and
+//! grounding GDL); never search or the CLI. Generated code names only
+//! `::toss::__private` and the facade.
 
 mod attr;
 mod emit;
+mod gdl;
 pub mod ode;
 pub mod plan;
 mod source;
@@ -59,17 +63,17 @@ fn derive_game_with(input: TokenStream, base: Option<&std::path::Path>) -> Token
 
 fn expand(input: &DeriveInput, base: Option<&std::path::Path>) -> Result<TokenStream, syn::Error> {
     let attr = attr::parse(&input.attrs)?;
-    if let Some(gdl) = &attr.gdl {
+    if let (Some(_), Some(gdl)) = (&attr.file, &attr.gdl) {
         return Err(syn::Error::new(
             gdl.span(),
-            "`gdl = \"...\"` is reserved for the GDL-to-Toss translation, which this \
-             version does not have yet; use `file = \"game.toss\"`",
+            "give either `file = \"...\"` (Toss) or `gdl = \"...\"` (GDL), not both",
         ));
     }
-    let Some(file) = attr.file else {
+    let Some(file) = attr.file.as_ref().or(attr.gdl.as_ref()) else {
         return Err(syn::Error::new_spanned(
             &input.ident,
-            "missing game file: add #[toss(file = \"games/name.toss\")]",
+            "missing game file: add #[toss(file = \"games/name.toss\")] or \
+             #[toss(gdl = \"games/name.kif\")]",
         ));
     };
     if !input.generics.params.is_empty() {
@@ -86,6 +90,15 @@ fn expand(input: &DeriveInput, base: Option<&std::path::Path>) -> Result<TokenSt
         source::resolve(&base, &file.value()).map_err(|e| syn::Error::new(file.span(), e))?;
     let shown = file.value();
     let bytes = source::read(&path, &shown).map_err(|e| syn::Error::new(file.span(), e))?;
+    if attr.gdl.is_some() {
+        if let Some(span) = attr.heuristics {
+            return Err(syn::Error::new(
+                span,
+                "`heuristics` derives heuristics from Toss payoff formulas; a GDL game has none",
+            ));
+        }
+        return gdl::expand(&input.ident, file, &path, &bytes);
+    }
     // Bytes that are not UTF-8 are an error at their line and column, shown
     // against the text with them replaced, as the CLI shows them.
     let game = toss_lang::parse_game_bytes(&bytes, &shown).map_err(|diags| {

@@ -78,6 +78,40 @@ fn expansion(ty: &str, file: &str) -> String {
     text.replace(&base.to_string_lossy().into_owned(), "[root]")
 }
 
+/// The expansion of `#[toss(gdl = file)]`, as [`expansion`].
+fn gdl_expansion(ty: &str, file: &str) -> String {
+    let ident = syn::Ident::new(ty, proc_macro2::Span::call_site());
+    let input = quote! {
+        #[toss(gdl = #file)]
+        pub struct #ident;
+    };
+    let base = root();
+    let tokens = toss_codegen::derive_game_in(input, &base);
+    let parsed: syn::File = syn::parse2(tokens).expect("the expansion parses as a file");
+    let text = prettyplease::unparse(&parsed);
+    text.replace(&base.to_string_lossy().into_owned(), "[root]")
+}
+
+/// A GDL game compiled from its network: the three phases as
+/// straight-line code.
+#[test]
+fn gdl_tic_tac_toe_expansion() {
+    insta::assert_snapshot!(gdl_expansion(
+        "TicTacToe",
+        "../shared/corpus/gdl/ticTacToe.kif"
+    ));
+}
+
+#[test]
+fn gdl_expansion_is_deterministic() {
+    for (ty, g) in [
+        ("Breakthrough", "../shared/corpus/gdl/breakthrough.kif"),
+        ("Reversi", "../shared/corpus/gdl/reversi.kif"),
+    ] {
+        assert_eq!(gdl_expansion(ty, g), gdl_expansion(ty, g), "{g}");
+    }
+}
+
 #[test]
 fn tic_tac_toe_expansion() {
     insta::assert_snapshot!(expansion("TicTacToe", "games/tic-tac-toe.toss"));

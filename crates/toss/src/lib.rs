@@ -231,6 +231,59 @@ pub mod __private {
         }
     }
 
+    pub use toss_gdl::ground::{GroundGame, GroundMove, GroundState, fluents_structure};
+
+    /// The grounded form of a GDL description that the derive already
+    /// grounded at build time with the same front end and limits (the
+    /// impl of a network too large to compile forwards to it).
+    pub fn checked_ground_game(source: &str, file_name: &str) -> GroundGame {
+        let built = toss_gdl::kif::parse_gdl(source, file_name)
+            .map_err(|d| toss_lang::render_diagnostics(&d, source, file_name, false))
+            .and_then(|desc| {
+                GroundGame::from_description(&desc, Default::default()).map_err(|e| e.to_string())
+            });
+        match built {
+            Ok(g) => g,
+            // Unreachable: the derive refused to compile this description otherwise.
+            Err(e) => panic!("GDL game grounded at build time failed to ground: {e}"),
+        }
+    }
+
+    /// Appends the members of `set` to `out`, in increasing order (the
+    /// legal actions of a role, from its bitset).
+    pub fn push_members<const W: usize>(set: &[u64; W], out: &mut Vec<u32>) {
+        for (k, &word) in set.iter().enumerate() {
+            let mut w = word;
+            while w != 0 {
+                out.push(k as u32 * 64 + w.trailing_zeros());
+                w &= w - 1;
+            }
+        }
+    }
+
+    /// The number of members of `set`.
+    #[inline]
+    pub fn count_members<const W: usize>(set: &[u64; W]) -> usize {
+        set.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// The `i`-th member of `set` in increasing order (`i < count_members(set)`).
+    #[inline]
+    pub fn nth_member<const W: usize>(set: &[u64; W], mut i: usize) -> u32 {
+        for (k, &word) in set.iter().enumerate() {
+            let n = word.count_ones() as usize;
+            if i < n {
+                let mut w = word;
+                for _ in 0..i {
+                    w &= w - 1;
+                }
+                return k as u32 * 64 + w.trailing_zeros();
+            }
+            i -= n;
+        }
+        u32::MAX
+    }
+
     /// The interpreter of a description that the derive already checked at
     /// build time with the same front end and constructor.
     pub fn checked_interpreter(source: &str, file_name: &str) -> Interpreter {

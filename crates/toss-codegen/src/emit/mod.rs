@@ -71,7 +71,8 @@ pub(crate) use interpreted::{
 };
 
 use crate::plan::Plan;
-use lit::{module_name, set_lit, usize_lit};
+pub(crate) use lit::module_name;
+use lit::{set_lit, usize_lit};
 
 /// The specialized impl.
 pub(crate) fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream {

@@ -662,32 +662,14 @@ impl Game for GroundGame {
         (turns, pay)
     }
 
-    /// As [`GdlGame`](crate::GdlGame)'s: one element per distinct argument
-    /// of a fluent, one relation per fluent functor.
+    /// As [`GdlGame`](crate::GdlGame)'s ([`fluents_structure`]).
     fn to_structure(&self, s: &GroundState) -> Structure {
         let parts = &self.prog.fluent_parts;
-        let holding: Vec<usize> = (0..parts.len()).filter(|&f| s.holds(f)).collect();
-        let mut arities: std::collections::BTreeMap<&str, Vec<usize>> = Default::default();
-        for &f in &holding {
-            let e = arities.entry(parts[f].0.as_str()).or_default();
-            if !e.contains(&parts[f].1.len()) {
-                e.push(parts[f].1.len());
-            }
-        }
-        let mut st = Structure::new();
-        for &f in &holding {
-            let (base, args) = &parts[f];
-            let name = if arities[base.as_str()].len() > 1 {
-                format!("{base}/{}", args.len())
-            } else {
-                base.clone()
-            };
-            let elems: Vec<u32> = args.iter().map(|a| st.add_element(a)).collect();
-            if let Some(r) = st.declare_relation(&name, args.len()) {
-                st.add_tuple(r, &elems);
-            }
-        }
-        st
+        fluents_structure(
+            (0..parts.len())
+                .filter(|&f| s.holds(f))
+                .map(|f| (parts[f].0.as_str(), parts[f].1.as_slice())),
+        )
     }
 
     fn location(&self, _s: &GroundState) -> usize {
@@ -697,4 +679,34 @@ impl Game for GroundGame {
     fn move_to_string(&self, _s: &GroundState, player: usize, m: &GroundMove) -> String {
         self.prog.moves[player][m.0 as usize].clone()
     }
+}
+
+/// The structure of a state given by its fluents' functors and argument
+/// texts, in fluent order, as [`GdlGame`](crate::GdlGame) builds it: one
+/// element per distinct argument, one relation per functor (`name/arity`
+/// when a functor has several arities). Shared by [`GroundGame`] and the
+/// code the derive generates, so both build the same structure.
+pub fn fluents_structure<'a, A: AsRef<str> + 'a>(
+    holding: impl Iterator<Item = (&'a str, &'a [A])> + Clone,
+) -> Structure {
+    let mut arities: std::collections::BTreeMap<&str, Vec<usize>> = Default::default();
+    for (base, args) in holding.clone() {
+        let e = arities.entry(base).or_default();
+        if !e.contains(&args.len()) {
+            e.push(args.len());
+        }
+    }
+    let mut st = Structure::new();
+    for (base, args) in holding {
+        let name = if arities[base].len() > 1 {
+            format!("{base}/{}", args.len())
+        } else {
+            base.to_string()
+        };
+        let elems: Vec<u32> = args.iter().map(|a| st.add_element(a.as_ref())).collect();
+        if let Some(r) = st.declare_relation(&name, args.len()) {
+            st.add_tuple(r, &elems);
+        }
+    }
+    st
 }

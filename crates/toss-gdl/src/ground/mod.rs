@@ -42,7 +42,7 @@ mod instantiate;
 mod network;
 mod propagate;
 
-pub use game::{GroundGame, GroundMove, GroundState};
+pub use game::{GroundGame, GroundMove, GroundState, fluents_structure};
 
 /// A literal of the network: `signal << 1 | negated`. Signal 0 is the
 /// constant false, so [`Lit::FALSE`] and [`Lit::TRUE`] are literals too.

@@ -1,0 +1,291 @@
+//! `#[derive(Game)]` with `gdl = "..."`: a GDL game compiled from its
+//! propositional network (or, over the size limit, forwarding to the
+//! interpreted network) plays exactly as `GroundGame` and the reasoner
+//! `GdlGame` of the same file, in seeded random playouts compared at every
+//! step, and has the same perft counts.
+
+use toss::Game;
+use toss::gdl::GdlGame;
+use toss::gdl::ground::{GroundGame, GroundLimits};
+use toss::rng_from_seed;
+
+#[derive(toss::Game)]
+#[toss(gdl = "../shared/corpus/gdl/ticTacToe.kif")]
+struct TicTacToe;
+
+#[derive(toss::Game)]
+#[toss(gdl = "../shared/corpus/gdl/connect4.kif")]
+struct Connect4;
+
+#[derive(toss::Game)]
+#[toss(gdl = "../shared/corpus/gdl/breakthrough.kif")]
+struct Breakthrough;
+
+#[derive(toss::Game)]
+#[toss(gdl = "../shared/corpus/gdl/reversi.kif")]
+struct Reversi;
+
+/// Both players drop a piece at once.
+#[derive(toss::Game)]
+#[toss(gdl = "../shared/corpus/gdl/connectFourSimultaneous.kif")]
+struct ConnectFourSimultaneous;
+
+/// A relation recursive through the state (cells joined by lit paths):
+/// a loop of the network, evaluated to its least fixpoint.
+#[derive(toss::Game)]
+#[toss(gdl = "tests/fixtures/reach.kif")]
+struct Reach;
+
+/// Over the size limit (66,654 literals): forwards to the interpreted
+/// network.
+#[derive(toss::Game)]
+#[toss(gdl = "../shared/corpus/gdl/blockerSerial.kif")]
+struct BlockerSerial;
+
+fn ground(source: &str, name: &str) -> GroundGame {
+    let desc = toss::gdl::kif::parse_gdl(source, name).unwrap_or_else(|_| panic!("{name} parses"));
+    GroundGame::from_description(&desc, GroundLimits::default())
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn reasoner(source: &str, name: &str) -> GdlGame {
+    toss::gdl::kif::load_game(source, name).unwrap_or_else(|_| panic!("{name} loads"))
+}
+
+fn legal_strings<G: Game>(g: &G, s: &G::State, p: usize) -> Vec<String> {
+    let mut v = Vec::new();
+    g.legal_moves(s, p, &mut v);
+    v.iter().map(|m| g.move_to_string(s, p, m)).collect()
+}
+
+/// Plays `seeds` seeded random playouts on the derived game `d`, the
+/// grounded game and the reasoner at once, comparing movers, legal moves
+/// in order, states and terminal at every step, payoffs at the end; then
+/// the derived game's own playout (its override) against the trait's on
+/// the grounded game, seed for seed, to the end and cut short (payoffs of
+/// states that are not terminal). Returns the number of plies compared.
+fn lockstep<D: Game>(
+    d: &D,
+    d_state: impl Fn(&D::State) -> String,
+    source: &str,
+    name: &str,
+    seeds: u64,
+) -> usize {
+    let (g, r) = (ground(source, name), reasoner(source, name));
+    assert_eq!(d.player_names(), g.player_names());
+    assert_eq!(d.payoff_bounds(), g.payoff_bounds());
+    assert!(!d.has_compound_turns());
+    let n = d.num_players();
+    let mut plies = 0;
+    for seed in 0..seeds {
+        let mut rng = rng_from_seed(seed);
+        let (mut s, mut t, mut u) = (d.initial_state(), g.initial_state(), r.initial_state());
+        let (mut ms, mut mt, mut mu) = (Vec::new(), Vec::new(), Vec::new());
+        for step in 0.. {
+            let at = format!("{name} seed {seed} step {step}");
+            let fluents = g.state_to_string(&t);
+            assert_eq!(d_state(&s), fluents, "state at {at}");
+            assert_eq!(fluents, r.state_to_string(&u), "reasoner state at {at}");
+            assert_eq!(d.to_structure(&s), g.to_structure(&t), "structure at {at}");
+            d.movers(&s, &mut ms);
+            g.movers(&t, &mut mt);
+            r.movers(&u, &mut mu);
+            assert_eq!((&ms, &ms), (&mt, &mu), "movers at {at}");
+            assert_eq!(d.is_terminal(&s), ms.is_empty(), "terminal at {at}");
+            if ms.is_empty() {
+                let (mut pd, mut pg, mut pr) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+                d.payoffs(&s, &mut pd);
+                g.payoffs(&t, &mut pg);
+                r.payoffs(&u, &mut pr);
+                assert_eq!((&pd, &pd), (&pg, &pr), "payoffs at {at}");
+                break;
+            }
+            let (mut jd, mut jg, mut jr) = (Vec::new(), Vec::new(), Vec::new());
+            for &p in &ms {
+                let ls = legal_strings(d, &s, p);
+                assert_eq!(ls, legal_strings(&g, &t, p), "legal moves of {p} at {at}");
+                assert_eq!(
+                    ls,
+                    legal_strings(&r, &u, p),
+                    "reasoner legal moves of {p} at {at}"
+                );
+                let (mut vd, mut vg, mut vr) = (Vec::new(), Vec::new(), Vec::new());
+                d.legal_moves(&s, p, &mut vd);
+                g.legal_moves(&t, p, &mut vg);
+                r.legal_moves(&u, p, &mut vr);
+                let i = toss::game::index_below(&mut rng, vd.len());
+                jd.push(vd.swap_remove(i));
+                jg.push(vg.swap_remove(i));
+                jr.push(vr.swap_remove(i));
+            }
+            d.apply(&mut s, &jd, &mut rng);
+            g.apply(&mut t, &jg, &mut rng);
+            r.apply(&mut u, &jr, &mut rng);
+            plies += 1;
+        }
+        let a = d.random_playout(&mut rng_from_seed(seed), 10_000);
+        let b = g.random_playout(&mut rng_from_seed(seed), 10_000);
+        assert_eq!(a, b, "{name} seed {seed}: playout");
+        for max in [0, 1, 5] {
+            let a = d.random_playout(&mut rng_from_seed(seed), max);
+            let b = g.random_playout(&mut rng_from_seed(seed), max);
+            assert_eq!(a, b, "{name} seed {seed}: playout of at most {max} turns");
+        }
+    }
+    plies
+}
+
+fn perft_agrees<D: Game>(d: &D, source: &str, name: &str, depths: std::ops::RangeInclusive<usize>) {
+    let g = ground(source, name);
+    let (s, t) = (d.initial_state(), g.initial_state());
+    for depth in depths {
+        assert_eq!(
+            d.perft(&s, depth),
+            g.perft(&t, depth),
+            "{name} depth {depth}"
+        );
+    }
+}
+
+#[test]
+fn tic_tac_toe_is_compiled_and_plays_like_the_reasoner() {
+    // One word of fluents, moves as indices: the compiled route.
+    assert_eq!(std::mem::size_of::<<TicTacToe as Game>::State>(), 8);
+    let plies = lockstep(
+        &TicTacToe,
+        |s| TicTacToe.state_to_string(s),
+        TicTacToe::SOURCE,
+        "ticTacToe.kif",
+        200,
+    );
+    assert!(plies > 1000, "{plies}");
+}
+
+/// The number of complete plays from `s`: terminal states reached.
+fn complete_plays<G: Game>(g: &G, s: &G::State) -> u64 {
+    let (mut movers, mut moves) = (Vec::new(), Vec::new());
+    g.movers_and_moves(s, &mut movers, &mut moves);
+    if movers.is_empty() {
+        return 1;
+    }
+    let mut total = 0;
+    // Tic-tac-toe: one role marks, the other has only `noop`.
+    for m in &moves[0] {
+        for n in &moves[1] {
+            let mut t = s.clone();
+            g.apply(&mut t, &[m.clone(), n.clone()], &mut rng_from_seed(0));
+            total += complete_plays(g, &t);
+        }
+    }
+    total
+}
+
+#[test]
+fn tic_tac_toe_has_the_known_perft_counts() {
+    // Perft does not expand terminal states: depth 9 counts the plays
+    // that fill the board.
+    let s = TicTacToe.initial_state();
+    let counts: Vec<u64> = (1..=9).map(|d| TicTacToe.perft(&s, d)).collect();
+    assert_eq!(
+        counts,
+        [9, 72, 504, 3024, 15120, 54720, 148176, 200448, 127872]
+    );
+    assert_eq!(complete_plays(&TicTacToe, &s), 255168);
+}
+
+#[test]
+fn connect4_plays_like_the_reasoner() {
+    lockstep(
+        &Connect4,
+        |s| Connect4.state_to_string(s),
+        Connect4::SOURCE,
+        "connect4.kif",
+        200,
+    );
+    perft_agrees(&Connect4, Connect4::SOURCE, "connect4.kif", 1..=5);
+}
+
+#[test]
+fn breakthrough_plays_like_the_reasoner() {
+    lockstep(
+        &Breakthrough,
+        |s| Breakthrough.state_to_string(s),
+        Breakthrough::SOURCE,
+        "breakthrough.kif",
+        200,
+    );
+    perft_agrees(
+        &Breakthrough,
+        Breakthrough::SOURCE,
+        "breakthrough.kif",
+        1..=3,
+    );
+}
+
+#[test]
+fn reversi_plays_like_the_reasoner() {
+    lockstep(
+        &Reversi,
+        |s| Reversi.state_to_string(s),
+        Reversi::SOURCE,
+        "reversi.kif",
+        200,
+    );
+    perft_agrees(&Reversi, Reversi::SOURCE, "reversi.kif", 1..=3);
+}
+
+#[test]
+fn a_simultaneous_game_plays_like_the_reasoner() {
+    let plies = lockstep(
+        &ConnectFourSimultaneous,
+        |s| ConnectFourSimultaneous.state_to_string(s),
+        ConnectFourSimultaneous::SOURCE,
+        "connectFourSimultaneous.kif",
+        200,
+    );
+    assert!(plies > 200, "{plies}");
+    perft_agrees(
+        &ConnectFourSimultaneous,
+        ConnectFourSimultaneous::SOURCE,
+        "connectFourSimultaneous.kif",
+        1..=3,
+    );
+}
+
+#[test]
+fn a_network_over_the_limit_forwards_and_plays_like_the_reasoner() {
+    // The forwarded route keeps the grounded game, ground on first use.
+    assert!(BlockerSerial::ground_game().program().num_literals() > 60_000);
+    lockstep(
+        &BlockerSerial,
+        |s| BlockerSerial.state_to_string(s),
+        BlockerSerial::SOURCE,
+        "blockerSerial.kif",
+        200,
+    );
+    perft_agrees(
+        &BlockerSerial,
+        BlockerSerial::SOURCE,
+        "blockerSerial.kif",
+        1..=3,
+    );
+}
+
+#[test]
+fn a_recursive_relation_is_evaluated_to_its_fixpoint() {
+    assert!(
+        !ground(Reach::SOURCE, "reach.kif")
+            .program()
+            .loops
+            .is_empty()
+    );
+    let plies = lockstep(
+        &Reach,
+        |s| Reach.state_to_string(s),
+        Reach::SOURCE,
+        "reach.kif",
+        200,
+    );
+    assert!(plies > 400, "{plies}");
+    perft_agrees(&Reach, Reach::SOURCE, "reach.kif", 1..=3);
+}
