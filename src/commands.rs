@@ -41,7 +41,7 @@ fn load_toss_only(
         return Err(toss_cli::load::LoadError {
             rendered: format!(
                 "{}: `toss {command}` needs a Toss description (.toss); GDL files are \
-                 taken by check, perft, playout, play, match and show\n",
+                 taken by check, perft, playout, play, match, show, build and ground\n",
                 path.display()
             ),
             count: 1,
@@ -648,8 +648,18 @@ fn package_name(stem: &str) -> String {
 /// game's generated code, built by Cargo in a crate under
 /// `<workspace>/target/toss-build`.
 pub fn build(path: &Path, output: Option<&Path>, colour: bool) -> Result<(), String> {
-    let (game, source) = load_toss_only(path, "build", colour).map_err(|e| e.rendered)?;
-    toss::Interpreter::new(&game).map_err(|e| format!("{}: {e}", path.display()))?;
+    // The game file is copied beside the crate; its errors are shown here
+    // first, as `toss check` shows them, rather than by the derive.
+    let (source, game_file, attribute) = if toss_cli::load::is_gdl(path) {
+        toss_cli::load::load_gdl(path, colour).map_err(|e| e.rendered)?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        (text, "game.kif", "gdl = \"game.kif\"")
+    } else {
+        let (game, source) = load_toss_only(path, "build", colour).map_err(|e| e.rendered)?;
+        toss::Interpreter::new(&game).map_err(|e| format!("{}: {e}", path.display()))?;
+        (source, "game.toss", "file = \"game.toss\"")
+    };
     let stem = path
         .file_stem()
         .and_then(|s| s.to_str())
@@ -679,8 +689,11 @@ pub fn build(path: &Path, output: Option<&Path>, colour: bool) -> Result<(), Str
         Ok(())
     };
     write(crate_dir.join("Cargo.toml"), &manifest)?;
-    write(crate_dir.join("game.toss"), &source)?;
-    write(src_dir.join("main.rs"), &BUILD_MAIN.replace("NAME", &name))?;
+    write(crate_dir.join(game_file), &source)?;
+    let main = BUILD_MAIN
+        .replace("NAME", &name)
+        .replace("file = \"game.toss\"", attribute);
+    write(src_dir.join("main.rs"), &main)?;
     // The workspace's lock file: the same dependency versions, no resolution.
     let lock = crate_dir.join("Cargo.lock");
     if !lock.exists()

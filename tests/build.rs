@@ -143,3 +143,69 @@ fn building_an_invalid_game_shows_its_diagnostics() {
     assert!(!stderr.contains("building"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A GDL game builds as a `.toss` one does, through `#[toss(gdl = ...)]`:
+/// the binary's perft and seeded playouts are the grounded engine's.
+#[test]
+#[ignore = "compiles a crate in release mode"]
+fn built_gdl_connect_four_agrees_with_the_grounded_engine() {
+    let kif = toss_testkit::corpus::gdl_dir().join("connect4.kif");
+    let dir = std::env::temp_dir().join(format!("toss-build-gdl-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let exe = dir.join(format!("connect4{}", std::env::consts::EXE_SUFFIX));
+    let out = Command::new(env!("CARGO_BIN_EXE_toss"))
+        .arg("build")
+        .arg(&kif)
+        .arg("-o")
+        .arg(&exe)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run toss build");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let perft = run(&exe, &["perft", "4"], "");
+    assert_eq!(text(&perft.stdout).lines().last(), Some("2401"));
+    let toss = std::path::Path::new(env!("CARGO_BIN_EXE_toss"));
+    let kif = kif.display().to_string();
+    let built = run(&exe, &["playout", "-n", "50", "--seed", "2"], "");
+    let grounded = run(
+        toss,
+        &[
+            "playout", &kif, "-n", "50", "--seed", "2", "--engine", "grounded",
+        ],
+        "",
+    );
+    let means = |o: &Output| -> Vec<String> {
+        text(&o.stdout)
+            .lines()
+            .filter(|l| l.starts_with("mean"))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(means(&built).len(), 3, "{}", text(&built.stdout));
+    assert_eq!(means(&built), means(&grounded));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn building_an_invalid_gdl_game_shows_its_diagnostics() {
+    let dir = std::env::temp_dir().join(format!("toss-build-bad-kif-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("bad.kif");
+    std::fs::write(&file, "(role x)\n(<= (legal x a)\n").expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_toss"))
+        .arg("build")
+        .arg(&file)
+        .arg("-o")
+        .arg(dir.join("bad"))
+        .output()
+        .expect("run toss build");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("bad.kif:2:"), "{stderr}");
+    assert!(!stderr.contains("building"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
