@@ -5,7 +5,10 @@
 //! cargo bench --bench playouts [-- FILTER]
 //! ```
 //!
-//! Groups `generated/<game>` and `interpreted/<game>`.
+//! Groups `generated/<game>` and `interpreted/<game>`; for GDL games of the
+//! corpus (`../shared/corpus/gdl`), `gdl-derived/<game>` (the grounded
+//! network compiled), `gdl-ground/<game>` (the network interpreted) and
+//! `gdl-reasoner/<game>`.
 
 use std::time::Duration;
 
@@ -33,6 +36,19 @@ games! {
     Amazons "games/amazons.toss";
     Reversi "games/reversi.toss";
 }
+
+#[derive(toss::Game)]
+#[toss(gdl = "../shared/corpus/gdl/ticTacToe.kif")]
+struct GdlTicTacToe;
+#[derive(toss::Game)]
+#[toss(gdl = "../shared/corpus/gdl/connect4.kif")]
+struct GdlConnect4;
+#[derive(toss::Game)]
+#[toss(gdl = "../shared/corpus/gdl/breakthrough.kif")]
+struct GdlBreakthrough;
+#[derive(toss::Game)]
+#[toss(gdl = "../shared/corpus/gdl/reversi.kif")]
+struct GdlReversi;
 
 const MAX_PLIES: usize = 10_000;
 
@@ -64,7 +80,21 @@ fn bench_game<G: Game>(c: &mut Criterion, name: &str, generated: &G) {
     bench_one(c, "interpreted", name, &interpreted);
 }
 
+fn bench_gdl<G: Game>(c: &mut Criterion, name: &str, source: &str, derived: &G) {
+    let desc = toss::gdl::kif::parse_gdl(source, name).expect("valid GDL");
+    let ground = toss::gdl::ground::GroundGame::from_description(&desc, Default::default())
+        .expect("grounds");
+    let reasoner = toss::gdl::kif::load_game(source, name).expect("valid GDL");
+    bench_one(c, "gdl-derived", name, derived);
+    bench_one(c, "gdl-ground", name, &ground);
+    bench_one(c, "gdl-reasoner", name, &reasoner);
+}
+
 fn playouts(c: &mut Criterion) {
+    bench_gdl(c, "ticTacToe", GdlTicTacToe::SOURCE, &GdlTicTacToe);
+    bench_gdl(c, "connect4", GdlConnect4::SOURCE, &GdlConnect4);
+    bench_gdl(c, "breakthrough", GdlBreakthrough::SOURCE, &GdlBreakthrough);
+    bench_gdl(c, "reversi", GdlReversi::SOURCE, &GdlReversi);
     bench_game(c, "tic-tac-toe", &TicTacToe);
     bench_game(c, "connect4", &Connect4);
     bench_game(c, "breakthrough", &Breakthrough);

@@ -71,6 +71,16 @@ pub(super) fn forwarding_impl(
             fn apply(&self, s: &mut Self::State, joint: &[Self::Move], rng: &mut ::toss::Rng) {
                 ::toss::Game::apply(#g, s, joint, rng)
             }
+            // The grounded game's own playout: one lock, the state updated
+            // in place, the trait's draws.
+            fn random_playout_from(
+                &self,
+                s: &mut Self::State,
+                rng: &mut ::toss::Rng,
+                max_turns: usize,
+            ) -> (usize, ::toss::Payoffs) {
+                ::toss::Game::random_playout_from(#g, s, rng, max_turns)
+            }
             fn is_terminal(&self, s: &Self::State) -> bool {
                 ::toss::Game::is_terminal(#g, s)
             }
