@@ -82,15 +82,26 @@ impl std::str::FromStr for Engine {
     }
 }
 
-/// Random playout steps per second of a game, over about `secs` seconds.
-fn steps_per_second<G: toss_core::Game>(g: &G, secs: f64) -> f64 {
+/// Random playout turns per second on `game` from its initial state, run
+/// as the player's playouts run them (one turn at a time, the clock read
+/// before each), for `time`.
+pub fn turns_per_second<G: toss_core::Game>(game: &G, time: std::time::Duration) -> f64 {
     let mut rng = toss_core::game::rng_from_seed(0);
-    let t = std::time::Instant::now();
-    let mut steps = 0usize;
-    while t.elapsed().as_secs_f64() < secs {
-        steps += 1 + g.random_playout(&mut rng, 10_000).0;
+    let start = std::time::Instant::now();
+    let init = game.initial_state();
+    let mut s = init.clone();
+    let (mut turns, mut plies) = (0u64, 0usize);
+    while start.elapsed() < time {
+        let (n, _) = game.random_playout_from(&mut s, &mut rng, 1);
+        // A call on a terminal state (its payoffs) counts as a turn too.
+        turns += 1;
+        plies += n;
+        if n == 0 || plies >= 1000 {
+            s = init.clone();
+            plies = 0;
+        }
     }
-    steps as f64 / t.elapsed().as_secs_f64()
+    turns as f64 / start.elapsed().as_secs_f64().max(1e-9)
 }
 
 /// The grounded form of a GDL game when `engine` asks for it and it
@@ -109,10 +120,11 @@ pub fn choose_engine(
     let g =
         GroundGame::from_description(desc, GroundLimits::default()).map_err(|e| e.to_string())?;
     if engine == Engine::Auto {
-        let (fast, slow) = (steps_per_second(&g, 0.05), steps_per_second(reasoner, 0.05));
+        let time = std::time::Duration::from_millis(50);
+        let (fast, slow) = (turns_per_second(&g, time), turns_per_second(reasoner, time));
         if fast < slow {
             return Err(format!(
-                "faster here: {slow:.0} playout steps/s against {fast:.0} on the grounded network"
+                "faster here: {slow:.0} playout turns/s against {fast:.0} on the grounded network"
             ));
         }
     }

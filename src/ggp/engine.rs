@@ -100,28 +100,6 @@ impl MatchGame for GroundGame {
     }
 }
 
-/// Random playout turns per second on `game` from its initial state, run
-/// as the player's playouts run them (one turn at a time, the clock read
-/// before each), for `time`.
-fn turns_per_second<G: Game>(game: &G, time: Duration) -> f64 {
-    let mut rng = toss_core::game::rng_from_seed(0);
-    let start = Instant::now();
-    let init = game.initial_state();
-    let mut s = init.clone();
-    let (mut turns, mut plies) = (0u64, 0usize);
-    while start.elapsed() < time {
-        let (n, _) = game.random_playout_from(&mut s, &mut rng, 1);
-        // A call on a terminal state (its payoffs) counts as a turn too.
-        turns += 1;
-        plies += n;
-        if n == 0 || plies >= 1000 {
-            s = init.clone();
-            plies = 0;
-        }
-    }
-    turns as f64 / start.elapsed().as_secs_f64().max(1e-9)
-}
-
 /// Grounding threads still running, of every match: a START beyond
 /// `max` of them plays on the reasoner.
 #[derive(Debug, Default)]
@@ -215,8 +193,8 @@ pub(crate) fn ground_for_start(
     }
     let each =
         (deadline.saturating_duration_since(Instant::now()) / 4).min(Duration::from_millis(50));
-    let fast = turns_per_second(&game, each);
-    let slow = turns_per_second(&reasoner.clone(), each);
+    let fast = crate::load::turns_per_second(&game, each);
+    let slow = crate::load::turns_per_second(&reasoner.clone(), each);
     if fast < slow {
         return Err(format!(
             "grounded, but slower: {fast:.0} playout turns/s on its {gates} gates against {slow:.0} on the reasoner"
