@@ -83,6 +83,28 @@ impl fmt::Display for GoalError {
 
 impl std::error::Error for GoalError {}
 
+/// The one goal of each role from all its goal values in a state, or the
+/// fault of the description when a role has none, several, or one above
+/// 100 (`state` prints the state for the message).
+pub(crate) fn single_goals(
+    values: Vec<Vec<u64>>,
+    roles: &[String],
+    state: impl FnOnce() -> String,
+) -> Result<Vec<u64>, GoalError> {
+    let mut out = Vec::new();
+    for (p, vals) in values.into_iter().enumerate() {
+        if vals.len() != 1 || vals[0] > 100 {
+            return Err(GoalError {
+                role: roles[p].clone(),
+                values: vals,
+                state: state(),
+            });
+        }
+        out.push(vals[0]);
+    }
+    Ok(out)
+}
+
 struct Cache {
     e: Engine,
     state: Option<Vec<TermId>>,
@@ -264,19 +286,7 @@ impl GdlGame {
     /// The goal value of every role, or the first role whose goal is not
     /// exactly one number in 0..=100.
     pub fn goals(&self, s: &GdlState) -> Result<Vec<u64>, GoalError> {
-        let raw = self.goal_values(s);
-        let mut out = Vec::new();
-        for (p, vals) in raw.into_iter().enumerate() {
-            if vals.len() != 1 || vals[0] > 100 {
-                return Err(GoalError {
-                    role: self.roles[p].clone(),
-                    values: vals,
-                    state: self.state_to_string(s),
-                });
-            }
-            out.push(vals[0]);
-        }
-        Ok(out)
+        single_goals(self.goal_values(s), &self.roles, || self.state_to_string(s))
     }
 
     /// All goal values of each role in `s` (numbers only, sorted).

@@ -396,9 +396,9 @@ impl GroundGame {
         }
     }
 
-    /// The payoffs of the cached state (the largest goal value of each
-    /// role, 0 without one).
-    fn payoffs_in(&self, c: &mut Cache, out: &mut [f64]) {
+    /// The goal phase of the cached state, evaluated (with propagation the
+    /// goal gates are always current).
+    fn ensure_goals(&self, c: &mut Cache) {
         if let Eval::Full(flat) = &self.eval
             && !c.goals_done
         {
@@ -406,6 +406,12 @@ impl GroundGame {
             flat.eval(self.prog.goal_gates.clone(), base, &mut c.vals, &[]);
             c.goals_done = true;
         }
+    }
+
+    /// The payoffs of the cached state (the largest goal value of each
+    /// role, 0 without one).
+    fn payoffs_in(&self, c: &mut Cache, out: &mut [f64]) {
+        self.ensure_goals(c);
         let vals = self.vals(c);
         for (o, gs) in out.iter_mut().zip(&self.prog.goals) {
             *o = gs
@@ -437,18 +443,9 @@ impl GroundGame {
     /// The goal of each role in `s`, or the fault of the game file when a
     /// role has no goal or several (as [`GdlGame::goals`](crate::GdlGame::goals)).
     pub fn goals(&self, s: &GroundState) -> Result<Vec<u64>, crate::GoalError> {
-        let mut out = Vec::new();
-        for (p, vals) in self.goal_values(s).into_iter().enumerate() {
-            if vals.len() != 1 || vals[0] > 100 {
-                return Err(crate::GoalError {
-                    role: self.prog.roles[p].clone(),
-                    values: vals,
-                    state: self.state_to_string(s),
-                });
-            }
-            out.push(vals[0]);
-        }
-        Ok(out)
+        crate::game::single_goals(self.goal_values(s), &self.prog.roles, || {
+            self.state_to_string(s)
+        })
     }
 
     /// The action of role `r` with this KIF text (as the reasoner prints
@@ -460,13 +457,7 @@ impl GroundGame {
     /// Per role, the goal values that hold in `s`, increasing.
     pub fn goal_values(&self, s: &GroundState) -> Vec<Vec<u64>> {
         let mut c = self.at(s);
-        if let Eval::Full(flat) = &self.eval
-            && !c.goals_done
-        {
-            let base = self.prog.gate_base() as usize;
-            flat.eval(self.prog.goal_gates.clone(), base, &mut c.vals, &[]);
-            c.goals_done = true;
-        }
+        self.ensure_goals(&mut c);
         let vals = self.vals(&c);
         self.prog
             .goals

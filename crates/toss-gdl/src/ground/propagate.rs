@@ -274,25 +274,9 @@ impl PropNet {
         out.out.clear();
         out.out.extend_from_slice(&self.const_out);
         for s in 1..out.vals.len() {
-            if out.vals[s] == 0 {
-                continue;
-            }
             let w = self.watch_start[s] as usize..self.watch_start[s + 1] as usize;
             for &x in &self.watches[w] {
-                if x & 1 == 0 {
-                    let slot = (x >> 1) as usize;
-                    out.out[slot / 64] |= 1 << (slot % 64);
-                }
-            }
-        }
-        // Negated outputs of signals that are false.
-        for s in 1..out.vals.len() {
-            if out.vals[s] == 1 {
-                continue;
-            }
-            let w = self.watch_start[s] as usize..self.watch_start[s + 1] as usize;
-            for &x in &self.watches[w] {
-                if x & 1 == 1 {
+                if out.vals[s] ^ (x & 1) as u8 == 1 {
                     let slot = (x >> 1) as usize;
                     out.out[slot / 64] |= 1 << (slot % 64);
                 }
