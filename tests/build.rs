@@ -124,12 +124,13 @@ fn built_tic_tac_toe_counts_504_sequences_of_three_moves() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[test]
-fn building_an_invalid_game_shows_its_diagnostics() {
-    let dir = std::env::temp_dir().join(format!("toss-build-bad-{}", std::process::id()));
+/// `toss build` of a file with this name and text in a fresh directory:
+/// it fails, and its standard error is returned.
+fn build_invalid(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("toss-build-bad-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let file = dir.join("bad.toss");
-    std::fs::write(&file, "PLAYERS a\nSTART [ e | P:1 {} | ]\nRULE").expect("write");
+    let file = dir.join(name);
+    std::fs::write(&file, text).expect("write");
     let out = Command::new(env!("CARGO_BIN_EXE_toss"))
         .arg("build")
         .arg(&file)
@@ -137,11 +138,16 @@ fn building_an_invalid_game_shows_its_diagnostics() {
         .arg(dir.join("bad"))
         .output()
         .expect("run toss build");
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let _ = std::fs::remove_dir_all(&dir);
     assert!(!out.status.success());
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn building_an_invalid_game_shows_its_diagnostics() {
+    let stderr = build_invalid("bad.toss", "PLAYERS a\nSTART [ e | P:1 {} | ]\nRULE");
     assert!(stderr.contains("bad.toss"), "{stderr}");
     assert!(!stderr.contains("building"), "{stderr}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A GDL game builds as a `.toss` one does, through `#[toss(gdl = ...)]`:
@@ -192,20 +198,7 @@ fn built_gdl_connect_four_agrees_with_the_grounded_engine() {
 
 #[test]
 fn building_an_invalid_gdl_game_shows_its_diagnostics() {
-    let dir = std::env::temp_dir().join(format!("toss-build-bad-kif-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let file = dir.join("bad.kif");
-    std::fs::write(&file, "(role x)\n(<= (legal x a)\n").expect("write");
-    let out = Command::new(env!("CARGO_BIN_EXE_toss"))
-        .arg("build")
-        .arg(&file)
-        .arg("-o")
-        .arg(dir.join("bad"))
-        .output()
-        .expect("run toss build");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
+    let stderr = build_invalid("bad.kif", "(role x)\n(<= (legal x a)\n");
     assert!(stderr.contains("bad.kif:2:"), "{stderr}");
     assert!(!stderr.contains("building"), "{stderr}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
