@@ -36,6 +36,7 @@ pub mod ground;
 pub mod kif;
 mod reasoner;
 mod terms;
+pub mod translate;
 
 pub use game::{GdlGame, GdlMove, GdlState, GoalError};
 pub use reasoner::{Program, ProgramError};
@@ -44,8 +45,9 @@ pub use terms::{TermId, TermStore};
 /// Index of a symbol in [`Description::symbols`].
 pub type Sym = u32;
 
-/// A term of a rule.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// A term of a rule. Ordered by symbol ids (an order that is the same on
+/// every run, not alphabetical).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Term {
     /// A variable, numbered within its rule (see [`Rule::var_names`]).
     Var(u32),

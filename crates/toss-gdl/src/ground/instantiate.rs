@@ -529,3 +529,50 @@ pub(super) fn instantiate(
         next,
     })
 }
+
+/// The aggregate playout of spec 5.2.1, which the translation to Toss
+/// shares with grounding: the relaxed program, evaluated. Its `reachable
+/// fluent` facts over-approximate the state terms of every reachable state,
+/// and each state- or move-level rule's instance relation every binding of
+/// its variables in some reachable state.
+pub(crate) struct Aggregate {
+    pub prog: Program,
+    pub engine: Engine,
+    /// `reachable fluent`, unary.
+    pub reach: Option<crate::reasoner::RelId>,
+    /// Per rule of the description: its instance relation (`None` when it
+    /// derived nothing) and the variables that are its columns; `None` for
+    /// game-independent rules.
+    pub instances: Vec<Option<(Option<crate::reasoner::RelId>, Vec<u32>)>>,
+}
+
+/// Evaluates the relaxed program of `desc` with at most `facts` facts per
+/// relation.
+pub(crate) fn aggregate(desc: &Description, facts: usize) -> Result<Aggregate, GroundError> {
+    let limits = GroundLimits {
+        facts,
+        ..GroundLimits::default()
+    };
+    let orig = Program::new(desc).map_err(GroundError::Program)?;
+    let is_static = |rel: Sym, arity: usize| orig.level_of(rel, arity).is_none_or(|l| l == STATIC);
+    let relaxed = relax(desc, &is_static);
+    let prog = Program::new(&relaxed.desc).map_err(GroundError::Program)?;
+    let engine = prog
+        .engine_with_limit(limits.facts)
+        .map_err(|x| too_large(x, limits))?;
+    let reach = prog.relation(relaxed.reach, 1);
+    let instances = relaxed
+        .inst
+        .iter()
+        .map(|i| {
+            i.as_ref()
+                .map(|(sym, vars)| (prog.relation(*sym, vars.len()), vars.clone()))
+        })
+        .collect();
+    Ok(Aggregate {
+        prog,
+        engine,
+        reach,
+        instances,
+    })
+}

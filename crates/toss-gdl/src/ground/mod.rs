@@ -43,6 +43,7 @@ mod network;
 mod propagate;
 
 pub use game::{GroundGame, GroundMove, GroundState, fluents_structure};
+pub(crate) use instantiate::{Aggregate, aggregate};
 
 /// A literal of the network: `signal << 1 | negated`. Signal 0 is the
 /// constant false, so [`Lit::FALSE`] and [`Lit::TRUE`] are literals too.

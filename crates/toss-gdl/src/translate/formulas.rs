@@ -1,0 +1,896 @@
+//! Formulas (spec 5.2.3 and 5.2.6): GDL clause bodies as Toss formulas over
+//! the elements, and the relations of the structure they need.
+//!
+//! A clause body is a conjunction of literals. Each positive `(true s)`
+//! becomes an element variable, constrained by the root predicate of `s`,
+//! the fluent predicate of the value at its fluent path, and the coordinate
+//! predicates of its constant coordinates. A GDL variable that stands at a
+//! coordinate path of some positive `(true s)` is *carried* by that element
+//! variable: its further occurrences become subterm equalities `Eq_{p,q}`,
+//! static relations over it become fact relations of the structure over the
+//! carrying elements, and `distinct` becomes a negated equality. Every other
+//! variable (at a fluent path, inside a compound argument, or in no `true`
+//! literal) is *eliminated* (spec 5.2.2): the clause becomes a disjunction
+//! over the values the aggregate playout allows for those variables
+//! together. A state-dependent relation is translated once per ground
+//! argument tuple into a defined relation without parameters; a call with
+//! carried arguments becomes a disjunction over the relation's possible
+//! tuples, each guarded by the coordinate predicates that select it.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use toss_core::ir::{DefinedRelation, Formula, Var};
+
+use crate::ground::Aggregate;
+use crate::reasoner::{Program, STATE, STATIC};
+use crate::terms::TermId;
+use crate::{Description, Literal, Rule, Sym, Term};
+
+use super::Refusal;
+use super::elements::{Elements, HOLE, Path, at, leaf_paths, place, root};
+use super::names::Namer;
+
+/// Most formula atoms a translation may build.
+pub(super) const MAX_ATOMS: usize = 2_000_000;
+/// Most tuples of the relations a translation may add to the structure.
+pub(super) const MAX_TUPLES: usize = 4_000_000;
+/// Most atoms of a translated `terminal`, goal or rule condition once its
+/// defined relations are expanded, as the Toss solver inlines them.
+pub(super) const MAX_INLINED_ATOMS: u64 = 200_000;
+/// Most value combinations of one clause's eliminated variables.
+pub(super) const MAX_COMBINATIONS: usize = 100_000;
+
+/// A relation of the structure made for formulas: a fact relation or a
+/// subterm equality, with its tuples of element indexes.
+pub(super) struct MadeRelation {
+    pub name: String,
+    pub arity: usize,
+    pub tuples: Vec<Vec<usize>>,
+}
+
+/// The translation of formulas, with what it has made so far.
+pub(super) struct Formulas<'a> {
+    pub desc: &'a Description,
+    pub agg: &'a Aggregate,
+    pub els: &'a Elements,
+    pub namer: &'a mut Namer,
+    /// The original program's levels (static, state, move).
+    pub levels: &'a Program,
+    pub true_: Sym,
+    pub defined: Vec<DefinedRelation>,
+    pub relations: Vec<MadeRelation>,
+    made: HashMap<String, String>,
+    memo: HashMap<(Sym, Vec<Term>), String>,
+    in_progress: HashSet<(Sym, Vec<Term>)>,
+    by_head: HashMap<(Sym, usize), Vec<usize>>,
+    /// Per root: the paths that are coordinate leaves of all its elements.
+    uniform: Vec<BTreeSet<Path>>,
+    atoms: usize,
+    tuples: usize,
+}
+
+/// A variable's carrier: the element variable and the coordinate path.
+type Carrier = (String, Path);
+
+pub(super) fn and(parts: Vec<Formula>) -> Formula {
+    let mut out = Vec::new();
+    for p in parts {
+        match p {
+            Formula::True => {}
+            Formula::False => return Formula::False,
+            Formula::And(v) => out.extend(v),
+            p => out.push(p),
+        }
+    }
+    match out.len() {
+        0 => Formula::True,
+        1 => out.pop().expect("one part"),
+        _ => Formula::And(out),
+    }
+}
+
+pub(super) fn or(parts: Vec<Formula>) -> Formula {
+    let mut out = Vec::new();
+    for p in parts {
+        match p {
+            Formula::False => {}
+            Formula::True => return Formula::True,
+            Formula::Or(v) => out.extend(v),
+            p => out.push(p),
+        }
+    }
+    match out.len() {
+        0 => Formula::False,
+        1 => out.pop().expect("one part"),
+        _ => Formula::Or(out),
+    }
+}
+
+pub(super) fn not(f: Formula) -> Formula {
+    match f {
+        Formula::True => Formula::False,
+        Formula::False => Formula::True,
+        Formula::Not(g) => *g,
+        f => Formula::Not(Box::new(f)),
+    }
+}
+
+fn rel(name: &str, args: &[&str]) -> Formula {
+    Formula::Rel {
+        name: name.to_string(),
+        args: args.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+/// Binds the variables of `pat` so that it equals the ground `g`.
+pub(super) fn match_term(pat: &Term, g: &Term, bind: &mut HashMap<u32, Term>) -> bool {
+    match (pat, g) {
+        (Term::Var(v), g) => match bind.get(v) {
+            Some(b) => b == g,
+            None => {
+                bind.insert(*v, g.clone());
+                true
+            }
+        },
+        (Term::Const(a), Term::Const(b)) => a == b,
+        (Term::Fn(f, xs), Term::Fn(h, ys)) => {
+            f == h && xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| match_term(x, y, bind))
+        }
+        _ => false,
+    }
+}
+
+/// `t` with the bound variables replaced.
+pub(super) fn apply(t: &Term, bind: &HashMap<u32, Term>) -> Term {
+    match t {
+        Term::Var(v) => bind.get(v).cloned().unwrap_or_else(|| t.clone()),
+        Term::Fn(f, a) => Term::Fn(*f, a.iter().map(|x| apply(x, bind)).collect()),
+        t => t.clone(),
+    }
+}
+
+/// The engine's term id of a ground term, if it was ever built.
+pub(super) fn term_id(agg: &Aggregate, t: &Term) -> Option<TermId> {
+    match t {
+        Term::Var(_) => None,
+        Term::Const(c) => agg.engine.terms.lookup(*c, &[]),
+        Term::Fn(f, a) => {
+            let ids: Option<Vec<TermId>> = a.iter().map(|x| term_id(agg, x)).collect();
+            agg.engine.terms.lookup(*f, &ids?)
+        }
+    }
+}
+
+/// The ground term of an engine id.
+pub(super) fn term_of(agg: &Aggregate, t: TermId) -> Term {
+    let (s, args) = agg.engine.terms.node(t);
+    if args.is_empty() {
+        Term::Const(s)
+    } else {
+        Term::Fn(s, args.iter().map(|&a| term_of(agg, a)).collect())
+    }
+}
+
+/// The size of each defined relation with the relations it uses expanded
+/// (saturating), in the order of `defined` (dependencies first).
+pub(super) fn inlined_sizes(defined: &[DefinedRelation]) -> HashMap<String, u64> {
+    fn size(f: &Formula, known: &HashMap<String, u64>) -> u64 {
+        match f {
+            Formula::Rel { name, .. } => known.get(name).copied().unwrap_or(1),
+            Formula::Not(g) => size(g, known),
+            Formula::And(v) | Formula::Or(v) => v
+                .iter()
+                .fold(0u64, |acc, g| acc.saturating_add(size(g, known))),
+            Formula::Exists { body, .. } | Formula::Forall { body, .. } => size(body, known),
+            _ => 1,
+        }
+    }
+    let mut known = HashMap::new();
+    for d in defined {
+        let n = size(&d.body, &known).max(1);
+        known.insert(d.name.clone(), n);
+    }
+    known
+}
+
+impl<'a> Formulas<'a> {
+    pub fn new(
+        desc: &'a Description,
+        agg: &'a Aggregate,
+        els: &'a Elements,
+        namer: &'a mut Namer,
+        levels: &'a Program,
+        true_: Sym,
+    ) -> Self {
+        let mut by_head: HashMap<(Sym, usize), Vec<usize>> = HashMap::new();
+        for (i, r) in desc.rules.iter().enumerate() {
+            by_head
+                .entry((r.head.rel, r.head.args.len()))
+                .or_default()
+                .push(i);
+        }
+        let mut uniform: Vec<Option<BTreeSet<Path>>> = vec![None; els.roots.len()];
+        for e in &els.elements {
+            let paths: BTreeSet<Path> = e.coords.iter().map(|(p, _)| p.clone()).collect();
+            let u = &mut uniform[e.root];
+            *u = Some(match u.take() {
+                None => paths,
+                Some(prev) => prev.intersection(&paths).cloned().collect(),
+            });
+        }
+        Formulas {
+            desc,
+            agg,
+            els,
+            namer,
+            levels,
+            true_,
+            defined: Vec::new(),
+            relations: Vec::new(),
+            made: HashMap::new(),
+            memo: HashMap::new(),
+            in_progress: HashSet::new(),
+            by_head,
+            uniform: uniform.into_iter().map(Option::unwrap_or_default).collect(),
+            atoms: 0,
+            tuples: 0,
+        }
+    }
+
+    fn level(&self, rel: Sym, arity: usize) -> u8 {
+        self.levels.level_of(rel, arity).unwrap_or(STATIC)
+    }
+
+    fn count(&mut self, n: usize) -> Result<(), Refusal> {
+        self.atoms += n;
+        if self.atoms > MAX_ATOMS {
+            return Err(Refusal::SizeLimit {
+                what: format!("formulas of more than {MAX_ATOMS} atoms"),
+            });
+        }
+        Ok(())
+    }
+
+    /// The defined relation (without parameters) that holds exactly when
+    /// the state-dependent atom `(rel args)` holds; `args` ground.
+    pub fn atom_relation(&mut self, rel: Sym, args: &[Term]) -> Result<String, Refusal> {
+        let key = (rel, args.to_vec());
+        if let Some(n) = self.memo.get(&key) {
+            return Ok(n.clone());
+        }
+        let rname = self.desc.symbols[rel as usize].clone();
+        if !self.in_progress.insert(key.clone()) {
+            return Err(Refusal::Recursion { relation: rname });
+        }
+        let mut parts = Vec::new();
+        let rules = self
+            .by_head
+            .get(&(rel, args.len()))
+            .cloned()
+            .unwrap_or_default();
+        for i in rules {
+            let mut bind = HashMap::new();
+            let head = &self.desc.rules[i].head;
+            if head
+                .args
+                .iter()
+                .zip(args)
+                .all(|(p, g)| match_term(p, g, &mut bind))
+            {
+                parts.push(self.clause(i, &bind)?);
+            }
+        }
+        let mut label = vec![rname.clone()];
+        label.extend(args.iter().map(|a| self.desc.term_to_string(a, &[])));
+        let text = if args.is_empty() {
+            rname
+        } else {
+            format!("({})", label.join(" "))
+        };
+        let name = self
+            .namer
+            .name(&format!("relation {text}"), &label.join("_"));
+        self.defined.push(DefinedRelation {
+            name: name.clone(),
+            params: Vec::new(),
+            body: or(parts),
+        });
+        self.in_progress.remove(&key);
+        self.memo.insert(key, name.clone());
+        Ok(name)
+    }
+
+    /// Whether path `p` is a coordinate leaf of every element of `root`.
+    fn is_uniform_coordinate(&self, t: &Term, p: &Path) -> bool {
+        root(t)
+            .and_then(|rk| self.els.root_of.get(&rk))
+            .is_some_and(|&r| self.uniform[r].contains(p))
+    }
+
+    /// The body of rule `i` under `bind` (its head variables bound).
+    pub fn clause(&mut self, i: usize, bind: &HashMap<u32, Term>) -> Result<Formula, Refusal> {
+        let rule: &Rule = &self.desc.rules[i];
+        let rule = rule.clone();
+        // Which variables are carried and which are eliminated.
+        let mut carried_at: HashSet<u32> = HashSet::new();
+        let mut eliminate: HashSet<u32> = HashSet::new();
+        let nested = |t: &Term, out: &mut HashSet<u32>| {
+            if let Term::Fn(..) = t {
+                let mut v = Vec::new();
+                t.vars(&mut v);
+                out.extend(v);
+            }
+        };
+        for l in &rule.body {
+            match l {
+                Literal::Pos(a) | Literal::Neg(a) if a.rel == self.true_ && a.args.len() == 1 => {
+                    let s = apply(&a.args[0], bind);
+                    if matches!(s, Term::Var(_)) {
+                        return Err(Refusal::VariableStateTerm);
+                    }
+                    for p in leaf_paths(&s) {
+                        if let Some(Term::Var(v)) = at(&s, &p) {
+                            if self.is_uniform_coordinate(&s, &p) {
+                                if matches!(l, Literal::Pos(_)) {
+                                    carried_at.insert(*v);
+                                }
+                            } else {
+                                eliminate.insert(*v);
+                            }
+                        }
+                    }
+                }
+                Literal::Pos(a) | Literal::Neg(a) => {
+                    a.args.iter().for_each(|t| nested(t, &mut eliminate))
+                }
+                Literal::Distinct(x, y) | Literal::Equal(x, y) => {
+                    nested(x, &mut eliminate);
+                    nested(y, &mut eliminate);
+                }
+            }
+        }
+        let mut all_vars = Vec::new();
+        for l in &rule.body {
+            l.vars(&mut all_vars);
+        }
+        rule.head.args.iter().for_each(|t| t.vars(&mut all_vars));
+        all_vars.sort_unstable();
+        all_vars.dedup();
+        let elim: Vec<u32> = all_vars
+            .iter()
+            .copied()
+            .filter(|v| !bind.contains_key(v))
+            .filter(|v| eliminate.contains(v) || !carried_at.contains(v))
+            .collect();
+        // The value combinations of the eliminated variables that the
+        // aggregate playout allows, consistent with the head binding.
+        let combos = self.combinations(i, bind, &elim)?;
+        let mut parts = Vec::new();
+        for combo in combos {
+            let mut b = bind.clone();
+            for (v, t) in elim.iter().zip(combo) {
+                b.insert(*v, t);
+            }
+            parts.push(self.conjunction(&rule, &b)?);
+        }
+        Ok(or(parts))
+    }
+
+    fn combinations(
+        &mut self,
+        i: usize,
+        bind: &HashMap<u32, Term>,
+        elim: &[u32],
+    ) -> Result<Vec<Vec<Term>>, Refusal> {
+        let Some(Some((Some(irel), cols))) = self.agg.instances.get(i) else {
+            return Ok(Vec::new());
+        };
+        let mut fixed: Vec<(usize, TermId)> = Vec::new();
+        for (k, v) in cols.iter().enumerate() {
+            if let Some(t) = bind.get(v) {
+                match term_id(self.agg, t) {
+                    Some(id) => fixed.push((k, id)),
+                    None => return Ok(Vec::new()),
+                }
+            }
+        }
+        let mut pos = Vec::new();
+        for v in elim {
+            match cols.iter().position(|c| c == v) {
+                Some(k) => pos.push(k),
+                // Not in a positive literal: the rule is unsafe, which the
+                // front end refuses; nothing to translate.
+                None => return Ok(Vec::new()),
+            }
+        }
+        let mut seen: BTreeSet<Vec<TermId>> = BTreeSet::new();
+        for t in self.agg.engine.tuples(&self.agg.prog, *irel) {
+            if fixed.iter().all(|&(k, id)| t[k] == id) {
+                seen.insert(pos.iter().map(|&k| t[k]).collect());
+                if seen.len() > MAX_COMBINATIONS {
+                    return Err(Refusal::SizeLimit {
+                        what: format!(
+                            "a clause with more than {MAX_COMBINATIONS} values of its eliminated variables"
+                        ),
+                    });
+                }
+            }
+        }
+        // Deterministic order: by the terms' canonical order.
+        let mut out: Vec<Vec<TermId>> = seen.into_iter().collect();
+        out.sort_by(|a, b| {
+            a.iter()
+                .zip(b)
+                .map(|(&x, &y)| self.agg.prog.cmp_terms(&self.agg.engine.terms, x, y))
+                .find(|o| o.is_ne())
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        Ok(out
+            .into_iter()
+            .map(|c| c.into_iter().map(|t| term_of(self.agg, t)).collect())
+            .collect())
+    }
+
+    /// One conjunction: the body with every variable bound or carried.
+    fn conjunction(&mut self, rule: &Rule, b: &HashMap<u32, Term>) -> Result<Formula, Refusal> {
+        let mut evars: Vec<String> = Vec::new();
+        let mut ev_of: Vec<(Term, String)> = Vec::new();
+        let mut carrier: HashMap<u32, Carrier> = HashMap::new();
+        let mut conj: Vec<Formula> = Vec::new();
+        // Positive state literals first: they introduce the element
+        // variables that carry the others.
+        for l in &rule.body {
+            let Literal::Pos(a) = l else { continue };
+            if a.rel != self.true_ || a.args.len() != 1 {
+                continue;
+            }
+            let s = apply(&a.args[0], b);
+            if ev_of.iter().any(|(t, _)| *t == s) {
+                continue;
+            }
+            let name = format!("v{}", evars.len() + 1);
+            match self.element_formula(&s, &name, &mut carrier)? {
+                None => return Ok(Formula::False),
+                Some(fs) => conj.extend(fs),
+            }
+            evars.push(name.clone());
+            ev_of.push((s, name));
+        }
+        let mut fresh = 0;
+        for l in &rule.body {
+            let f = match l {
+                Literal::Pos(a) if a.rel == self.true_ && a.args.len() == 1 => continue,
+                Literal::Neg(a) if a.rel == self.true_ && a.args.len() == 1 => {
+                    let s = apply(&a.args[0], b);
+                    not(self.state_term(&s, &ev_of, &carrier, &mut fresh)?)
+                }
+                Literal::Pos(a) => self.atom(a.rel, &a.args, b, &carrier)?,
+                Literal::Neg(a) => not(self.atom(a.rel, &a.args, b, &carrier)?),
+                Literal::Distinct(x, y) => not(self.equal(x, y, b, &carrier)?),
+                Literal::Equal(x, y) => self.equal(x, y, b, &carrier)?,
+            };
+            if f == Formula::False {
+                return Ok(Formula::False);
+            }
+            conj.push(f);
+        }
+        self.count(conj.len())?;
+        let body = and(conj);
+        if evars.is_empty() || body == Formula::False {
+            return Ok(body);
+        }
+        Ok(Formula::Exists {
+            vars: evars.into_iter().map(Var::Element).collect(),
+            body: Box::new(body),
+        })
+    }
+
+    /// The constraints on element variable `name` for matching the state
+    /// term pattern `s`; `None` when no element can match. The first
+    /// occurrence of a carried variable makes `name` its carrier.
+    fn element_formula(
+        &mut self,
+        s: &Term,
+        name: &str,
+        carrier: &mut HashMap<u32, Carrier>,
+    ) -> Result<Option<Vec<Formula>>, Refusal> {
+        let els = self.els;
+        let Some(&r) = root(s).and_then(|rk| els.root_of.get(&rk)) else {
+            return Ok(None);
+        };
+        let info = &els.roots[r];
+        let mut out = vec![rel(&info.root_pred, &[name])];
+        match &info.fluent {
+            None => out.push(rel(info.presence.as_deref().expect("a presence"), &[name])),
+            Some(p) => {
+                let Some(v) = at(s, p) else { return Ok(None) };
+                let Some((_, pred)) = info.values.get(v) else {
+                    return Ok(None);
+                };
+                out.push(rel(pred, &[name]));
+            }
+        }
+        let fluent = info.fluent.clone();
+        for q in leaf_paths(s) {
+            if q.is_empty() || fluent.as_ref().is_some_and(|p| q.starts_with(p)) {
+                continue;
+            }
+            match at(s, &q).expect("a leaf path") {
+                Term::Var(v) => match carrier.get(v).cloned() {
+                    Some((cv, cp)) => {
+                        let eq = self.eq_relation(&cp, &q)?;
+                        out.push(rel(&eq, &[&cv, name]));
+                    }
+                    None => {
+                        carrier.insert(*v, (name.to_string(), q.clone()));
+                    }
+                },
+                c => match els.coord.get(&(q.clone(), c.clone())) {
+                    Some((pred, _)) => out.push(rel(pred, &[name])),
+                    None => return Ok(None),
+                },
+            }
+        }
+        Ok(Some(out))
+    }
+
+    /// A formula saying that the state term `s` (variables bound or
+    /// carried) holds.
+    fn state_term(
+        &mut self,
+        s: &Term,
+        ev_of: &[(Term, String)],
+        carrier: &HashMap<u32, Carrier>,
+        fresh: &mut usize,
+    ) -> Result<Formula, Refusal> {
+        let els = self.els;
+        let Some(&r) = root(s).and_then(|rk| els.root_of.get(&rk)) else {
+            return Ok(Formula::False);
+        };
+        let info = &els.roots[r];
+        let masked = |t: &Term| match &info.fluent {
+            Some(p) => place(t, p, &Term::Const(HOLE)),
+            None => t.clone(),
+        };
+        let ms = masked(s);
+        if let Some((_, u)) = ev_of
+            .iter()
+            .find(|(t, _)| root(t) == root(s) && masked(t) == ms)
+        {
+            // The element of `u` is the one `s` would be on.
+            return Ok(match &info.fluent {
+                None => rel(info.presence.as_deref().expect("a presence"), &[u]),
+                Some(p) => match at(s, p).and_then(|v| info.values.get(v)) {
+                    Some((_, pred)) => rel(pred, &[u]),
+                    None => Formula::False,
+                },
+            });
+        }
+        *fresh += 1;
+        let name = format!("w{fresh}");
+        let mut c = carrier.clone();
+        let Some(parts) = self.element_formula(s, &name, &mut c)? else {
+            return Ok(Formula::False);
+        };
+        if c.len() != carrier.len() {
+            return Err(Refusal::Unsupported {
+                what: "a variable bound only under negation".to_string(),
+            });
+        }
+        self.count(parts.len())?;
+        Ok(Formula::Exists {
+            vars: vec![Var::Element(name)],
+            body: Box::new(and(parts)),
+        })
+    }
+
+    /// `(= x y)` with the variables bound or carried.
+    fn equal(
+        &mut self,
+        x: &Term,
+        y: &Term,
+        b: &HashMap<u32, Term>,
+        carrier: &HashMap<u32, Carrier>,
+    ) -> Result<Formula, Refusal> {
+        let (x, y) = (apply(x, b), apply(y, b));
+        let carried = |t: &Term| match t {
+            Term::Var(v) => carrier.get(v).cloned(),
+            _ => None,
+        };
+        match (carried(&x), carried(&y)) {
+            (None, None) => {
+                if x.is_ground() && y.is_ground() {
+                    Ok(if x == y {
+                        Formula::True
+                    } else {
+                        Formula::False
+                    })
+                } else {
+                    Err(Refusal::Unsupported {
+                        what: "an equality over an unbound variable".to_string(),
+                    })
+                }
+            }
+            (Some((cv, cp)), None) | (None, Some((cv, cp))) => {
+                let c = if matches!(x, Term::Var(_)) { &y } else { &x };
+                Ok(match self.els.coord.get(&(cp, c.clone())) {
+                    Some((pred, _)) => rel(pred, &[&cv]),
+                    None => Formula::False,
+                })
+            }
+            (Some((xv, xp)), Some((yv, yp))) => {
+                if x == y {
+                    return Ok(Formula::True);
+                }
+                let eq = self.eq_relation(&xp, &yp)?;
+                Ok(rel(&eq, &[&xv, &yv]))
+            }
+        }
+    }
+
+    /// A literal's atom other than `true`: static, state-dependent.
+    fn atom(
+        &mut self,
+        rel_sym: Sym,
+        args: &[Term],
+        b: &HashMap<u32, Term>,
+        carrier: &HashMap<u32, Carrier>,
+    ) -> Result<Formula, Refusal> {
+        let args: Vec<Term> = args.iter().map(|t| apply(t, b)).collect();
+        let level = self.level(rel_sym, args.len());
+        let ground = args.iter().all(Term::is_ground);
+        if level > STATE {
+            return Err(Refusal::Unsupported {
+                what: format!(
+                    "`{}` (it depends on `does`) in a condition on the state",
+                    self.desc.symbols[rel_sym as usize]
+                ),
+            });
+        }
+        if level == STATIC {
+            if ground {
+                let holds = self
+                    .agg
+                    .prog
+                    .relation(rel_sym, args.len())
+                    .is_some_and(|r| {
+                        let ids: Option<Vec<TermId>> =
+                            args.iter().map(|t| term_id(self.agg, t)).collect();
+                        ids.is_some_and(|ids| self.agg.engine.holds(&self.agg.prog, r, &ids))
+                    });
+                return Ok(if holds { Formula::True } else { Formula::False });
+            }
+            return self.fact_relation(rel_sym, &args, carrier);
+        }
+        if ground {
+            let name = self.atom_relation(rel_sym, &args)?;
+            return Ok(rel(&name, &[]));
+        }
+        // A state relation called with carried arguments: one disjunct per
+        // tuple the aggregate playout allows.
+        let Some(r) = self.agg.prog.relation(rel_sym, args.len()) else {
+            return Ok(Formula::False);
+        };
+        let rows: Vec<Vec<TermId>> = self
+            .agg
+            .engine
+            .tuples(&self.agg.prog, r)
+            .map(<[_]>::to_vec)
+            .collect();
+        let mut parts = Vec::new();
+        'rows: for row in rows {
+            let mut seen: HashMap<u32, TermId> = HashMap::new();
+            let mut guard = Vec::new();
+            let mut tuple = Vec::new();
+            for (a, &id) in args.iter().zip(&row) {
+                match a {
+                    Term::Var(v) => {
+                        if let Some(&prev) = seen.get(v) {
+                            if prev != id {
+                                continue 'rows;
+                            }
+                        } else {
+                            seen.insert(*v, id);
+                            let (cv, cp) =
+                                carrier
+                                    .get(v)
+                                    .cloned()
+                                    .ok_or_else(|| Refusal::Unsupported {
+                                        what: "a relation called with an unbound variable"
+                                            .to_string(),
+                                    })?;
+                            let value = term_of(self.agg, id);
+                            match self.els.coord.get(&(cp, value)) {
+                                Some((pred, _)) => guard.push(rel(pred, &[&cv])),
+                                None => continue 'rows,
+                            }
+                        }
+                    }
+                    t => {
+                        if term_id(self.agg, t) != Some(id) {
+                            continue 'rows;
+                        }
+                    }
+                }
+                tuple.push(term_of(self.agg, id));
+            }
+            let name = self.atom_relation(rel_sym, &tuple)?;
+            guard.push(rel(&name, &[]));
+            self.count(guard.len())?;
+            parts.push(and(guard));
+        }
+        Ok(or(parts))
+    }
+
+    /// A static relation over carried variables (and constants), as a
+    /// relation of the structure over their carrying elements.
+    fn fact_relation(
+        &mut self,
+        rel_sym: Sym,
+        args: &[Term],
+        carrier: &HashMap<u32, Carrier>,
+    ) -> Result<Formula, Refusal> {
+        let mut vars: Vec<u32> = Vec::new();
+        let mut spec = Vec::new();
+        for a in args {
+            match a {
+                Term::Var(v) => {
+                    let (_, p) = carrier.get(v).ok_or_else(|| Refusal::Unsupported {
+                        what: "a relation called with an unbound variable".to_string(),
+                    })?;
+                    let k = match vars.iter().position(|x| x == v) {
+                        Some(k) => k,
+                        None => {
+                            vars.push(*v);
+                            vars.len() - 1
+                        }
+                    };
+                    spec.push(format!("#{k}{}", super::elements::path_name(self.desc, p)));
+                }
+                t => spec.push(self.desc.term_to_string(t, &[])),
+            }
+        }
+        let rname = self.desc.symbols[rel_sym as usize].clone();
+        let key = format!("fact {rname}/{} {}", args.len(), spec.join(" "));
+        let element_args: Vec<String> = vars.iter().map(|v| carrier[v].0.clone()).collect();
+        let element_refs: Vec<&str> = element_args.iter().map(String::as_str).collect();
+        if let Some(n) = self.made.get(&key) {
+            return Ok(rel(n, &element_refs));
+        }
+        let mut rows: BTreeSet<Vec<usize>> = BTreeSet::new();
+        let (agg, els) = (self.agg, self.els);
+        if let Some(r) = agg.prog.relation(rel_sym, args.len()) {
+            let fixed: Vec<Option<Option<TermId>>> = args
+                .iter()
+                .map(|a| match a {
+                    Term::Var(_) => None,
+                    t => Some(term_id(self.agg, t)),
+                })
+                .collect();
+            'tuples: for t in agg.engine.tuples(&agg.prog, r) {
+                let mut value: Vec<Option<TermId>> = vec![None; vars.len()];
+                for (i, a) in args.iter().enumerate() {
+                    match (&fixed[i], a) {
+                        (Some(id), _) => {
+                            if *id != Some(t[i]) {
+                                continue 'tuples;
+                            }
+                        }
+                        (None, Term::Var(v)) => {
+                            let k = vars.iter().position(|x| x == v).expect("listed");
+                            match value[k] {
+                                Some(prev) if prev != t[i] => continue 'tuples,
+                                _ => value[k] = Some(t[i]),
+                            }
+                        }
+                        (None, _) => unreachable!("only variables are not fixed"),
+                    }
+                }
+                let mut choices: Vec<&[usize]> = Vec::new();
+                for (k, v) in vars.iter().enumerate() {
+                    let p = &carrier[v].1;
+                    let val = term_of(agg, value[k].expect("every variable valued"));
+                    match els.coord.get(&(p.clone(), val)) {
+                        Some((_, es)) => choices.push(es),
+                        None => continue 'tuples,
+                    }
+                }
+                product(&choices, &mut Vec::new(), &mut rows);
+                if self.tuples + rows.len() > MAX_TUPLES {
+                    return Err(Refusal::SizeLimit {
+                        what: format!("relations of more than {MAX_TUPLES} tuples"),
+                    });
+                }
+            }
+        }
+        let wanted = format!("{rname}_{}", spec_short(&spec));
+        let name = self.namer.name(&key, &wanted);
+        self.tuples += rows.len();
+        self.relations.push(MadeRelation {
+            name: name.clone(),
+            arity: vars.len(),
+            tuples: rows.into_iter().collect(),
+        });
+        self.made.insert(key, name.clone());
+        Ok(rel(&name, &element_refs))
+    }
+
+    /// The subterm equality `Eq_{p,q}` (spec 5.2.3) as a relation.
+    fn eq_relation(&mut self, p: &Path, q: &Path) -> Result<String, Refusal> {
+        let (pn, qn) = (
+            super::elements::path_name(self.desc, p),
+            super::elements::path_name(self.desc, q),
+        );
+        let key = format!("eq {pn} {qn}");
+        if let Some(n) = self.made.get(&key) {
+            return Ok(n.clone());
+        }
+        let mut rows: BTreeSet<Vec<usize>> = BTreeSet::new();
+        for ((path, value), (_, es)) in &self.els.coord {
+            if path != p {
+                continue;
+            }
+            if let Some((_, fs)) = self.els.coord.get(&(q.clone(), value.clone())) {
+                for &a in es {
+                    for &b in fs {
+                        rows.insert(vec![a, b]);
+                    }
+                }
+            }
+        }
+        if self.tuples + rows.len() > MAX_TUPLES {
+            return Err(Refusal::SizeLimit {
+                what: format!("relations of more than {MAX_TUPLES} tuples"),
+            });
+        }
+        self.tuples += rows.len();
+        let short = |p: &Path| {
+            let mut s = self.desc.symbols[p[0].0 as usize].clone();
+            s.push_str(
+                &p.iter()
+                    .map(|&(_, i)| (i + 1).to_string())
+                    .collect::<Vec<_>>()
+                    .join("_"),
+            );
+            s
+        };
+        let name = self
+            .namer
+            .name(&key, &format!("Eq_{}_{}", short(p), short(q)));
+        self.relations.push(MadeRelation {
+            name: name.clone(),
+            arity: 2,
+            tuples: rows.into_iter().collect(),
+        });
+        self.made.insert(key, name.clone());
+        Ok(name)
+    }
+}
+
+/// Every choice of one element per list, appended to `out`.
+fn product(choices: &[&[usize]], prefix: &mut Vec<usize>, out: &mut BTreeSet<Vec<usize>>) {
+    match choices.split_first() {
+        None => {
+            out.insert(prefix.clone());
+        }
+        Some((first, rest)) => {
+            for &e in *first {
+                prefix.push(e);
+                product(rest, prefix, out);
+                prefix.pop();
+            }
+        }
+    }
+}
+
+/// A fact relation's argument description shortened for its name.
+fn spec_short(spec: &[String]) -> String {
+    spec.iter()
+        .map(|s| {
+            s.chars()
+                .filter(|c| c.is_ascii_alphanumeric())
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("_")
+}

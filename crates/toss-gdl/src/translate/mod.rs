@@ -1,0 +1,442 @@
+//! The translation of a GDL game into a Toss game (spec chapter 5).
+//!
+//! The pipeline, each step in its own file:
+//! 1. player elimination (`players`);
+//! 2. the aggregate playout: the relaxed program of grounding
+//!    ([`crate::ground`]) over-approximates the reachable state terms S;
+//! 3. frame clauses, fluent paths, elements as classes of state terms,
+//!    coordinate paths and the unchanging predicates (`elements`);
+//! 4. formulas: clause bodies over the elements, the defined relations
+//!    for `terminal` and `goal`, and the fact and subterm-equality
+//!    relations they need (`formulas`).
+//!
+//! What is built so far is the structure and the formulas: the start
+//! structure, every state encoded into a structure and decoded back, and
+//! `terminal` and the goals as Toss formulas and payoffs. The rewriting
+//! rules from `legal` x `next` clause tuples (spec 5.2.4) and the locations
+//! (5.2.7) are the next step; until then the translated game has no moves,
+//! and [`Translation`] is used to check the parts against the reasoner.
+//!
+//! Games the translation cannot handle are refused with a [`Refusal`], a
+//! closed list of reasons.
+
+mod elements;
+mod formulas;
+mod names;
+mod players;
+
+use std::collections::HashMap;
+use std::fmt;
+
+use toss_core::ir::{self, Formula, Location, PlayerLocation, RealExpr};
+use toss_core::structure::Structure;
+
+use crate::ground::{GroundError, aggregate};
+use crate::reasoner::Program;
+use crate::{Description, Term};
+
+use elements::Elements;
+use formulas::{Formulas, term_of};
+use names::Namer;
+
+/// Why a game was not translated: the closed list of reasons.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// GDL-II (`random`, `sees`): hidden information and chance.
+    GdlII,
+    /// The relaxed game could not be evaluated within its limits.
+    Aggregate(String),
+    /// A `true` or `next` whose state term is a variable.
+    VariableStateTerm,
+    /// Non-frame `next` clauses of one root choose different fluent paths.
+    SeveralFluentPaths { root: String },
+    /// A state term that lacks its root's fluent path.
+    TermWithoutFluentPath { term: String },
+    /// A state-dependent relation that depends on itself.
+    Recursion { relation: String },
+    /// A construct the translation does not handle yet.
+    Unsupported { what: String },
+    /// The translation would exceed a size limit.
+    SizeLimit { what: String },
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Refusal::GdlII => write!(f, "GDL-II (`random` or `sees`) is not translated"),
+            Refusal::Aggregate(e) => write!(f, "the aggregate playout failed: {e}"),
+            Refusal::VariableStateTerm => {
+                write!(
+                    f,
+                    "a state term that is a variable (`(true ?x)`, `(next ?x)`)"
+                )
+            }
+            Refusal::SeveralFluentPaths { root } => write!(
+                f,
+                "the `next` clauses of `{root}` change it at different paths (several fluent paths)"
+            ),
+            Refusal::TermWithoutFluentPath { term } => {
+                write!(f, "the state term {term} lacks the fluent path of its root")
+            }
+            Refusal::Recursion { relation } => write!(
+                f,
+                "`{relation}` depends on itself through the state (recursive relations are not translated)"
+            ),
+            Refusal::Unsupported { what } => write!(f, "not translated yet: {what}"),
+            Refusal::SizeLimit { what } => write!(f, "size limit: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+/// Most facts per relation of the aggregate playout.
+pub const AGGREGATE_FACTS: usize = 1_000_000;
+
+/// A translated game with the maps between GDL states and structures.
+pub struct Translation {
+    /// The Toss game.
+    pub game: ir::Game,
+    desc: Description,
+    els: Elements,
+    /// The structure without fluents (elements and unchanging relations).
+    base: Structure,
+    /// Every state term of the aggregate playout, in KIF, with its element
+    /// and fluent predicate.
+    by_kif: HashMap<String, (usize, String)>,
+    /// The fluent predicates, for decoding.
+    fluent_preds: Vec<String>,
+    terminal: Option<String>,
+    goals: Vec<Vec<(u64, String)>>,
+}
+
+impl Translation {
+    /// The defined relation (no parameters) that translates `terminal`.
+    pub fn terminal_relation(&self) -> Option<&str> {
+        self.terminal.as_deref()
+    }
+
+    /// Per role, the goal values the aggregate playout allows, each with
+    /// the defined relation that translates `(goal role value)`.
+    pub fn goal_relations(&self) -> &[Vec<(u64, String)>] {
+        &self.goals
+    }
+
+    /// The structure of a GDL state given by its fluents in KIF. `None`
+    /// when a fluent is outside the aggregate playout (no reachable state
+    /// has it).
+    pub fn encode<'s>(&self, fluents: impl IntoIterator<Item = &'s str>) -> Option<Structure> {
+        let mut s = self.base.clone();
+        for f in fluents {
+            let (e, pred) = self.by_kif.get(f)?;
+            let r = s.relation(pred).expect("declared fluent predicate");
+            let el = s
+                .element(&self.els.elements[*e].name)
+                .expect("declared element");
+            s.add_tuple(r, &[el]);
+        }
+        Some(s)
+    }
+
+    /// The fluents, in KIF and sorted, of a structure of this game.
+    pub fn decode(&self, s: &Structure) -> Vec<String> {
+        let mut out = Vec::new();
+        for pred in &self.fluent_preds {
+            let Some(r) = s.relation(pred) else { continue };
+            for t in s.tuples(r) {
+                let name = s.element_name(t[0]);
+                if let Some(e) = self.els.elements.iter().position(|x| x.name == name)
+                    && let Some(term) = self.els.term_of(e, pred)
+                {
+                    out.push(self.desc.term_to_string(&term, &[]));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// What the translation chose: fluent paths, elements, coordinates,
+    /// and the sizes of what it made.
+    pub fn explain(&self) -> String {
+        use std::fmt::Write;
+        let d = &self.desc;
+        let mut out = String::new();
+        let _ = writeln!(out, "players: {}", self.game.players.join(", "));
+        let _ = writeln!(out, "frame clauses: {}", self.els.frame.len());
+        let _ = writeln!(out, "roots (state term shapes):");
+        for (k, r) in self.els.roots.iter().enumerate() {
+            let n = self.els.elements.iter().filter(|e| e.root == k).count();
+            match &r.fluent {
+                Some(p) => {
+                    let vals: Vec<String> =
+                        r.values.keys().map(|v| d.term_to_string(v, &[])).collect();
+                    let _ = writeln!(
+                        out,
+                        "  {}/{}: fluent path {}, values {{{}}}, {n} elements",
+                        d.symbols[r.sym as usize],
+                        r.arity,
+                        elements::path_name(d, p),
+                        vals.join(", ")
+                    );
+                }
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "  {}/{}: no fluent path (each term an element, presence `{}`), {n} elements",
+                        d.symbols[r.sym as usize],
+                        r.arity,
+                        r.presence.as_deref().unwrap_or("")
+                    );
+                }
+            }
+        }
+        let mut paths: Vec<String> = self
+            .els
+            .coord
+            .keys()
+            .map(|(p, _)| elements::path_name(d, p))
+            .collect();
+        paths.dedup();
+        let _ = writeln!(out, "coordinate paths: {}", paths.join(" "));
+        let _ = writeln!(out, "elements: {}", self.els.elements.len());
+        let _ = writeln!(
+            out,
+            "defined relations: {}",
+            self.game.defined_relations.len()
+        );
+        out
+    }
+}
+
+/// Translates a checked GDL description.
+pub fn translate(desc: &Description) -> Result<Translation, Refusal> {
+    let sym = |n: &str| desc.symbol(n);
+    if sym("sees").is_some()
+        || desc.rules.iter().any(|r| {
+            r.head.rel == sym("role").unwrap_or(u32::MAX)
+                && r.head
+                    .args
+                    .iter()
+                    .any(|a| Some(a) == sym("random").map(Term::Const).as_ref())
+        })
+    {
+        return Err(Refusal::GdlII);
+    }
+    let role_sym = sym("role");
+    let mut roles = Vec::new();
+    for r in &desc.rules {
+        if Some(r.head.rel) == role_sym && r.body.is_empty() && r.head.args.len() == 1 {
+            match r.head.args[0] {
+                Term::Const(c) if !roles.contains(&c) => roles.push(c),
+                Term::Const(_) => {}
+                _ => {
+                    return Err(Refusal::Unsupported {
+                        what: "a role that is not a constant".to_string(),
+                    });
+                }
+            }
+        }
+    }
+    let desc = players::eliminate(
+        desc,
+        &roles,
+        [sym("legal"), sym("goal"), sym("does"), role_sym],
+    );
+    let agg = aggregate(&desc, AGGREGATE_FACTS).map_err(|e| match e {
+        GroundError::Program(p) => Refusal::Aggregate(p.to_string()),
+        e => Refusal::Aggregate(e.to_string()),
+    })?;
+    let levels = Program::new(&desc).map_err(|e| Refusal::Aggregate(e.to_string()))?;
+    // S, in the canonical order of terms.
+    let mut states: Vec<crate::terms::TermId> = match agg.reach {
+        Some(r) => agg.engine.tuples(&agg.prog, r).map(|t| t[0]).collect(),
+        None => Vec::new(),
+    };
+    states.sort_unstable_by(|a, b| agg.prog.cmp_terms(&agg.engine.terms, *a, *b));
+    states.dedup();
+    let state_terms: Vec<Term> = states.iter().map(|&t| term_of(&agg, t)).collect();
+    let (next, true_) = match (sym("next"), sym("true")) {
+        (Some(n), Some(t)) => (n, t),
+        _ => {
+            return Err(Refusal::Unsupported {
+                what: "a game without `next` or `true`".to_string(),
+            });
+        }
+    };
+    let mut namer = Namer::default();
+    let els = elements::build(&desc, &state_terms, next, true_, &mut namer)?;
+
+    let mut tr = Formulas::new(&desc, &agg, &els, &mut namer, &levels, true_);
+    let terminal = match sym("terminal") {
+        Some(t) => Some(tr.atom_relation(t, &[])?),
+        None => None,
+    };
+    // Goals: one relation per role and value the aggregate playout allows.
+    let mut payoffs: Vec<RealExpr> = Vec::new();
+    let mut goals: Vec<Vec<(u64, String)>> = Vec::new();
+    let goal_rel = sym("goal").and_then(|g| agg.prog.relation(g, 2));
+    for &r in &roles {
+        let mut sum: Option<RealExpr> = None;
+        let mut values: Vec<(u64, Term)> = Vec::new();
+        if let Some(g) = goal_rel {
+            for t in agg.engine.tuples(&agg.prog, g) {
+                if term_of(&agg, t[0]) != Term::Const(r) {
+                    continue;
+                }
+                let v = term_of(&agg, t[1]);
+                if let Term::Const(c) = v
+                    && let Some(n) = crate::parse_nat(&desc.symbols[c as usize])
+                {
+                    values.push((n, v));
+                }
+            }
+        }
+        values.sort_by_key(|(n, _)| *n);
+        values.dedup();
+        let mut mine = Vec::new();
+        for (n, v) in values {
+            let name = tr.atom_relation(sym("goal").expect("goal"), &[Term::Const(r), v])?;
+            mine.push((n, name.clone()));
+            let term = RealExpr::Mul(
+                Box::new(RealExpr::Const(n as f64)),
+                Box::new(RealExpr::Char(Box::new(Formula::Rel {
+                    name,
+                    args: Vec::new(),
+                }))),
+            );
+            sum = Some(match sum {
+                None => term,
+                Some(s) => RealExpr::Add(Box::new(s), Box::new(term)),
+            });
+        }
+        payoffs.push(sum.unwrap_or(RealExpr::Const(0.0)));
+        goals.push(mine);
+    }
+    let defined = std::mem::take(&mut tr.defined);
+    let sizes = formulas::inlined_sizes(&defined);
+    let biggest = terminal
+        .iter()
+        .chain(goals.iter().flatten().map(|(_, n)| n))
+        .map(|n| sizes.get(n).copied().unwrap_or(1))
+        .max()
+        .unwrap_or(0);
+    if biggest > formulas::MAX_INLINED_ATOMS {
+        return Err(Refusal::SizeLimit {
+            what: format!(
+                "a formula of {biggest} atoms once its defined relations are expanded (limit {})",
+                formulas::MAX_INLINED_ATOMS
+            ),
+        });
+    }
+    let made = std::mem::take(&mut tr.relations);
+    drop(tr);
+
+    // The structure: elements, root and coordinate predicates, fluent
+    // predicates (declared empty), the made relations.
+    let mut base = Structure::new();
+    let ids: Vec<_> = els
+        .elements
+        .iter()
+        .map(|e| base.add_element(&e.name))
+        .collect();
+    for (k, info) in els.roots.iter().enumerate() {
+        let r = base
+            .declare_relation(&info.root_pred, 1)
+            .expect("fresh name");
+        for (i, e) in els.elements.iter().enumerate() {
+            if e.root == k {
+                base.add_tuple(r, &[ids[i]]);
+            }
+        }
+    }
+    for (name, es) in els.coord.values() {
+        let r = base.declare_relation(name, 1).expect("fresh name");
+        for &e in es {
+            base.add_tuple(r, &[ids[e]]);
+        }
+    }
+    let mut fluent_preds = Vec::new();
+    for info in &els.roots {
+        for pred in info
+            .presence
+            .iter()
+            .chain(info.values.values().map(|(_, p)| p))
+        {
+            base.declare_relation(pred, 1).expect("fresh name");
+            fluent_preds.push(pred.clone());
+        }
+    }
+    for m in &made {
+        let r = base.declare_relation(&m.name, m.arity).expect("fresh name");
+        for t in &m.tuples {
+            let t: Vec<_> = t.iter().map(|&e| ids[e]).collect();
+            base.add_tuple(r, &t);
+        }
+    }
+    let mut by_kif = HashMap::new();
+    for t in &state_terms {
+        if let Some((e, pred)) = els.locate(t) {
+            by_kif.insert(desc.term_to_string(t, &[]), (e, pred.to_string()));
+        }
+    }
+    let players: Vec<String> = roles
+        .iter()
+        .map(|&r| desc.symbols[r as usize].clone())
+        .collect();
+    let location = Location {
+        id: 0,
+        players: payoffs
+            .into_iter()
+            .map(|payoff| PlayerLocation {
+                payoff,
+                moves: Vec::new(),
+            })
+            .collect(),
+    };
+    let mut tr = Translation {
+        game: ir::Game {
+            players,
+            data: Vec::new(),
+            defined_relations: defined,
+            rules: Vec::new(),
+            locations: vec![location],
+            start: Structure::new(),
+            model: None,
+            history: Vec::new(),
+        },
+        desc: desc.clone(),
+        els,
+        base,
+        by_kif,
+        fluent_preds,
+        terminal,
+        goals,
+    };
+    // The start: the `init` fluents.
+    let init_sym = sym("init");
+    let init: Vec<String> = desc
+        .rules
+        .iter()
+        .filter(|r| Some(r.head.rel) == init_sym && r.head.args.len() == 1 && r.body.is_empty())
+        .map(|r| desc.term_to_string(&r.head.args[0], &[]))
+        .collect();
+    let start = match tr.encode(init.iter().map(String::as_str)) {
+        Some(s) => s,
+        None => {
+            // `init` given by rules (not facts): read it from the engine.
+            let mut fl = Vec::new();
+            if let Some(r) = init_sym.and_then(|i| agg.prog.relation(i, 1)) {
+                for t in agg.engine.tuples(&agg.prog, r) {
+                    fl.push(desc.term_to_string(&term_of(&agg, t[0]), &[]));
+                }
+            }
+            tr.encode(fl.iter().map(String::as_str))
+                .ok_or_else(|| Refusal::Unsupported {
+                    what: "an initial state term outside the aggregate playout".to_string(),
+                })?
+        }
+    };
+    tr.game.start = start;
+    Ok(tr)
+}
