@@ -70,7 +70,7 @@ pub(super) struct Formulas<'a> {
 }
 
 /// A variable's carrier: the element variable and the coordinate path.
-type Carrier = (String, Path);
+pub(super) type Carrier = (String, Path);
 
 pub(super) fn and(parts: Vec<Formula>) -> Formula {
     let mut out = Vec::new();
@@ -312,7 +312,102 @@ impl<'a> Formulas<'a> {
         let rule: &Rule = &self.desc.rules[i];
         let rule = rule.clone();
         // Which variables are carried and which are eliminated.
-        let mut carried_at: HashSet<u32> = HashSet::new();
+        for l in &rule.body {
+            if let Literal::Pos(a) | Literal::Neg(a) = l
+                && a.rel == self.true_
+                && a.args.len() == 1
+                && matches!(apply(&a.args[0], bind), Term::Var(_))
+            {
+                return Err(Refusal::VariableStateTerm);
+            }
+        }
+        let (_, eliminate) = self.classify(&rule.body, bind, &HashMap::new());
+        let mut elim: Vec<u32> = eliminate.into_iter().collect();
+        elim.sort_unstable();
+        // The value combinations of the eliminated variables that the
+        // aggregate playout allows, consistent with the head binding.
+        let combos = self.combinations(i, bind, &elim)?;
+        let mut parts = Vec::new();
+        for combo in combos {
+            let mut b = bind.clone();
+            for (v, t) in elim.iter().zip(combo) {
+                b.insert(*v, t);
+            }
+            parts.push(self.conjunction(&rule.body, &b, &HashMap::new())?);
+        }
+        Ok(or(parts))
+    }
+
+    /// A conjunction of literals (not a rule of the description) under
+    /// `bind`, where the variables of `pre` are carried by given elements
+    /// (a rule's left side); the other unbound variables are eliminated
+    /// over the values their positive occurrences allow.
+    pub fn body_formula(
+        &mut self,
+        body: &[Literal],
+        bind: &HashMap<u32, Term>,
+        pre: &HashMap<u32, Carrier>,
+    ) -> Result<Formula, Refusal> {
+        let (_, mut elim) = self.classify(body, bind, pre);
+        if elim.iter().any(|v| pre.contains_key(v)) {
+            return Err(Refusal::Unsupported {
+                what: "a coordinate of a changed element used as a fluent value".to_string(),
+            });
+        }
+        elim.retain(|v| !pre.contains_key(v));
+        let mut elim: Vec<u32> = elim.into_iter().collect();
+        elim.sort_unstable();
+        let mut domains: Vec<Vec<Term>> = Vec::new();
+        for &v in &elim {
+            domains.push(self.domain(body, bind, v)?);
+        }
+        let mut total: usize = 1;
+        for d in &domains {
+            total = total.saturating_mul(d.len());
+        }
+        if total > MAX_COMBINATIONS {
+            return Err(Refusal::SizeLimit {
+                what: format!(
+                    "a clause with more than {MAX_COMBINATIONS} values of its eliminated variables"
+                ),
+            });
+        }
+        let mut parts = Vec::new();
+        let mut idx = vec![0usize; elim.len()];
+        if domains.iter().any(Vec::is_empty) {
+            return Ok(Formula::False);
+        }
+        loop {
+            let mut b = bind.clone();
+            for (k, &v) in elim.iter().enumerate() {
+                b.insert(v, domains[k][idx[k]].clone());
+            }
+            parts.push(self.conjunction(body, &b, pre)?);
+            // Next combination (odometer).
+            let mut k = elim.len();
+            loop {
+                if k == 0 {
+                    return Ok(or(parts));
+                }
+                k -= 1;
+                idx[k] += 1;
+                if idx[k] < domains[k].len() {
+                    break;
+                }
+                idx[k] = 0;
+            }
+        }
+    }
+
+    /// The variables of a body that positive `true` literals carry at
+    /// coordinate paths, and those that must be eliminated.
+    fn classify(
+        &self,
+        body: &[Literal],
+        bind: &HashMap<u32, Term>,
+        pre: &HashMap<u32, Carrier>,
+    ) -> (HashSet<u32>, HashSet<u32>) {
+        let mut carried_at: HashSet<u32> = pre.keys().copied().collect();
         let mut eliminate: HashSet<u32> = HashSet::new();
         let nested = |t: &Term, out: &mut HashSet<u32>| {
             if let Term::Fn(..) = t {
@@ -321,13 +416,10 @@ impl<'a> Formulas<'a> {
                 out.extend(v);
             }
         };
-        for l in &rule.body {
+        for l in body {
             match l {
                 Literal::Pos(a) | Literal::Neg(a) if a.rel == self.true_ && a.args.len() == 1 => {
                     let s = apply(&a.args[0], bind);
-                    if matches!(s, Term::Var(_)) {
-                        return Err(Refusal::VariableStateTerm);
-                    }
                     for p in leaf_paths(&s) {
                         if let Some(Term::Var(v)) = at(&s, &p) {
                             if self.is_uniform_coordinate(&s, &p) {
@@ -349,31 +441,152 @@ impl<'a> Formulas<'a> {
                 }
             }
         }
-        let mut all_vars = Vec::new();
-        for l in &rule.body {
-            l.vars(&mut all_vars);
-        }
-        rule.head.args.iter().for_each(|t| t.vars(&mut all_vars));
-        all_vars.sort_unstable();
-        all_vars.dedup();
-        let elim: Vec<u32> = all_vars
-            .iter()
-            .copied()
-            .filter(|v| !bind.contains_key(v))
-            .filter(|v| eliminate.contains(v) || !carried_at.contains(v))
-            .collect();
-        // The value combinations of the eliminated variables that the
-        // aggregate playout allows, consistent with the head binding.
-        let combos = self.combinations(i, bind, &elim)?;
-        let mut parts = Vec::new();
-        for combo in combos {
-            let mut b = bind.clone();
-            for (v, t) in elim.iter().zip(combo) {
-                b.insert(*v, t);
+        let mut all = Vec::new();
+        body.iter().for_each(|l| l.vars(&mut all));
+        for v in all {
+            if !bind.contains_key(&v) && (!carried_at.contains(&v)) {
+                eliminate.insert(v);
             }
-            parts.push(self.conjunction(&rule, &b)?);
         }
-        Ok(or(parts))
+        eliminate.retain(|v| !bind.contains_key(v));
+        let carried = carried_at
+            .into_iter()
+            .filter(|v| !eliminate.contains(v) && !bind.contains_key(v))
+            .collect();
+        (carried, eliminate)
+    }
+
+    /// The values a variable to eliminate can take: the intersection, over
+    /// its positive occurrences, of the values there.
+    fn domain(
+        &self,
+        body: &[Literal],
+        bind: &HashMap<u32, Term>,
+        v: u32,
+    ) -> Result<Vec<Term>, Refusal> {
+        let mut dom: Option<BTreeSet<Term>> = None;
+        let mut meet = |vals: BTreeSet<Term>| {
+            dom = Some(match dom.take() {
+                None => vals,
+                Some(d) => d.intersection(&vals).cloned().collect(),
+            });
+        };
+        let agg = self.agg;
+        for l in body {
+            let Literal::Pos(a) = l else { continue };
+            if a.rel == self.true_ && a.args.len() == 1 {
+                let s = apply(&a.args[0], bind);
+                let Some(&r) = root(&s).and_then(|rk| self.els.root_of.get(&rk)) else {
+                    continue;
+                };
+                let info = &self.els.roots[r];
+                for p in leaf_paths(&s) {
+                    if at(&s, &p) != Some(&Term::Var(v)) {
+                        continue;
+                    }
+                    let vals: BTreeSet<Term> = if info.fluent.as_ref() == Some(&p) {
+                        info.values.keys().cloned().collect()
+                    } else {
+                        self.els
+                            .coord
+                            .keys()
+                            .filter(|(q, _)| *q == p)
+                            .map(|(_, t)| t.clone())
+                            .collect()
+                    };
+                    meet(vals);
+                }
+                continue;
+            }
+            for (i, t) in a.args.iter().enumerate() {
+                if apply(t, bind) != Term::Var(v) {
+                    continue;
+                }
+                let mut vals = BTreeSet::new();
+                if let Some(r) = agg.prog.relation(a.rel, a.args.len()) {
+                    for row in agg.engine.tuples(&agg.prog, r) {
+                        vals.insert(term_of(agg, row[i]));
+                    }
+                }
+                meet(vals);
+            }
+        }
+        match dom {
+            Some(d) => Ok(d.into_iter().collect()),
+            None => Err(Refusal::Unsupported {
+                what: "a variable in no positive literal of its condition".to_string(),
+            }),
+        }
+    }
+
+    /// Whether a literal holds that reads no state (a static relation,
+    /// `distinct`, equality) once `b` binds it; `None` when it reads the
+    /// state or is not ground.
+    pub fn static_holds(&self, l: &Literal, b: &HashMap<u32, Term>) -> Option<bool> {
+        let agg = self.agg;
+        match l {
+            Literal::Pos(a) | Literal::Neg(a) => {
+                if a.rel == self.true_ || self.level(a.rel, a.args.len()) != STATIC {
+                    return None;
+                }
+                let args: Vec<Term> = a.args.iter().map(|t| apply(t, b)).collect();
+                if !args.iter().all(Term::is_ground) {
+                    return None;
+                }
+                let holds = agg.prog.relation(a.rel, args.len()).is_some_and(|r| {
+                    let ids: Option<Vec<TermId>> = args.iter().map(|t| term_id(agg, t)).collect();
+                    ids.is_some_and(|ids| agg.engine.holds(&agg.prog, r, &ids))
+                });
+                Some(holds == matches!(l, Literal::Pos(_)))
+            }
+            Literal::Distinct(x, y) | Literal::Equal(x, y) => {
+                let (x, y) = (apply(x, b), apply(y, b));
+                if !x.is_ground() || !y.is_ground() {
+                    return None;
+                }
+                Some((x == y) == matches!(l, Literal::Equal(..)))
+            }
+        }
+    }
+
+    /// A fresh identifier for `key` (see [`Namer`]).
+    pub fn name(&mut self, key: &str, wanted: &str) -> String {
+        self.namer.name(key, wanted)
+    }
+
+    /// `Eq_{p,q}(a, b)` for two carriers.
+    pub fn equality_of(&mut self, a: &Carrier, b: &Carrier) -> Result<Formula, Refusal> {
+        if a == b {
+            return Ok(Formula::True);
+        }
+        let eq = self.eq_relation(&a.1, &b.1)?;
+        Ok(rel(&eq, &[&a.0, &b.0]))
+    }
+
+    /// The value combinations of the variables `vars` of rule `i` that
+    /// the aggregate playout allows.
+    pub fn move_combinations(&mut self, i: usize, vars: &[u32]) -> Result<Vec<Vec<Term>>, Refusal> {
+        if matches!(self.agg.instances.get(i), Some(Some(_))) {
+            return self.combinations(i, &HashMap::new(), vars);
+        }
+        // A game-independent rule (no instance relation): its head's facts.
+        let agg = self.agg;
+        let head = &self.desc.rules[i].head;
+        let mut out: BTreeSet<Vec<Term>> = BTreeSet::new();
+        if let Some(r) = agg.prog.relation(head.rel, head.args.len()) {
+            for t in agg.engine.tuples(&agg.prog, r) {
+                let mut bind = HashMap::new();
+                let ok = head
+                    .args
+                    .iter()
+                    .zip(t)
+                    .all(|(p, &g)| match_term(p, &term_of(agg, g), &mut bind));
+                if ok {
+                    out.insert(vars.iter().map(|v| bind[v].clone()).collect());
+                }
+            }
+        }
+        Ok(out.into_iter().collect())
     }
 
     fn combinations(
@@ -432,14 +645,19 @@ impl<'a> Formulas<'a> {
     }
 
     /// One conjunction: the body with every variable bound or carried.
-    fn conjunction(&mut self, rule: &Rule, b: &HashMap<u32, Term>) -> Result<Formula, Refusal> {
+    fn conjunction(
+        &mut self,
+        body: &[Literal],
+        b: &HashMap<u32, Term>,
+        pre: &HashMap<u32, Carrier>,
+    ) -> Result<Formula, Refusal> {
         let mut evars: Vec<String> = Vec::new();
         let mut ev_of: Vec<(Term, String)> = Vec::new();
-        let mut carrier: HashMap<u32, Carrier> = HashMap::new();
+        let mut carrier: HashMap<u32, Carrier> = pre.clone();
         let mut conj: Vec<Formula> = Vec::new();
         // Positive state literals first: they introduce the element
         // variables that carry the others.
-        for l in &rule.body {
+        for l in body {
             let Literal::Pos(a) = l else { continue };
             if a.rel != self.true_ || a.args.len() != 1 {
                 continue;
@@ -457,7 +675,7 @@ impl<'a> Formulas<'a> {
             ev_of.push((s, name));
         }
         let mut fresh = 0;
-        for l in &rule.body {
+        for l in body {
             let f = match l {
                 Literal::Pos(a) if a.rel == self.true_ && a.args.len() == 1 => continue,
                 Literal::Neg(a) if a.rel == self.true_ && a.args.len() == 1 => {
@@ -730,30 +948,36 @@ impl<'a> Formulas<'a> {
         args: &[Term],
         carrier: &HashMap<u32, Carrier>,
     ) -> Result<Formula, Refusal> {
-        let mut vars: Vec<u32> = Vec::new();
+        // One relation argument per carrying element (not per variable):
+        // the element's coordinates at the paths of its variables.
+        let mut slots: Vec<String> = Vec::new();
+        let mut arg_slot: Vec<Option<(usize, Path)>> = Vec::new();
         let mut spec = Vec::new();
         for a in args {
             match a {
                 Term::Var(v) => {
-                    let (_, p) = carrier.get(v).ok_or_else(|| Refusal::Unsupported {
+                    let (name, p) = carrier.get(v).ok_or_else(|| Refusal::Unsupported {
                         what: "a relation called with an unbound variable".to_string(),
                     })?;
-                    let k = match vars.iter().position(|x| x == v) {
+                    let k = match slots.iter().position(|x| x == name) {
                         Some(k) => k,
                         None => {
-                            vars.push(*v);
-                            vars.len() - 1
+                            slots.push(name.clone());
+                            slots.len() - 1
                         }
                     };
                     spec.push(format!("#{k}{}", super::elements::path_name(self.desc, p)));
+                    arg_slot.push(Some((k, p.clone())));
                 }
-                t => spec.push(self.desc.term_to_string(t, &[])),
+                t => {
+                    spec.push(self.desc.term_to_string(t, &[]));
+                    arg_slot.push(None);
+                }
             }
         }
         let rname = self.desc.symbols[rel_sym as usize].clone();
         let key = format!("fact {rname}/{} {}", args.len(), spec.join(" "));
-        let element_args: Vec<String> = vars.iter().map(|v| carrier[v].0.clone()).collect();
-        let element_refs: Vec<&str> = element_args.iter().map(String::as_str).collect();
+        let element_refs: Vec<&str> = slots.iter().map(String::as_str).collect();
         if let Some(n) = self.made.get(&key) {
             return Ok(rel(n, &element_refs));
         }
@@ -764,38 +988,43 @@ impl<'a> Formulas<'a> {
                 .iter()
                 .map(|a| match a {
                     Term::Var(_) => None,
-                    t => Some(term_id(self.agg, t)),
+                    t => Some(term_id(agg, t)),
                 })
                 .collect();
             'tuples: for t in agg.engine.tuples(&agg.prog, r) {
-                let mut value: Vec<Option<TermId>> = vec![None; vars.len()];
-                for (i, a) in args.iter().enumerate() {
-                    match (&fixed[i], a) {
-                        (Some(id), _) => {
+                // Per slot: the (path, value) pairs its element must have.
+                let mut need: Vec<Vec<(Path, Term)>> = vec![Vec::new(); slots.len()];
+                for (i, a) in arg_slot.iter().enumerate() {
+                    match (a, &fixed[i]) {
+                        (None, Some(id)) => {
                             if *id != Some(t[i]) {
                                 continue 'tuples;
                             }
                         }
-                        (None, Term::Var(v)) => {
-                            let k = vars.iter().position(|x| x == v).expect("listed");
-                            match value[k] {
-                                Some(prev) if prev != t[i] => continue 'tuples,
-                                _ => value[k] = Some(t[i]),
-                            }
-                        }
-                        (None, _) => unreachable!("only variables are not fixed"),
+                        (Some((k, p)), _) => need[*k].push((p.clone(), term_of(agg, t[i]))),
+                        (None, None) => unreachable!("a ground argument is fixed"),
                     }
                 }
-                let mut choices: Vec<&[usize]> = Vec::new();
-                for (k, v) in vars.iter().enumerate() {
-                    let p = &carrier[v].1;
-                    let val = term_of(agg, value[k].expect("every variable valued"));
-                    match els.coord.get(&(p.clone(), val)) {
-                        Some((_, es)) => choices.push(es),
-                        None => continue 'tuples,
+                let mut choices: Vec<Vec<usize>> = Vec::new();
+                for pairs in &need {
+                    let mut cand: Option<Vec<usize>> = None;
+                    for (p, v) in pairs {
+                        let Some((_, es)) = els.coord.get(&(p.clone(), v.clone())) else {
+                            continue 'tuples;
+                        };
+                        cand = Some(match cand {
+                            None => es.clone(),
+                            Some(c) => c.into_iter().filter(|e| es.contains(e)).collect(),
+                        });
                     }
+                    let c = cand.unwrap_or_default();
+                    if c.is_empty() {
+                        continue 'tuples;
+                    }
+                    choices.push(c);
                 }
-                product(&choices, &mut Vec::new(), &mut rows);
+                let refs: Vec<&[usize]> = choices.iter().map(Vec::as_slice).collect();
+                product(&refs, &mut Vec::new(), &mut rows);
                 if self.tuples + rows.len() > MAX_TUPLES {
                     return Err(Refusal::SizeLimit {
                         what: format!("relations of more than {MAX_TUPLES} tuples"),
@@ -808,7 +1037,7 @@ impl<'a> Formulas<'a> {
         self.tuples += rows.len();
         self.relations.push(MadeRelation {
             name: name.clone(),
-            arity: vars.len(),
+            arity: slots.len(),
             tuples: rows.into_iter().collect(),
         });
         self.made.insert(key, name.clone());

@@ -24,6 +24,7 @@ mod elements;
 mod formulas;
 mod names;
 mod players;
+mod rules;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -108,6 +109,8 @@ pub struct Translation {
     fluent_preds: Vec<String>,
     terminal: Option<String>,
     goals: Vec<Vec<(u64, String)>>,
+    /// Per rule: how its GDL move is read off a match.
+    moves: HashMap<String, rules::MoveOf>,
 }
 
 impl Translation {
@@ -136,6 +139,25 @@ impl Translation {
             s.add_tuple(r, &[el]);
         }
         Some(s)
+    }
+
+    /// The GDL move of a match of rule `rule` (its left elements matched to
+    /// the elements named `matched`, in order): the role's index and the
+    /// move in KIF (spec 5.2.5).
+    pub fn gdl_move(&self, rule: &str, matched: &[&str]) -> Option<(usize, String)> {
+        let m = self.moves.get(rule)?;
+        let mut bind = HashMap::new();
+        for (v, k, path) in &m.from {
+            let name = *matched.get(*k)?;
+            let e = self.els.elements.iter().position(|x| x.name == name)?;
+            let (_, value) = self.els.elements[e]
+                .coords
+                .iter()
+                .find(|(p, _)| p == path)?;
+            bind.insert(*v, value.clone());
+        }
+        let t = formulas::apply(&m.term, &bind);
+        Some((m.role, self.desc.term_to_string(&t, &[])))
     }
 
     /// The fluents, in KIF and sorted, of a structure of this game.
@@ -209,8 +231,21 @@ impl Translation {
     }
 }
 
-/// Translates a checked GDL description.
-pub fn translate(desc: &Description) -> Result<Translation, Refusal> {
+/// Translates a checked GDL description: structure, formulas, rules and
+/// locations.
+pub fn translate(original: &Description) -> Result<Translation, Refusal> {
+    translate_parts(original, true)
+}
+
+/// The structure and the formulas (`terminal`, goals, payoffs) of the
+/// translation, without rules: a game whose only location has no moves.
+/// For checking those parts on games whose moves are not translated yet.
+pub fn translate_structure(original: &Description) -> Result<Translation, Refusal> {
+    translate_parts(original, false)
+}
+
+fn translate_parts(original: &Description, with_rules: bool) -> Result<Translation, Refusal> {
+    let desc = original;
     let sym = |n: &str| desc.symbol(n);
     if sym("sees").is_some()
         || desc.rules.iter().any(|r| {
@@ -313,6 +348,30 @@ pub fn translate(desc: &Description) -> Result<Translation, Refusal> {
         payoffs.push(sum.unwrap_or(RealExpr::Const(0.0)));
         goals.push(mine);
     }
+    // Rules and locations (turn-based games).
+    let (cycle, built) = if with_rules {
+        let (turns, built) = rules_of(
+            original,
+            &desc,
+            &roles,
+            &els,
+            &state_terms,
+            &mut tr,
+            terminal.as_deref(),
+            next,
+            true_,
+        )?;
+        (turns.cycle, built)
+    } else {
+        (
+            vec![0],
+            rules::Built {
+                rules: Vec::new(),
+                moves: HashMap::new(),
+                labels: vec![Vec::new()],
+            },
+        )
+    };
     let defined = std::mem::take(&mut tr.defined);
     let sizes = formulas::inlined_sizes(&defined);
     let biggest = terminal
@@ -384,23 +443,32 @@ pub fn translate(desc: &Description) -> Result<Translation, Refusal> {
         .iter()
         .map(|&r| desc.symbols[r as usize].clone())
         .collect();
-    let location = Location {
-        id: 0,
-        players: payoffs
-            .into_iter()
-            .map(|payoff| PlayerLocation {
-                payoff,
-                moves: Vec::new(),
-            })
-            .collect(),
-    };
+    let locations: Vec<Location> = cycle
+        .iter()
+        .enumerate()
+        .map(|(i, &mover)| Location {
+            id: i,
+            players: payoffs
+                .iter()
+                .enumerate()
+                .map(|(p, payoff)| PlayerLocation {
+                    payoff: payoff.clone(),
+                    moves: if p == mover && with_rules {
+                        built.labels[i].clone()
+                    } else {
+                        Vec::new()
+                    },
+                })
+                .collect(),
+        })
+        .collect();
     let mut tr = Translation {
         game: ir::Game {
             players,
             data: Vec::new(),
             defined_relations: defined,
-            rules: Vec::new(),
-            locations: vec![location],
+            rules: built.rules,
+            locations,
             start: Structure::new(),
             model: None,
             history: Vec::new(),
@@ -412,6 +480,7 @@ pub fn translate(desc: &Description) -> Result<Translation, Refusal> {
         fluent_preds,
         terminal,
         goals,
+        moves: built.moves,
     };
     // The start: the `init` fluents.
     let init_sym = sym("init");
@@ -439,4 +508,52 @@ pub fn translate(desc: &Description) -> Result<Translation, Refusal> {
     };
     tr.game.start = start;
     Ok(tr)
+}
+
+/// Turn detection and the rules (spec 5.2.4-5.2.7).
+#[allow(clippy::too_many_arguments)]
+fn rules_of(
+    original: &Description,
+    desc: &Description,
+    roles: &[crate::Sym],
+    els: &Elements,
+    state_terms: &[Term],
+    tr: &mut Formulas<'_>,
+    terminal: Option<&str>,
+    next: crate::Sym,
+    true_: crate::Sym,
+) -> Result<(rules::Turns, rules::Built), Refusal> {
+    let sym = |n: &str| desc.symbol(n);
+    let reasoner = crate::GdlGame::new(original).map_err(|e| Refusal::Aggregate(e.to_string()))?;
+    let turns = rules::detect_turns(&reasoner, desc, roles)?;
+    let kw = rules::Keywords {
+        legal: sym("legal").ok_or_else(|| Refusal::Unsupported {
+            what: "a game without `legal`".to_string(),
+        })?,
+        next,
+        does: sym("does").unwrap_or(u32::MAX),
+        true_,
+    };
+    // Roots whose elements the sampled plays show with one value at a time.
+    let mut by_kif = HashMap::new();
+    for t in state_terms {
+        if let Some((e, pred)) = els.locate(t) {
+            by_kif.insert(desc.term_to_string(t, &[]), (e, pred.to_string()));
+        }
+    }
+    let mut single = vec![true; els.roots.len()];
+    for st in &turns.states {
+        let mut count: HashMap<usize, usize> = HashMap::new();
+        for f in st {
+            if let Some((e, _)) = by_kif.get(f) {
+                let c = count.entry(*e).or_insert(0);
+                *c += 1;
+                if *c > 1 {
+                    single[els.elements[*e].root] = false;
+                }
+            }
+        }
+    }
+    let built = rules::build(tr, desc, els, roles, &turns, &kw, terminal, &single)?;
+    Ok((turns, built))
 }
