@@ -437,10 +437,45 @@ pub fn ground(path: &Path, summary: bool, colour: bool) -> Result<(), String> {
     Ok(())
 }
 
+/// The Toss translation of a GDL file, or the refusal as an error message.
+fn translated(path: &Path, colour: bool) -> Result<toss::gdl::translate::Translation, String> {
+    let (_, desc) = toss_cli::load::load_gdl_description(path, colour).map_err(|e| e.rendered)?;
+    toss::gdl::translate::translate(&desc)
+        .map_err(|e| format!("{}: not translated to Toss: {e}", path.display()))
+}
+
+/// `toss translate FILE.kif`: the Toss game of a GDL game.
+pub fn translate(path: &Path, explain: bool, colour: bool) -> Result<(), String> {
+    if !toss_cli::load::is_gdl(path) {
+        return Err(format!(
+            "{}: `toss translate` takes a GDL file (.kif or .gdl)",
+            path.display()
+        ));
+    }
+    let t = std::time::Instant::now();
+    let tr = translated(path, colour)?;
+    let secs = t.elapsed().as_secs_f64();
+    if explain {
+        outln!("// Translated from {} in {secs:.3} s.", path.display());
+        for line in tr.explain().lines() {
+            outln!("// {line}");
+        }
+        outln!();
+    }
+    out!("{}", toss::lang::print_game(&tr.game));
+    Ok(())
+}
+
 /// `toss heuristic FILE`: the derived heuristic of each player, per location.
 pub fn heuristic(path: &Path, rule_condition: bool, colour: bool) -> Result<(), String> {
     use toss::heuristics::{HeuristicConfig, HeuristicKind, derive};
-    let (game, _) = load_toss_only(path, "heuristic", colour).map_err(|e| e.rendered)?;
+    let game = if toss_cli::load::is_gdl(path) {
+        translated(path, colour)?.game
+    } else {
+        load_toss_only(path, "heuristic", colour)
+            .map_err(|e| e.rendered)?
+            .0
+    };
     let kind = if rule_condition {
         HeuristicKind::RuleCondition
     } else {

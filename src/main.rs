@@ -133,7 +133,17 @@ enum Command {
         #[arg(long)]
         summary: bool,
     },
-    /// Print the heuristics derived from the payoffs (spec 3.3-3.5).
+    /// Translate a GDL game into a Toss game (spec chapter 5) and print it
+    /// as `.toss` (it parses back); or say why the game is refused.
+    Translate {
+        file: PathBuf,
+        /// Start with comments listing the fluent paths, elements,
+        /// coordinate paths and locations chosen.
+        #[arg(long)]
+        explain: bool,
+    },
+    /// Print the heuristics derived from the payoffs (spec 3.3-3.5); a GDL
+    /// game is translated to Toss first.
     Heuristic {
         file: PathBuf,
         /// The rule-condition heuristic of spec 3.5 instead of the existential one.
@@ -262,6 +272,7 @@ fn main() -> ExitCode {
             file,
             rule_condition,
         } => commands::heuristic(&file, rule_condition, colour),
+        Command::Translate { file, explain } => commands::translate(&file, explain, colour),
         Command::Show { file, moves, svg } => commands::show(&file, moves.as_deref(), &svg, colour),
         Command::Ggp {
             command:

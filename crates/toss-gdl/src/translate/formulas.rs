@@ -67,6 +67,9 @@ pub(super) struct Formulas<'a> {
     uniform: Vec<BTreeSet<Path>>,
     atoms: usize,
     tuples: usize,
+    /// Elements a rule's left side names, by their masked state term: a
+    /// `true` literal of the same term is about that element itself.
+    pub known: Vec<(Term, String)>,
 }
 
 /// A variable's carrier: the element variable and the coordinate path.
@@ -82,6 +85,17 @@ pub(super) fn and(parts: Vec<Formula>) -> Formula {
             p => out.push(p),
         }
     }
+    // An atom and its negation: contradictory (a rule variant that can
+    // never fire is dropped by its caller).
+    for f in &out {
+        if let Formula::Not(g) = f
+            && matches!(**g, Formula::Rel { .. })
+            && out.contains(g)
+        {
+            return Formula::False;
+        }
+    }
+    out.dedup();
     match out.len() {
         0 => Formula::True,
         1 => out.pop().expect("one part"),
@@ -234,6 +248,7 @@ impl<'a> Formulas<'a> {
             uniform: uniform.into_iter().map(Option::unwrap_or_default).collect(),
             atoms: 0,
             tuples: 0,
+            known: Vec::new(),
         }
     }
 
@@ -262,6 +277,8 @@ impl<'a> Formulas<'a> {
         if !self.in_progress.insert(key.clone()) {
             return Err(Refusal::Recursion { relation: rname });
         }
+        // A rule's left elements mean nothing inside a definition.
+        let known = std::mem::take(&mut self.known);
         let mut parts = Vec::new();
         let rules = self
             .by_head
@@ -295,6 +312,7 @@ impl<'a> Formulas<'a> {
             params: Vec::new(),
             body: or(parts),
         });
+        self.known = known;
         self.in_progress.remove(&key);
         self.memo.insert(key, name.clone());
         Ok(name)
@@ -666,6 +684,10 @@ impl<'a> Formulas<'a> {
             if ev_of.iter().any(|(t, _)| *t == s) {
                 continue;
             }
+            if let Some(f) = self.known_holds(&s) {
+                conj.push(f);
+                continue;
+            }
             let name = format!("v{}", evars.len() + 1);
             match self.element_formula(&s, &name, &mut carrier)? {
                 None => return Ok(Formula::False),
@@ -752,6 +774,26 @@ impl<'a> Formulas<'a> {
         Ok(Some(out))
     }
 
+    /// When `s` is the state term of a known element (a rule's left side),
+    /// the fluent predicate of its value on that element.
+    fn known_holds(&self, s: &Term) -> Option<Formula> {
+        let els = self.els;
+        let r = *root(s).and_then(|rk| els.root_of.get(&rk))?;
+        let info = &els.roots[r];
+        let ms = match &info.fluent {
+            Some(p) => place(s, p, &Term::Const(HOLE)),
+            None => s.clone(),
+        };
+        let (_, name) = self.known.iter().find(|(m, _)| *m == ms)?;
+        Some(match &info.fluent {
+            None => rel(info.presence.as_deref().expect("a presence"), &[name]),
+            Some(p) => match at(s, p).and_then(|v| info.values.get(v)) {
+                Some((_, pred)) => rel(pred, &[name]),
+                None => Formula::False,
+            },
+        })
+    }
+
     /// A formula saying that the state term `s` (variables bound or
     /// carried) holds.
     fn state_term(
@@ -771,6 +813,9 @@ impl<'a> Formulas<'a> {
             None => t.clone(),
         };
         let ms = masked(s);
+        if let Some(f) = self.known_holds(s) {
+            return Ok(f);
+        }
         if let Some((_, u)) = ev_of
             .iter()
             .find(|(t, _)| root(t) == root(s) && masked(t) == ms)

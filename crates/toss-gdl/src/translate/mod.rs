@@ -222,6 +222,23 @@ impl Translation {
         paths.dedup();
         let _ = writeln!(out, "coordinate paths: {}", paths.join(" "));
         let _ = writeln!(out, "elements: {}", self.els.elements.len());
+        let movers: Vec<String> = self
+            .game
+            .locations
+            .iter()
+            .map(|l| {
+                let who: Vec<&str> = l
+                    .players
+                    .iter()
+                    .zip(&self.game.players)
+                    .filter(|(p, _)| !p.moves.is_empty())
+                    .map(|(_, n)| n.as_str())
+                    .collect();
+                format!("{} ({})", l.id, who.join(", "))
+            })
+            .collect();
+        let _ = writeln!(out, "locations (a cycle): {}", movers.join(" -> "));
+        let _ = writeln!(out, "rules: {}", self.game.rules.len());
         let _ = writeln!(
             out,
             "defined relations: {}",

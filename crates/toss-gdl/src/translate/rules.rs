@@ -685,6 +685,11 @@ pub(super) fn build(
                     for (v, t) in free.iter().zip(&combo) {
                         b.insert(*v, t.clone());
                     }
+                    tr.known = targets
+                        .iter()
+                        .zip(&lhs_names)
+                        .map(|((m, _), n)| (super::formulas::apply(m, &b), n.clone()))
+                        .collect();
                     let mut legal = tr.body_formula(&c.body, &b, &carriers)?;
                     for (_, _, body) in &included {
                         legal = and(vec![legal, tr.body_formula(body, &b, &carriers)?]);
@@ -939,5 +944,6 @@ pub(super) fn build(
             }
         }
     }
+    tr.known.clear();
     Ok(built)
 }
