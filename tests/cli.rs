@@ -1133,3 +1133,41 @@ fn alphabeta_refuses_simultaneous_games() {
         "{stderr}"
     );
 }
+
+#[test]
+fn translate_prints_a_toss_game_that_plays_like_the_gdl_one() {
+    let kif = toss_testkit::corpus::gdl_dir().join("ticTacToe.kif");
+    let out = toss(&["translate", "--explain", kif.to_str().unwrap()], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let game = text(&out.stdout);
+    assert!(game.contains("// locations (a cycle): 0 (xplayer) -> 1 (oplayer)"));
+    let dir = std::env::temp_dir().join(format!("toss-translate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("ticTacToe.toss");
+    std::fs::write(&file, &game).unwrap();
+    // The printed game loads, and its perft counts are tic-tac-toe's
+    // (9, 72, 504 plays of depth 1-3).
+    for (depth, count) in [("1", "9"), ("2", "72"), ("3", "504")] {
+        let out = toss(&["perft", file.to_str().unwrap(), depth], "");
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let last = text(&out.stdout)
+            .lines()
+            .last()
+            .unwrap_or_default()
+            .to_string();
+        assert_eq!(last.trim(), count, "perft {depth}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn translate_says_why_a_game_is_refused() {
+    let kif = toss_testkit::corpus::gdl_dir().join("roshambo2.kif");
+    let out = toss(&["translate", kif.to_str().unwrap()], "");
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("not translated to Toss") && err.contains("simultaneous moves"),
+        "{err}"
+    );
+}

@@ -28,7 +28,9 @@
 //! diagnostics) only. The translation of GDL to Toss (spec chapter 5) and
 //! the grounding for the derive belong here, in folders of their own
 //! ([`ground`]: the propositional network of the run-time grounded form and
-//! of the derive).
+//! of the derive; [`translate`]: the Toss game of a GDL game). Its tests
+//! also use the runtime (the solver and interpreter that check the
+//! translation).
 
 mod demand;
 mod game;
