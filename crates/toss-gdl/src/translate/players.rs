@@ -1,6 +1,6 @@
 //! Player elimination (spec 5.2): variables that clearly stand for a player
-//! (the first argument of `legal` and `goal` heads, of `does`, of a
-//! positive `role` literal) are replaced by each role in turn, duplicating
+//! (the first argument of `legal` and `goal` heads, of `does` and `(not
+//! (does ...))`, of a positive `role` literal) are replaced by each role in turn, duplicating
 //! the rule; the `role` literals that become facts are dropped.
 
 use crate::{Atom, Description, Literal, Rule, Sym, Term};
@@ -52,11 +52,12 @@ pub(super) fn eliminate(desc: &Description, roles: &[Sym], kw: [Option<Sym>; 4])
             player_vars.push(v);
         }
         for l in &r.body {
-            if let Literal::Pos(a) = l
-                && ((is(does, a.rel) && a.args.len() == 2)
-                    || (is(role, a.rel) && a.args.len() == 1))
-                && let Term::Var(v) = a.args[0]
-            {
+            let (Literal::Pos(a) | Literal::Neg(a)) = l else {
+                continue;
+            };
+            let player_position = (is(does, a.rel) && a.args.len() == 2)
+                || (matches!(l, Literal::Pos(_)) && is(role, a.rel) && a.args.len() == 1);
+            if player_position && let Term::Var(v) = a.args[0] {
                 player_vars.push(v);
             }
         }

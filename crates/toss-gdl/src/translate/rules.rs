@@ -233,6 +233,23 @@ fn match_onto(
     }
 }
 
+/// The positions where `d` and `t` may differ, as pairs of subterms, when
+/// they can be equal at all (`None`: they never are; empty: always).
+fn disequalities(d: &Term, t: &Term) -> Option<Vec<(Term, Term)>> {
+    match (d, t) {
+        _ if d == t => Some(Vec::new()),
+        (Term::Var(_), _) | (_, Term::Var(_)) => Some(vec![(d.clone(), t.clone())]),
+        (Term::Fn(f, xs), Term::Fn(g, ys)) if f == g && xs.len() == ys.len() => {
+            let mut out = Vec::new();
+            for (x, y) in xs.iter().zip(ys) {
+                out.extend(disequalities(x, y)?);
+            }
+            Some(out)
+        }
+        _ => None,
+    }
+}
+
 fn shift(t: &Term, by: u32) -> Term {
     match t {
         Term::Var(v) => Term::Var(v + by),
@@ -527,6 +544,8 @@ pub(super) fn build(
                 let mut eqs = Vec::new();
                 let mut ok = true;
                 let mut body = Vec::new();
+                // `(not (does r d))`: d against the move, as disequalities.
+                let mut negated: Vec<(Term, Term)> = Vec::new();
                 for lit in &n.body {
                     let lit = shift_lit(lit, by);
                     match &lit {
@@ -556,10 +575,24 @@ pub(super) fn build(
                                 break;
                             }
                         }
-                        Literal::Neg(a) if a.rel == kw.does => {
-                            return Err(Refusal::Unsupported {
-                                what: "a negated `does`".to_string(),
-                            });
+                        Literal::Neg(a) if a.rel == kw.does && a.args.len() == 2 => {
+                            let Term::Const(q) = a.args[0] else {
+                                return Err(Refusal::Unsupported {
+                                    what: "`does` of a role that is not a constant".to_string(),
+                                });
+                            };
+                            let Some(qi) = roles.iter().position(|&r| r == q) else {
+                                continue;
+                            };
+                            let against = if qi == mover {
+                                l.clone()
+                            } else {
+                                match &turns.noop[qi] {
+                                    Some(t) => t.clone(),
+                                    None => continue,
+                                }
+                            };
+                            negated.push((a.args[1].clone(), against));
                         }
                         _ => body.push(lit),
                     }
@@ -575,10 +608,45 @@ pub(super) fn build(
                         super::formulas::apply(&b, &bind),
                     ));
                 }
-                let frame = body.iter().any(|x| {
-                    matches!(x, Literal::Pos(a) if a.rel == kw.true_ && a.args.len() == 1 && a.args[0] == head)
-                });
-                relevant.push(Relevant { head, body, frame });
+                // Each negated `does` is a disjunction of disequalities
+                // between the pattern and the move: one clause per choice.
+                let mut variants: Vec<Vec<Literal>> = vec![body];
+                let mut dead = false;
+                for (d, against) in &negated {
+                    let d = super::formulas::apply(d, &bind);
+                    match disequalities(&d, against) {
+                        None => {}
+                        Some(pairs) if pairs.is_empty() => {
+                            dead = true;
+                            break;
+                        }
+                        Some(pairs) => {
+                            variants = variants
+                                .iter()
+                                .flat_map(|v| {
+                                    pairs.iter().map(move |(x, y)| {
+                                        let mut v = v.clone();
+                                        v.push(Literal::Distinct(x.clone(), y.clone()));
+                                        v
+                                    })
+                                })
+                                .collect();
+                        }
+                    }
+                }
+                if dead {
+                    continue;
+                }
+                for body in variants {
+                    let frame = body.iter().any(|x| {
+                        matches!(x, Literal::Pos(a) if a.rel == kw.true_ && a.args.len() == 1 && a.args[0] == head)
+                    });
+                    relevant.push(Relevant {
+                        head: head.clone(),
+                        body,
+                        frame,
+                    });
+                }
             }
             // The changed elements: masked heads of non-frame clauses. One
             // whose coordinates the move does not fix is the element its
