@@ -929,8 +929,12 @@ impl<'a> Formulas<'a> {
             let name = self.atom_relation(rel_sym, &args)?;
             return Ok(rel(&name, &[]));
         }
-        // A state relation called with carried arguments: one disjunct per
-        // tuple the aggregate playout allows.
+        // A state relation called with carried arguments: a relation with
+        // element parameters where its clauses allow it, else one disjunct
+        // per tuple the aggregate playout allows.
+        if let Some(f) = self.lifted_call(rel_sym, &args, carrier)? {
+            return Ok(f);
+        }
         let Some(r) = self.agg.prog.relation(rel_sym, args.len()) else {
             return Ok(Formula::False);
         };
@@ -983,6 +987,137 @@ impl<'a> Formulas<'a> {
             parts.push(and(guard));
         }
         Ok(or(parts))
+    }
+
+    /// `(rel args)` with carried variables among `args`, as a defined
+    /// relation whose parameters are the carrying elements (each GDL
+    /// argument read at its carrier's path). `None` when a clause of the
+    /// relation has a compound term where a carried argument goes, or the
+    /// relation is recursive.
+    fn lifted_call(
+        &mut self,
+        rel_sym: Sym,
+        args: &[Term],
+        carrier: &HashMap<u32, Carrier>,
+    ) -> Result<Option<Formula>, Refusal> {
+        let mut slots: Vec<String> = Vec::new();
+        let mut spec = Vec::new();
+        let mut arg_slot: Vec<Option<(usize, Path)>> = Vec::new();
+        for a in args {
+            match a {
+                Term::Var(v) => {
+                    let Some((name, p)) = carrier.get(v) else {
+                        return Ok(None);
+                    };
+                    let k = match slots.iter().position(|x| x == name) {
+                        Some(k) => k,
+                        None => {
+                            slots.push(name.clone());
+                            slots.len() - 1
+                        }
+                    };
+                    spec.push(format!("#{k}{}", super::elements::path_name(self.desc, p)));
+                    arg_slot.push(Some((k, p.clone())));
+                }
+                t => {
+                    spec.push(self.desc.term_to_string(t, &[]));
+                    arg_slot.push(None);
+                }
+            }
+        }
+        let rname = self.desc.symbols[rel_sym as usize].clone();
+        let key = format!("lifted {rname}/{} {}", args.len(), spec.join(" "));
+        let params: Vec<String> = (0..slots.len()).map(|k| format!("p{}", k + 1)).collect();
+        let call_args: Vec<&str> = slots.iter().map(String::as_str).collect();
+        if let Some(n) = self.made.get(&key) {
+            return Ok(Some(rel(n, &call_args)));
+        }
+        let rules = self
+            .by_head
+            .get(&(rel_sym, args.len()))
+            .cloned()
+            .unwrap_or_default();
+        // Every clause must take a variable (or a constant) where a carried
+        // argument goes.
+        for &i in &rules {
+            let head = &self.desc.rules[i].head;
+            for (h, a) in head.args.iter().zip(&arg_slot) {
+                if a.is_some() && matches!(h, Term::Fn(..)) {
+                    return Ok(None);
+                }
+            }
+        }
+        if !self.in_progress.insert((rel_sym, vec![Term::Const(HOLE)])) {
+            return Ok(None);
+        }
+        let known = std::mem::take(&mut self.known);
+        let mut parts = Vec::new();
+        for &i in &rules {
+            let rule = self.desc.rules[i].clone();
+            let mut bind = HashMap::new();
+            let mut pre: HashMap<u32, Carrier> = HashMap::new();
+            let mut extra = Vec::new();
+            let mut ok = true;
+            for (h, (a, slot)) in rule.head.args.iter().zip(args.iter().zip(&arg_slot)) {
+                match slot {
+                    None => {
+                        if !match_term(h, a, &mut bind) {
+                            ok = false;
+                        }
+                    }
+                    Some((k, p)) => match h {
+                        Term::Var(v) => match pre.get(v) {
+                            // The same variable twice: equal coordinates.
+                            Some(first) => {
+                                let first = first.clone();
+                                extra.push(
+                                    self.equality_of(&first, &(params[*k].clone(), p.clone()))?,
+                                );
+                            }
+                            None => {
+                                if bind.contains_key(v) {
+                                    ok = false;
+                                } else {
+                                    pre.insert(*v, (params[*k].clone(), p.clone()));
+                                }
+                            }
+                        },
+                        c => match self.els.coord.get(&(p.clone(), c.clone())) {
+                            Some((pred, _)) => extra.push(rel(pred, &[&params[*k]])),
+                            None => ok = false,
+                        },
+                    },
+                }
+            }
+            if !ok {
+                continue;
+            }
+            let body = match self.body_formula(&rule.body, &bind, &pre) {
+                Ok(b) => b,
+                // Not expressible over parameters: the caller expands the
+                // call over tuples instead.
+                Err(Refusal::Unsupported { .. }) => {
+                    self.known = known;
+                    self.in_progress.remove(&(rel_sym, vec![Term::Const(HOLE)]));
+                    return Ok(None);
+                }
+                Err(e) => return Err(e),
+            };
+            extra.push(body);
+            parts.push(and(extra));
+        }
+        self.known = known;
+        self.in_progress.remove(&(rel_sym, vec![Term::Const(HOLE)]));
+        let name = self
+            .namer
+            .name(&key, &format!("{rname}_{}", spec_short(&spec)));
+        self.defined.push(DefinedRelation {
+            name: name.clone(),
+            params,
+            body: or(parts),
+        });
+        self.made.insert(key, name.clone());
+        Ok(Some(rel(&name, &call_args)))
     }
 
     /// A static relation over carried variables (and constants), as a
