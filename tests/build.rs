@@ -196,6 +196,56 @@ fn built_gdl_connect_four_agrees_with_the_grounded_engine() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The translation to Toss feeds the compiler: a translated GDL game
+/// builds like any `.toss` game, and the binary's perft counts are the GDL
+/// game's (the reasoner's, through the CLI).
+#[test]
+#[ignore = "compiles a crate in release mode"]
+fn translated_gdl_breakthrough_builds_and_counts_the_gdl_moves() {
+    let kif = toss_testkit::corpus::gdl_dir().join("breakthrough.kif");
+    let toss = std::path::Path::new(env!("CARGO_BIN_EXE_toss"));
+    let dir = std::env::temp_dir().join(format!("toss-build-tr-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let translated = run(toss, &["translate", &kif.display().to_string()], "");
+    assert!(translated.status.success(), "{}", text(&translated.stderr));
+    let file = dir.join("breakthrough.toss");
+    std::fs::write(&file, &translated.stdout).expect("write the translation");
+    let exe = dir.join(format!("breakthrough{}", std::env::consts::EXE_SUFFIX));
+    let out = Command::new(toss)
+        .arg("build")
+        .arg(&file)
+        .arg("-o")
+        .arg(&exe)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run toss build");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for depth in ["1", "2", "3"] {
+        let built = run(&exe, &["perft", depth], "");
+        let gdl = run(
+            toss,
+            &[
+                "perft",
+                &kif.display().to_string(),
+                depth,
+                "--engine",
+                "reasoner",
+            ],
+            "",
+        );
+        assert_eq!(
+            text(&built.stdout).lines().last(),
+            text(&gdl.stdout).lines().last(),
+            "perft {depth}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn building_an_invalid_gdl_game_shows_its_diagnostics() {
     let stderr = build_invalid("bad.kif", "(role x)\n(<= (legal x a)\n");
