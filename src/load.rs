@@ -59,13 +59,15 @@ pub enum Loaded {
 /// What runs a GDL game: the grounded network, the reasoner, or whichever
 /// is faster on this game (`auto`). Both give the same moves, states and
 /// goals (the tests play them in lockstep), so the choice changes speed
-/// only, never a seeded result.
+/// only, never a seeded result. `toss`: the game translated to Toss (spec
+/// chapter 5) on the interpreter, the same game with Toss moves.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Engine {
     #[default]
     Auto,
     Grounded,
     Reasoner,
+    Toss,
 }
 
 impl std::str::FromStr for Engine {
@@ -75,8 +77,9 @@ impl std::str::FromStr for Engine {
             "auto" => Ok(Engine::Auto),
             "grounded" => Ok(Engine::Grounded),
             "reasoner" => Ok(Engine::Reasoner),
+            "toss" => Ok(Engine::Toss),
             _ => Err(format!(
-                "unknown engine `{s}`: expected auto, grounded or reasoner"
+                "unknown engine `{s}`: expected auto, grounded, reasoner or toss"
             )),
         }
     }
@@ -182,6 +185,20 @@ pub fn load(path: &Path, colour: bool) -> Result<Loaded, LoadError> {
 pub fn load_with(path: &Path, colour: bool, engine: Engine) -> Result<Loaded, LoadError> {
     if is_gdl(path) {
         let (reasoner, desc) = load_gdl_description(path, colour)?;
+        if engine == Engine::Toss {
+            let fail = |why: String| LoadError {
+                rendered: format!("error: {}: {why}\n", path.display()),
+                count: 1,
+            };
+            let t = toss_gdl::translate::translate(&desc)
+                .map_err(|e| fail(format!("not translated to Toss: {e}")))?;
+            let interpreter =
+                toss_runtime::Interpreter::new(&t.game).map_err(|e| fail(e.to_string()))?;
+            return Ok(Loaded::Toss {
+                game: Box::new(t.game),
+                interpreter,
+            });
+        }
         return Ok(match choose_engine(&desc, &reasoner, engine) {
             Ok(g) => Loaded::Grounded(g),
             Err(why) if engine == Engine::Grounded => {

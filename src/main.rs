@@ -19,7 +19,8 @@ struct Cli {
     command: Command,
     /// What runs a GDL game: the grounded network, the reasoner, or
     /// whichever plays random playouts faster on it (auto). The results
-    /// are the same.
+    /// are the same. `toss`: the game translated to Toss (as `toss
+    /// translate` prints it) on the Toss interpreter.
     #[arg(long, global = true, default_value = "auto")]
     engine: toss_cli::load::Engine,
 }
