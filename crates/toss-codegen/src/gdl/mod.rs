@@ -18,6 +18,7 @@
 //! goals, and the same random draws in a seeded playout.
 
 mod compiled;
+mod fold;
 mod forward;
 
 use std::path::Path;
