@@ -10,6 +10,15 @@
 //! re-evaluating the group from all false until nothing changes (their
 //! least fixpoint, as `GroundGame` computes it). Nothing is cached between
 //! calls, so the game is `Sync` without locks.
+//!
+//! In a turn-based game (a turn control found by `fold::find_control`),
+//! both `state_phase` and `next` branch first on which control fluent
+//! holds, and each branch is the network folded under it: the other roles'
+//! legal actions fold to their single `noop`, so only the mover's cone is
+//! evaluated. `next` then branches on the mover's action, each arm the
+//! network folded under that action, computing only the fluents the action
+//! may change (the others are copied from the state as one mask), as long
+//! as the arms stay within [`PER_ACTION_BUDGET`].
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
