@@ -8,7 +8,8 @@
 //! - `compiled`: at most [`MAX_COMPILED_LITERALS`] literals, it is emitted
 //!   as straight-line Rust, one function per phase of the network (the
 //!   state phase giving terminal and the legal actions, the goal phase,
-//!   the move phase giving the next state);
+//!   the move phase giving the next state), each folded per turn-control
+//!   case and the move phase per action of the mover (`fold`);
 //! - `forward`: a larger network forwards to
 //!   `toss_gdl::ground::GroundGame`, the network interpreted, ground once
 //!   from the embedded description at first use.
@@ -18,6 +19,7 @@
 //! goals, and the same random draws in a seeded playout.
 
 mod compiled;
+mod fold;
 mod forward;
 
 use std::path::Path;
