@@ -41,7 +41,8 @@ fn load_toss_only(
         return Err(toss_cli::load::LoadError {
             rendered: format!(
                 "{}: `toss {command}` needs a Toss description (.toss); GDL files are \
-                 taken by check, perft, playout, play, match, show, build and ground\n",
+                 taken by check, perft, playout, play, match, show, build, ground, \
+                 translate and heuristic\n",
                 path.display()
             ),
             count: 1,
