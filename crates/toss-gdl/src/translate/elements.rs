@@ -197,7 +197,7 @@ pub(super) fn build(
         let mut best: Option<(usize, bool, Path)> = None;
         for p in leaf_paths(s) {
             let mut values: Vec<&Term> = states.iter().filter_map(|t| at(t, &p)).collect();
-            values.sort_by_key(|t| format!("{t:?}"));
+            values.sort();
             values.dedup();
             if values.is_empty() {
                 continue;

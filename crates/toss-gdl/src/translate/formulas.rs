@@ -72,6 +72,13 @@ pub(super) struct Formulas<'a> {
     pub known: Vec<(Term, String)>,
 }
 
+/// See [`Formulas::call_slots`].
+struct CallSlots {
+    slots: Vec<String>,
+    arg_slot: Vec<Option<(usize, Path)>>,
+    spec: Vec<String>,
+}
+
 /// A variable's carrier: the element variable and the coordinate path.
 pub(super) type Carrier = (String, Path);
 
@@ -989,6 +996,40 @@ impl<'a> Formulas<'a> {
         Ok(or(parts))
     }
 
+    /// The arguments of a call over carried variables: one slot per
+    /// carrying element, each argument's slot and path (`None` for a
+    /// ground argument), and the call's description for keys and names.
+    /// `None` when a variable is not carried.
+    fn call_slots(&self, args: &[Term], carrier: &HashMap<u32, Carrier>) -> Option<CallSlots> {
+        let mut c = CallSlots {
+            slots: Vec::new(),
+            arg_slot: Vec::new(),
+            spec: Vec::new(),
+        };
+        for a in args {
+            match a {
+                Term::Var(v) => {
+                    let (name, p) = carrier.get(v)?;
+                    let k = match c.slots.iter().position(|x| x == name) {
+                        Some(k) => k,
+                        None => {
+                            c.slots.push(name.clone());
+                            c.slots.len() - 1
+                        }
+                    };
+                    c.spec
+                        .push(format!("#{k}{}", super::elements::path_name(self.desc, p)));
+                    c.arg_slot.push(Some((k, p.clone())));
+                }
+                t => {
+                    c.spec.push(self.desc.term_to_string(t, &[]));
+                    c.arg_slot.push(None);
+                }
+            }
+        }
+        Some(c)
+    }
+
     /// `(rel args)` with carried variables among `args`, as a defined
     /// relation whose parameters are the carrying elements (each GDL
     /// argument read at its carrier's path). `None` when a clause of the
@@ -1000,31 +1041,14 @@ impl<'a> Formulas<'a> {
         args: &[Term],
         carrier: &HashMap<u32, Carrier>,
     ) -> Result<Option<Formula>, Refusal> {
-        let mut slots: Vec<String> = Vec::new();
-        let mut spec = Vec::new();
-        let mut arg_slot: Vec<Option<(usize, Path)>> = Vec::new();
-        for a in args {
-            match a {
-                Term::Var(v) => {
-                    let Some((name, p)) = carrier.get(v) else {
-                        return Ok(None);
-                    };
-                    let k = match slots.iter().position(|x| x == name) {
-                        Some(k) => k,
-                        None => {
-                            slots.push(name.clone());
-                            slots.len() - 1
-                        }
-                    };
-                    spec.push(format!("#{k}{}", super::elements::path_name(self.desc, p)));
-                    arg_slot.push(Some((k, p.clone())));
-                }
-                t => {
-                    spec.push(self.desc.term_to_string(t, &[]));
-                    arg_slot.push(None);
-                }
-            }
-        }
+        let Some(CallSlots {
+            slots,
+            arg_slot,
+            spec,
+        }) = self.call_slots(args, carrier)
+        else {
+            return Ok(None);
+        };
         let rname = self.desc.symbols[rel_sym as usize].clone();
         let key = format!("lifted {rname}/{} {}", args.len(), spec.join(" "));
         let params: Vec<String> = (0..slots.len()).map(|k| format!("p{}", k + 1)).collect();
@@ -1130,31 +1154,15 @@ impl<'a> Formulas<'a> {
     ) -> Result<Formula, Refusal> {
         // One relation argument per carrying element (not per variable):
         // the element's coordinates at the paths of its variables.
-        let mut slots: Vec<String> = Vec::new();
-        let mut arg_slot: Vec<Option<(usize, Path)>> = Vec::new();
-        let mut spec = Vec::new();
-        for a in args {
-            match a {
-                Term::Var(v) => {
-                    let (name, p) = carrier.get(v).ok_or_else(|| Refusal::Unsupported {
-                        what: "a relation called with an unbound variable".to_string(),
-                    })?;
-                    let k = match slots.iter().position(|x| x == name) {
-                        Some(k) => k,
-                        None => {
-                            slots.push(name.clone());
-                            slots.len() - 1
-                        }
-                    };
-                    spec.push(format!("#{k}{}", super::elements::path_name(self.desc, p)));
-                    arg_slot.push(Some((k, p.clone())));
-                }
-                t => {
-                    spec.push(self.desc.term_to_string(t, &[]));
-                    arg_slot.push(None);
-                }
-            }
-        }
+        let CallSlots {
+            slots,
+            arg_slot,
+            spec,
+        } = self
+            .call_slots(args, carrier)
+            .ok_or_else(|| Refusal::Unsupported {
+                what: "a relation called with an unbound variable".to_string(),
+            })?;
         let rname = self.desc.symbols[rel_sym as usize].clone();
         let key = format!("fact {rname}/{} {}", args.len(), spec.join(" "));
         let element_refs: Vec<&str> = slots.iter().map(String::as_str).collect();

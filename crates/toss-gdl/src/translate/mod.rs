@@ -365,6 +365,13 @@ fn translate_parts(original: &Description, with_rules: bool) -> Result<Translati
         payoffs.push(sum.unwrap_or(RealExpr::Const(0.0)));
         goals.push(mine);
     }
+    // Every state term of the aggregate playout by its KIF.
+    let mut by_kif = HashMap::new();
+    for t in &state_terms {
+        if let Some((e, pred)) = els.locate(t) {
+            by_kif.insert(desc.term_to_string(t, &[]), (e, pred.to_string()));
+        }
+    }
     // Rules and locations (turn-based games).
     let (cycle, built) = if with_rules {
         let (turns, built) = rules_of(
@@ -372,7 +379,7 @@ fn translate_parts(original: &Description, with_rules: bool) -> Result<Translati
             &desc,
             &roles,
             &els,
-            &state_terms,
+            &by_kif,
             &mut tr,
             terminal.as_deref(),
             next,
@@ -448,12 +455,6 @@ fn translate_parts(original: &Description, with_rules: bool) -> Result<Translati
         for t in &m.tuples {
             let t: Vec<_> = t.iter().map(|&e| ids[e]).collect();
             base.add_tuple(r, &t);
-        }
-    }
-    let mut by_kif = HashMap::new();
-    for t in &state_terms {
-        if let Some((e, pred)) = els.locate(t) {
-            by_kif.insert(desc.term_to_string(t, &[]), (e, pred.to_string()));
         }
     }
     let players: Vec<String> = roles
@@ -534,7 +535,7 @@ fn rules_of(
     desc: &Description,
     roles: &[crate::Sym],
     els: &Elements,
-    state_terms: &[Term],
+    by_kif: &HashMap<String, (usize, String)>,
     tr: &mut Formulas<'_>,
     terminal: Option<&str>,
     next: crate::Sym,
@@ -552,12 +553,6 @@ fn rules_of(
         true_,
     };
     // Roots whose elements the sampled plays show with one value at a time.
-    let mut by_kif = HashMap::new();
-    for t in state_terms {
-        if let Some((e, pred)) = els.locate(t) {
-            by_kif.insert(desc.term_to_string(t, &[]), (e, pred.to_string()));
-        }
-    }
     let mut single = vec![true; els.roots.len()];
     for st in &turns.states {
         let mut count: HashMap<usize, usize> = HashMap::new();

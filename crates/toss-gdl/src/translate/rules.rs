@@ -258,31 +258,26 @@ fn shift(t: &Term, by: u32) -> Term {
     }
 }
 
-fn shift_lit(l: &Literal, by: u32) -> Literal {
-    let sa = |a: &crate::Atom| crate::Atom {
+/// The literal with `f` applied to each of its terms.
+fn map_lit(l: &Literal, f: impl Fn(&Term) -> Term) -> Literal {
+    let atom = |a: &crate::Atom| crate::Atom {
         rel: a.rel,
-        args: a.args.iter().map(|t| shift(t, by)).collect(),
+        args: a.args.iter().map(&f).collect(),
     };
     match l {
-        Literal::Pos(a) => Literal::Pos(sa(a)),
-        Literal::Neg(a) => Literal::Neg(sa(a)),
-        Literal::Distinct(x, y) => Literal::Distinct(shift(x, by), shift(y, by)),
-        Literal::Equal(x, y) => Literal::Equal(shift(x, by), shift(y, by)),
+        Literal::Pos(a) => Literal::Pos(atom(a)),
+        Literal::Neg(a) => Literal::Neg(atom(a)),
+        Literal::Distinct(x, y) => Literal::Distinct(f(x), f(y)),
+        Literal::Equal(x, y) => Literal::Equal(f(x), f(y)),
     }
 }
 
+fn shift_lit(l: &Literal, by: u32) -> Literal {
+    map_lit(l, |t| shift(t, by))
+}
+
 fn subst_lit(l: &Literal, b: &HashMap<u32, Term>) -> Literal {
-    use super::formulas::apply;
-    let sa = |a: &crate::Atom| crate::Atom {
-        rel: a.rel,
-        args: a.args.iter().map(|t| apply(t, b)).collect(),
-    };
-    match l {
-        Literal::Pos(a) => Literal::Pos(sa(a)),
-        Literal::Neg(a) => Literal::Neg(sa(a)),
-        Literal::Distinct(x, y) => Literal::Distinct(apply(x, b), apply(y, b)),
-        Literal::Equal(x, y) => Literal::Equal(apply(x, b), apply(y, b)),
-    }
+    map_lit(l, |t| super::formulas::apply(t, b))
 }
 
 /// A relevant `next` clause for one rule: head and body with the `does`
