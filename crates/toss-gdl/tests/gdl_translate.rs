@@ -215,6 +215,37 @@ fn figure_5_1_formulas_agree_with_the_reasoner() {
     assert!(check_rules("figure 5.1", &g, &t, 200, 20) > 1000);
 }
 
+/// Figure 5.1 written the way many corpus games are: the legal move is a
+/// variable bound by a helper relation, and the frame clause reads
+/// relations that use `does` (one with a variable of its own, `?x` of
+/// `markedRow`), negated and positive. Expanding the game (unfolding
+/// `legal`, inlining those relations) must give the same game.
+#[test]
+fn expanded_legal_and_does_relations_agree_with_the_reasoner() {
+    let frame = "(<= (next (cell ?x ?y ?c)) (true (cell ?x ?y ?c)) (does ?r (mark ?x1 ?y1))
+  (or (distinct ?x ?x1) (distinct ?y ?y1)))";
+    let legal = "(<= (legal ?r (mark ?x ?y)) (true (control ?r)) (true (cell ?x ?y b)))";
+    assert!(FIGURE_5_1.contains(frame) && FIGURE_5_1.contains(legal));
+    let text = FIGURE_5_1
+        .replace(
+            frame,
+            "(<= (next (cell ?x ?y ?c)) (true (cell ?x ?y ?c)) (not (markedRow ?y)))
+(<= (next (cell ?x ?y ?c)) (true (cell ?x ?y ?c)) (markedRow ?y) (not (marked ?x ?y)))
+(<= (markedRow ?y) (does ?r (mark ?x ?y)))
+(<= (marked ?x ?y) (does ?r (mark ?x ?y)))",
+        )
+        .replace(
+            legal,
+            "(<= (legal ?r ?m) (true (control ?r)) (canMark ?m))
+(<= (canMark (mark ?x ?y)) (true (cell ?x ?y b)))",
+        );
+    let desc = parse_gdl(&text, "expanded.kif").expect("parses");
+    let t = translate(&desc).expect("translates");
+    let g = load_game(&text, "expanded.kif").expect("loads");
+    assert!(check_formulas("expanded", &g, &t, 200, 20) > 1000);
+    assert!(check_rules("expanded", &g, &t, 200, 20) > 1000);
+}
+
 /// Seeded playouts on the reasoner and the interpreted translation in
 /// lockstep (Theorem 11): at every step the translated moves map one to
 /// one onto the reasoner's legal moves of the mover (every other role has

@@ -2,25 +2,25 @@
 //!
 //! The pipeline, each step in its own file:
 //! 1. player elimination (`players`);
-//! 2. the aggregate playout: the relaxed program of grounding
+//! 2. expanding the game (`expand`): `legal` clauses whose move is a
+//!    variable are unfolded, relations that use `does` are inlined into
+//!    the `next` clauses;
+//! 3. the aggregate playout: the relaxed program of grounding
 //!    ([`crate::ground`]) over-approximates the reachable state terms S;
-//! 3. frame clauses, fluent paths, elements as classes of state terms,
+//! 4. frame clauses, fluent paths, elements as classes of state terms,
 //!    coordinate paths and the unchanging predicates (`elements`);
-//! 4. formulas: clause bodies over the elements, the defined relations
+//! 5. formulas: clause bodies over the elements, the defined relations
 //!    for `terminal` and `goal`, and the fact and subterm-equality
-//!    relations they need (`formulas`).
-//!
-//! What is built so far is the structure and the formulas: the start
-//! structure, every state encoded into a structure and decoded back, and
-//! `terminal` and the goals as Toss formulas and payoffs. The rewriting
-//! rules from `legal` x `next` clause tuples (spec 5.2.4) and the locations
-//! (5.2.7) are the next step; until then the translated game has no moves,
-//! and [`Translation`] is used to check the parts against the reasoner.
+//!    relations they need (`formulas`);
+//! 6. the turn cycle and its locations, and the rewriting rules from
+//!    `legal` x `next` clause tuples (`rules`, spec 5.2.4 and the
+//!    turn-based case of 5.2.7).
 //!
 //! Games the translation cannot handle are refused with a [`Refusal`], a
 //! closed list of reasons.
 
 mod elements;
+mod expand;
 mod formulas;
 mod names;
 mod players;
@@ -295,11 +295,35 @@ fn translate_parts(original: &Description, with_rules: bool) -> Result<Translati
         &roles,
         [sym("legal"), sym("goal"), sym("does"), role_sym],
     );
-    let agg = aggregate(&desc, AGGREGATE_FACTS).map_err(|e| match e {
+    let desc = match sym("legal") {
+        Some(legal) => {
+            let keywords: Vec<_> = ["true", "does", "next", "init", "role", "goal", "terminal"]
+                .iter()
+                .filter_map(|k| sym(k))
+                .collect();
+            expand::unfold_legal(&desc, legal, &keywords)
+        }
+        None => desc,
+    };
+    let desc = match (sym("next"), sym("does")) {
+        (Some(next), Some(does)) => {
+            let keywords: Vec<_> = ["true", "init", "role", "legal", "goal", "terminal"]
+                .iter()
+                .filter_map(|k| sym(k))
+                .collect();
+            expand::inline_does_relations(&desc, next, does, &keywords)
+        }
+        _ => desc,
+    };
+    let evaluated = match sym("does") {
+        Some(does) => expand::safe_for_evaluation(&desc, does),
+        None => desc.clone(),
+    };
+    let agg = aggregate(&evaluated, AGGREGATE_FACTS).map_err(|e| match e {
         GroundError::Program(p) => Refusal::Aggregate(p.to_string()),
         e => Refusal::Aggregate(e.to_string()),
     })?;
-    let levels = Program::new(&desc).map_err(|e| Refusal::Aggregate(e.to_string()))?;
+    let levels = Program::new(&evaluated).map_err(|e| Refusal::Aggregate(e.to_string()))?;
     // S, in the canonical order of terms.
     let mut states: Vec<crate::terms::TermId> = match agg.reach {
         Some(r) => agg.engine.tuples(&agg.prog, r).map(|t| t[0]).collect(),

@@ -280,6 +280,29 @@ fn subst_lit(l: &Literal, b: &HashMap<u32, Term>) -> Literal {
     map_lit(l, |t| super::formulas::apply(t, b))
 }
 
+/// The variables of clause `n` (shifted by `by`) that occur once, inside
+/// a negated `does`: the positions the negation leaves open.
+fn local_vars(n: &crate::Rule, by: u32, does: crate::Sym) -> Vec<u32> {
+    let mut all = Vec::new();
+    n.head.args.iter().for_each(|t| t.vars(&mut all));
+    n.body.iter().for_each(|x| x.vars(&mut all));
+    let mut out = Vec::new();
+    for l in &n.body {
+        if let Literal::Neg(a) = l
+            && a.rel == does
+        {
+            let mut vs = Vec::new();
+            l.vars(&mut vs);
+            for v in vs {
+                if all.iter().filter(|&&w| w == v).count() == 1 {
+                    out.push(v + by);
+                }
+            }
+        }
+    }
+    out
+}
+
 /// A relevant `next` clause for one rule: head and body with the `does`
 /// atoms resolved.
 struct Relevant {
@@ -607,9 +630,36 @@ pub(super) fn build(
                 // between the pattern and the move: one clause per choice.
                 let mut variants: Vec<Vec<Literal>> = vec![body];
                 let mut dead = false;
+                let local = local_vars(n, by, kw.does);
                 for (d, against) in &negated {
                     let d = super::formulas::apply(d, &bind);
-                    match disequalities(&d, against) {
+                    // A position of the pattern that is a variable of its
+                    // own (from an inlined relation, `(not (affected ?x
+                    // ?y))`) matches any value: never where they differ.
+                    let pairs = match disequalities(&d, against) {
+                        None => None,
+                        Some(pairs) => {
+                            let mut kept = Vec::new();
+                            for (x, y) in pairs {
+                                if matches!(x, Term::Var(v) if local.contains(&v)) {
+                                    continue;
+                                }
+                                let mut vs = Vec::new();
+                                x.vars(&mut vs);
+                                y.vars(&mut vs);
+                                if vs.iter().any(|v| local.contains(v)) {
+                                    return Err(Refusal::Unsupported {
+                                        what: "a negated `does` whose own variable is inside a \
+                                               subterm"
+                                            .to_string(),
+                                    });
+                                }
+                                kept.push((x, y));
+                            }
+                            Some(kept)
+                        }
+                    };
+                    match pairs {
                         None => {}
                         Some(pairs) if pairs.is_empty() => {
                             dead = true;
