@@ -30,19 +30,31 @@ fn stdout_error(e: std::io::Error) -> String {
     format!("cannot write to standard output: {e}")
 }
 
-/// [`load_toss`] for the commands that need a Toss description, refusing
-/// a GDL file with the reason rather than a syntax error.
+/// [`load_toss`] for the commands that need a Toss description. A GDL
+/// file is translated to Toss with `via_toss` (the game and its printed
+/// text), and otherwise refused with the reason rather than a syntax error.
 fn load_toss_only(
     path: &Path,
     command: &str,
+    via_toss: bool,
     colour: bool,
 ) -> Result<(ir::Game, String), toss_cli::load::LoadError> {
     if toss_cli::load::is_gdl(path) {
+        if via_toss {
+            let game = translated(path, colour)
+                .map_err(|rendered| toss_cli::load::LoadError {
+                    rendered: format!("{rendered}\n"),
+                    count: 1,
+                })?
+                .game;
+            let text = toss::lang::print_game(&game);
+            return Ok((game, text));
+        }
         return Err(toss_cli::load::LoadError {
             rendered: format!(
-                "{}: `toss {command}` needs a Toss description (.toss); GDL files are \
-                 taken by check, perft, playout, play, match, show, build, ground, \
-                 translate and heuristic\n",
+                "{}: `toss {command}` needs a Toss description (.toss), or a GDL file with \
+                 --via-toss (translated to Toss); GDL files themselves are taken by check, \
+                 perft, playout, play, match, show, build, ground, translate and heuristic\n",
                 path.display()
             ),
             count: 1,
@@ -52,13 +64,13 @@ fn load_toss_only(
 }
 
 /// `toss check FILE...`: a one-screen summary per game, or its diagnostics.
-pub fn check(files: &[PathBuf], colour: bool) -> Result<(), String> {
+pub fn check(files: &[PathBuf], via_toss: bool, colour: bool) -> Result<(), String> {
     let mut failed = 0;
     for (i, path) in files.iter().enumerate() {
         if i > 0 {
             outln!();
         }
-        if toss_cli::load::is_gdl(path) {
+        if toss_cli::load::is_gdl(path) && !via_toss {
             match toss_cli::load::load_gdl(path, colour) {
                 Ok(g) => out!("{}", gdl_summary(path, &g)),
                 Err(e) => {
@@ -71,7 +83,7 @@ pub fn check(files: &[PathBuf], colour: bool) -> Result<(), String> {
         // A file that checks is also loaded as `toss play` would load it:
         // the interpreter refuses what it cannot run (a set quantifier that
         // only enumeration decides, on a structure past its limit).
-        let loaded = load_toss(path, colour).and_then(|(game, source)| {
+        let loaded = load_toss_only(path, "check", via_toss, colour).and_then(|(game, source)| {
             toss::Interpreter::new(&game)
                 .map(|_| (game, source))
                 .map_err(|e| toss_cli::load::LoadError {
@@ -213,9 +225,10 @@ pub fn simulate(
     path: &Path,
     opts: &toss_cli::simulate::Options,
     plot: Option<&Path>,
+    via_toss: bool,
     colour: bool,
 ) -> Result<(), String> {
-    let (game, _) = load_toss_only(path, "simulate", colour).map_err(|e| e.rendered)?;
+    let (game, _) = load_toss_only(path, "simulate", via_toss, colour).map_err(|e| e.rendered)?;
     let mut interp =
         toss::Interpreter::new(&game).map_err(|e| format!("{}: {e}", path.display()))?;
     let traj =
@@ -231,8 +244,8 @@ pub fn simulate(
 }
 
 /// `toss fmt FILE`: the canonical form on standard output.
-pub fn fmt(path: &Path, colour: bool) -> Result<(), String> {
-    let (game, _) = load_toss_only(path, "fmt", colour).map_err(|e| e.rendered)?;
+pub fn fmt(path: &Path, via_toss: bool, colour: bool) -> Result<(), String> {
+    let (game, _) = load_toss_only(path, "fmt", via_toss, colour).map_err(|e| e.rendered)?;
     out!("{}", toss::lang::print_game(&game));
     Ok(())
 }
@@ -473,7 +486,7 @@ pub fn heuristic(path: &Path, rule_condition: bool, colour: bool) -> Result<(), 
     let game = if toss_cli::load::is_gdl(path) {
         translated(path, colour)?.game
     } else {
-        load_toss_only(path, "heuristic", colour)
+        load_toss_only(path, "heuristic", false, colour)
             .map_err(|e| e.rendered)?
             .0
     };
@@ -683,16 +696,23 @@ fn package_name(stem: &str) -> String {
 /// `toss build FILE [-o PATH]`: a standalone release binary running the
 /// game's generated code, built by Cargo in a crate under
 /// `<workspace>/target/toss-build`.
-pub fn build(path: &Path, output: Option<&Path>, colour: bool) -> Result<(), String> {
+pub fn build(
+    path: &Path,
+    output: Option<&Path>,
+    via_toss: bool,
+    colour: bool,
+) -> Result<(), String> {
     // The game file is copied beside the crate; its errors are shown here
-    // first, as `toss check` shows them, rather than by the derive.
-    let (source, game_file, attribute) = if toss_cli::load::is_gdl(path) {
+    // first, as `toss check` shows them, rather than by the derive. With
+    // `via_toss`, a GDL game is built from its translation.
+    let (source, game_file, attribute) = if toss_cli::load::is_gdl(path) && !via_toss {
         toss_cli::load::load_gdl(path, colour).map_err(|e| e.rendered)?;
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         (text, "game.kif", "gdl = \"game.kif\"")
     } else {
-        let (game, source) = load_toss_only(path, "build", colour).map_err(|e| e.rendered)?;
+        let (game, source) =
+            load_toss_only(path, "build", via_toss, colour).map_err(|e| e.rendered)?;
         toss::Interpreter::new(&game).map_err(|e| format!("{}: {e}", path.display()))?;
         (source, "game.toss", "file = \"game.toss\"")
     };

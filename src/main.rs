@@ -23,6 +23,12 @@ struct Cli {
     /// translate` prints it) on the Toss interpreter.
     #[arg(long, global = true, default_value = "auto")]
     engine: toss_cli::load::Engine,
+    /// Translate a GDL file to Toss (as `toss translate` prints it) and
+    /// run the command on that game: every command that takes a `.toss`
+    /// file takes `FILE.kif --via-toss` (`--engine toss` for those that
+    /// also take GDL itself).
+    #[arg(long, global = true)]
+    via_toss: bool,
 }
 
 #[derive(Subcommand)]
@@ -224,10 +230,23 @@ enum GgpCommand {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let colour = std::io::stderr().is_terminal();
-    let engine = cli.engine;
+    let via_toss = cli.via_toss;
+    let engine = match (via_toss, cli.engine) {
+        (true, toss_cli::load::Engine::Auto | toss_cli::load::Engine::Toss) => {
+            toss_cli::load::Engine::Toss
+        }
+        (true, other) => {
+            eprintln!(
+                "error: --via-toss runs the translated game; it cannot be used with --engine {}",
+                format!("{other:?}").to_lowercase()
+            );
+            return ExitCode::FAILURE;
+        }
+        (false, e) => e,
+    };
     let result = match cli.command {
-        Command::Check { files } => commands::check(&files, colour),
-        Command::Fmt { file } => commands::fmt(&file, colour),
+        Command::Check { files } => commands::check(&files, via_toss, colour),
+        Command::Fmt { file } => commands::fmt(&file, via_toss, colour),
         Command::Perft {
             file,
             depth,
@@ -251,7 +270,9 @@ fn main() -> ExitCode {
             seed,
             swap,
         } => commands::play_match(&file, &players, n, seed, swap, engine, colour),
-        Command::Build { file, output } => commands::build(&file, output.as_deref(), colour),
+        Command::Build { file, output } => {
+            commands::build(&file, output.as_deref(), via_toss, colour)
+        }
         Command::Simulate {
             file,
             until,
@@ -266,7 +287,7 @@ fn main() -> ExitCode {
                 seed,
                 players,
             };
-            commands::simulate(&file, &opts, plot.as_deref(), colour)
+            commands::simulate(&file, &opts, plot.as_deref(), via_toss, colour)
         }
         Command::Ground { file, summary } => commands::ground(&file, summary, colour),
         Command::Heuristic {

@@ -1175,3 +1175,47 @@ fn translate_says_why_a_game_is_refused() {
         "{err}"
     );
 }
+
+/// `--via-toss`: the commands that take a `.toss` file take a GDL file
+/// translated; `fmt` prints what `translate` prints, perft counts are the
+/// reasoner's, and without the flag the refusal names it.
+#[test]
+fn via_toss_runs_toss_commands_on_the_translated_game() {
+    let kif = toss_testkit::corpus::gdl_dir().join("ticTacToe.kif");
+    let kif = kif.to_str().unwrap();
+    let fmt = toss(&["fmt", kif, "--via-toss"], "");
+    assert!(fmt.status.success(), "{}", text(&fmt.stderr));
+    let translated = toss(&["translate", kif], "");
+    assert_eq!(text(&fmt.stdout), text(&translated.stdout));
+    let plain = toss(&["fmt", kif], "");
+    assert!(!plain.status.success());
+    assert!(text(&plain.stderr).contains("--via-toss"));
+    let check = toss(&["check", kif, "--via-toss"], "");
+    assert!(check.status.success(), "{}", text(&check.stderr));
+    assert!(text(&check.stdout).contains("Root_cell"));
+    for engine in [&["--via-toss"][..], &["--engine", "reasoner"][..]] {
+        let mut args = vec!["perft", kif, "4"];
+        args.extend_from_slice(engine);
+        let out = toss(&args, "");
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert_eq!(text(&out.stdout).lines().last(), Some("3024"), "{engine:?}");
+    }
+    let clash = toss(
+        &["perft", kif, "1", "--via-toss", "--engine", "grounded"],
+        "",
+    );
+    assert!(!clash.status.success());
+    let refused = toss(
+        &[
+            "check",
+            toss_testkit::corpus::gdl_dir()
+                .join("roshambo2.kif")
+                .to_str()
+                .unwrap(),
+            "--via-toss",
+        ],
+        "",
+    );
+    assert!(!refused.status.success());
+    assert!(text(&refused.stderr).contains("simultaneous moves"));
+}
