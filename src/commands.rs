@@ -41,12 +41,7 @@ fn load_toss_only(
 ) -> Result<(ir::Game, String), toss_cli::load::LoadError> {
     if toss_cli::load::is_gdl(path) {
         if via_toss {
-            let game = translated(path, colour)
-                .map_err(|rendered| toss_cli::load::LoadError {
-                    rendered: format!("{rendered}\n"),
-                    count: 1,
-                })?
-                .game;
+            let game = toss_cli::load::translate_gdl(path, colour)?.game;
             let text = toss::lang::print_game(&game);
             return Ok((game, text));
         }
@@ -453,9 +448,7 @@ pub fn ground(path: &Path, summary: bool, colour: bool) -> Result<(), String> {
 
 /// The Toss translation of a GDL file, or the refusal as an error message.
 fn translated(path: &Path, colour: bool) -> Result<toss::gdl::translate::Translation, String> {
-    let (_, desc) = toss_cli::load::load_gdl_description(path, colour).map_err(|e| e.rendered)?;
-    toss::gdl::translate::translate(&desc)
-        .map_err(|e| format!("{}: not translated to Toss: {e}", path.display()))
+    toss_cli::load::translate_gdl(path, colour).map_err(|e| e.rendered)
 }
 
 /// `toss translate FILE.kif`: the Toss game of a GDL game.

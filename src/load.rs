@@ -175,6 +175,39 @@ pub fn load_gdl_description(
     Ok((game, desc))
 }
 
+/// A GDL file translated to Toss (spec chapter 5). A refusal is an error
+/// at the clause it is about (the `legal` clause whose rules could not be
+/// built, the first clause of the relation it names), or at the file when
+/// no clause is to blame.
+pub fn translate_gdl(
+    path: &Path,
+    colour: bool,
+) -> Result<toss_gdl::translate::Translation, LoadError> {
+    let (_, desc) = load_gdl_description(path, colour)?;
+    let shown = path.display().to_string();
+    let located = match toss_gdl::translate::translate_located(&desc) {
+        Ok(t) => return Ok(t),
+        Err(l) => l,
+    };
+    let message = format!("not translated to Toss: {}", located.refusal);
+    // The file read and checked a moment ago: its spans are the clauses'.
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let span = located.clause.and_then(|c| {
+        let checked = toss_gdl::kif::check_gdl(&text);
+        (checked.description.as_ref() == Some(&desc))
+            .then(|| checked.rule_spans.get(c).cloned())
+            .flatten()
+    });
+    let rendered = match span {
+        Some(span) => {
+            let d = toss_lang::Diagnostic::new(message, span);
+            toss_lang::render_diagnostics(&[d], &text, &shown, colour)
+        }
+        None => format!("error: {shown}: {message}\n"),
+    };
+    Err(LoadError { rendered, count: 1 })
+}
+
 /// Loads a game in the language its extension says, ready to play (GDL on
 /// the engine [`Engine::Auto`] picks).
 pub fn load(path: &Path, colour: bool) -> Result<Loaded, LoadError> {
@@ -184,14 +217,12 @@ pub fn load(path: &Path, colour: bool) -> Result<Loaded, LoadError> {
 /// [`load`], with the engine of GDL games chosen by `engine`.
 pub fn load_with(path: &Path, colour: bool, engine: Engine) -> Result<Loaded, LoadError> {
     if is_gdl(path) {
-        let (reasoner, desc) = load_gdl_description(path, colour)?;
         if engine == Engine::Toss {
             let fail = |why: String| LoadError {
                 rendered: format!("error: {}: {why}\n", path.display()),
                 count: 1,
             };
-            let t = toss_gdl::translate::translate(&desc)
-                .map_err(|e| fail(format!("not translated to Toss: {e}")))?;
+            let t = translate_gdl(path, colour)?;
             let interpreter =
                 toss_runtime::Interpreter::new(&t.game).map_err(|e| fail(e.to_string()))?;
             return Ok(Loaded::Toss {
@@ -199,6 +230,7 @@ pub fn load_with(path: &Path, colour: bool, engine: Engine) -> Result<Loaded, Lo
                 interpreter,
             });
         }
+        let (reasoner, desc) = load_gdl_description(path, colour)?;
         return Ok(match choose_engine(&desc, &reasoner, engine) {
             Ok(g) => Loaded::Grounded(g),
             Err(why) if engine == Engine::Grounded => {

@@ -1174,6 +1174,24 @@ fn translate_says_why_a_game_is_refused() {
         err.contains("not translated to Toss") && err.contains("simultaneous moves"),
         "{err}"
     );
+    // A refusal about a clause points at it: file, line, column, caret.
+    let kif = toss_testkit::corpus::gdl_dir().join("reversi.kif");
+    let out = toss(&["translate", kif.to_str().unwrap()], "");
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("reversi.kif:33:5")
+            && err.contains("(<= (hasOtherColorInDir ?x1 ?y1 ?dir)")
+            && err.contains("depends on itself"),
+        "{err}"
+    );
+    let kif = toss_testkit::corpus::gdl_dir().join("connect4.kif");
+    let out = toss(&["check", kif.to_str().unwrap(), "--via-toss"], "");
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("connect4.kif:191:5") && err.contains("(<= (legal ?w (drop ?c))"),
+        "{err}"
+    );
 }
 
 /// `--via-toss`: the commands that take a `.toss` file take a GDL file

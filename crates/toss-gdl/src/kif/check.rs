@@ -86,6 +86,7 @@ pub fn check(
     clauses: &[AClause],
     errors: &mut Vec<Diagnostic>,
     warnings: &mut Vec<Diagnostic>,
+    rule_spans: &mut Vec<Span>,
 ) -> Option<Description> {
     let mut rules: Vec<FlatRule> = Vec::new();
     for c in clauses {
@@ -143,6 +144,7 @@ pub fn check(
     // Stratification, on the rule graph (a rule depends on the rules whose
     // head may unify with a body literal).
     let lowered = lower(&rules);
+    rule_spans.extend(rules.iter().map(|r| r.head.span.clone()));
     let (rule_succ, rule_neg) = crate::rule_graph(&lowered);
     let rcomps = sccs(rules.len(), &rule_succ);
     let mut rcomp_of = vec![0; rules.len()];

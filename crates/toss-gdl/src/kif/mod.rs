@@ -30,6 +30,9 @@ pub struct GdlCheck {
     /// when it compiles, so such a description may still be played, as
     /// servers send them.
     pub unchecked: Option<Description>,
+    /// Per rule of the lowered description, the span of its head in the
+    /// source (a clause with a disjunction gives several rules).
+    pub rule_spans: Vec<syntax::Span>,
 }
 
 /// Reads and checks a KIF source, keeping errors and warnings apart.
@@ -55,7 +58,12 @@ pub fn check_gdl_forms(forms: &[syntax::SExpr]) -> GdlCheck {
     out.errors = conv.errors;
     out.warnings = conv.warnings;
     let syntax_errors = out.errors.len();
-    let desc = check::check(&clauses, &mut out.errors, &mut out.warnings);
+    let desc = check::check(
+        &clauses,
+        &mut out.errors,
+        &mut out.warnings,
+        &mut out.rule_spans,
+    );
     let restriction = |d: &Diagnostic| {
         d.message.starts_with("unsafe rule")
             || d.message.starts_with("not stratified")

@@ -31,8 +31,13 @@ use crate::{Atom, Description, Literal, Rule, Sym, Term};
 const MAX_UNFOLDED: usize = 4096;
 
 /// The description with the `legal` clauses whose move is a variable
-/// unfolded as far as they can be.
-pub(super) fn unfold_legal(desc: &Description, legal: Sym, keywords: &[Sym]) -> Description {
+/// unfolded as far as they can be, and per rule the index of the rule of
+/// `desc` it comes from.
+pub(super) fn unfold_legal(
+    desc: &Description,
+    legal: Sym,
+    keywords: &[Sym],
+) -> (Description, Vec<usize>) {
     let mut by_rel: HashMap<Sym, Vec<&Rule>> = HashMap::new();
     for r in &desc.rules {
         by_rel.entry(r.head.rel).or_default().push(r);
@@ -45,10 +50,12 @@ pub(super) fn unfold_legal(desc: &Description, legal: Sym, keywords: &[Sym]) -> 
             && !recursive.contains(&rel)
     };
     let mut rules = Vec::new();
-    for r in &desc.rules {
+    let mut origin = Vec::new();
+    for (ri, r) in desc.rules.iter().enumerate() {
         if r.head.rel != legal || r.head.args.len() != 2 || !matches!(r.head.args[1], Term::Var(_))
         {
             rules.push(r.clone());
+            origin.push(ri);
             continue;
         }
         let mut done = Vec::new();
@@ -83,25 +90,31 @@ pub(super) fn unfold_legal(desc: &Description, legal: Sym, keywords: &[Sym]) -> 
         if complete {
             // Resolvents come off the stack last first: restore clause order.
             done.reverse();
+            origin.extend(std::iter::repeat_n(ri, done.len()));
             rules.extend(done);
         } else {
             rules.push(r.clone());
+            origin.push(ri);
         }
     }
-    Description {
-        symbols: desc.symbols.clone(),
-        rules,
-    }
+    (
+        Description {
+            symbols: desc.symbols.clone(),
+            rules,
+        },
+        origin,
+    )
 }
 
 /// The description with the relations that use `does` inlined into the
-/// `next` clauses as far as they can be.
+/// `next` clauses as far as they can be, and per rule the index of the
+/// rule of `desc` it comes from.
 pub(super) fn inline_does_relations(
     desc: &Description,
     next: Sym,
     does: Sym,
     keywords: &[Sym],
-) -> Description {
+) -> (Description, Vec<usize>) {
     let mut by_rel: HashMap<Sym, Vec<&Rule>> = HashMap::new();
     for r in &desc.rules {
         by_rel.entry(r.head.rel).or_default().push(r);
@@ -116,9 +129,11 @@ pub(super) fn inline_does_relations(
             && !recursive.contains(&rel)
     };
     let mut rules = Vec::new();
-    for r in &desc.rules {
+    let mut origin = Vec::new();
+    for (ri, r) in desc.rules.iter().enumerate() {
         if r.head.rel != next {
             rules.push(r.clone());
+            origin.push(ri);
             continue;
         }
         let mut done = Vec::new();
@@ -157,15 +172,20 @@ pub(super) fn inline_does_relations(
         }
         if complete {
             done.reverse();
+            origin.extend(std::iter::repeat_n(ri, done.len()));
             rules.extend(done);
         } else {
             rules.push(r.clone());
+            origin.push(ri);
         }
     }
-    Description {
-        symbols: desc.symbols.clone(),
-        rules,
-    }
+    (
+        Description {
+            symbols: desc.symbols.clone(),
+            rules,
+        },
+        origin,
+    )
 }
 
 /// The clause `c` with its negated call `(not call)` (body literal `i`)

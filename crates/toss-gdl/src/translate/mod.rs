@@ -251,17 +251,89 @@ impl Translation {
 /// Translates a checked GDL description: structure, formulas, rules and
 /// locations.
 pub fn translate(original: &Description) -> Result<Translation, Refusal> {
-    translate_parts(original, true)
+    translate_located(original).map_err(|l| l.refusal)
+}
+
+/// A refusal with the clause it is about, when one is known.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Located {
+    pub refusal: Refusal,
+    /// The index of the clause in the description given to
+    /// [`translate_located`] (with `kif::check_gdl`'s `rule_spans`, where
+    /// it is in the file).
+    pub clause: Option<usize>,
+}
+
+/// [`translate`], saying which clause a refusal is about: the `legal`
+/// clause whose rules could not be built, or the first clause of the
+/// relation or state term the reason names.
+pub fn translate_located(original: &Description) -> Result<Translation, Located> {
+    let mut at = At::default();
+    translate_parts(original, true, &mut at).map_err(|refusal| {
+        let clause = at
+            .clause
+            .and_then(|c| at.origin.get(c).copied())
+            .or_else(|| first_clause_about(original, &refusal));
+        Located { refusal, clause }
+    })
+}
+
+/// Where the translation is, for locating a refusal: the clause being
+/// translated (an index into the expanded description) and the clause of
+/// the original description each expanded clause comes from.
+#[derive(Default)]
+struct At {
+    clause: Option<usize>,
+    origin: Vec<usize>,
+}
+
+/// The first clause of `desc` that a refusal names: the relation of a
+/// recursion, a `next` clause of the root with several fluent paths, a
+/// state term that is a variable, a `sees` or `random` clause.
+fn first_clause_about(desc: &Description, r: &Refusal) -> Option<usize> {
+    let name = |s: crate::Sym| desc.symbols[s as usize].as_str();
+    let state_root = |t: &Term| match t {
+        Term::Const(s) | Term::Fn(s, _) => Some(name(*s)),
+        Term::Var(_) => None,
+    };
+    let is = |s: crate::Sym, k: &str| name(s).eq_ignore_ascii_case(k);
+    desc.rules.iter().position(|c| match r {
+        Refusal::Recursion { relation } => name(c.head.rel) == relation,
+        Refusal::SeveralFluentPaths { root } => {
+            is(c.head.rel, "next") && c.head.args.first().and_then(state_root) == Some(root)
+        }
+        Refusal::VariableStateTerm => {
+            let var_state = |a: &crate::Atom| {
+                (is(a.rel, "next") || is(a.rel, "true"))
+                    && matches!(a.args.first(), Some(Term::Var(_)))
+            };
+            var_state(&c.head)
+                || c.body.iter().any(|l| match l {
+                    crate::Literal::Pos(a) | crate::Literal::Neg(a) => var_state(a),
+                    _ => false,
+                })
+        }
+        Refusal::GdlII => {
+            is(c.head.rel, "sees")
+                || (is(c.head.rel, "role")
+                    && matches!(c.head.args.first(), Some(Term::Const(s)) if is(*s, "random")))
+        }
+        _ => false,
+    })
 }
 
 /// The structure and the formulas (`terminal`, goals, payoffs) of the
 /// translation, without rules: a game whose only location has no moves.
 /// For checking those parts on games whose moves are not translated yet.
 pub fn translate_structure(original: &Description) -> Result<Translation, Refusal> {
-    translate_parts(original, false)
+    translate_parts(original, false, &mut At::default())
 }
 
-fn translate_parts(original: &Description, with_rules: bool) -> Result<Translation, Refusal> {
+fn translate_parts(
+    original: &Description,
+    with_rules: bool,
+    at: &mut At,
+) -> Result<Translation, Refusal> {
     let desc = original;
     let sym = |n: &str| desc.symbol(n);
     if sym("sees").is_some()
@@ -290,18 +362,24 @@ fn translate_parts(original: &Description, with_rules: bool) -> Result<Translati
             }
         }
     }
-    let desc = players::eliminate(
+    let (desc, mut origin) = players::eliminate(
         desc,
         &roles,
         [sym("legal"), sym("goal"), sym("does"), role_sym],
     );
+    // Each step maps its clauses to those of the step before.
+    let mut compose = |step: Vec<usize>| {
+        origin = step.into_iter().map(|i| origin[i]).collect();
+    };
     let desc = match sym("legal") {
         Some(legal) => {
             let keywords: Vec<_> = ["true", "does", "next", "init", "role", "goal", "terminal"]
                 .iter()
                 .filter_map(|k| sym(k))
                 .collect();
-            expand::unfold_legal(&desc, legal, &keywords)
+            let (d, step) = expand::unfold_legal(&desc, legal, &keywords);
+            compose(step);
+            d
         }
         None => desc,
     };
@@ -311,10 +389,13 @@ fn translate_parts(original: &Description, with_rules: bool) -> Result<Translati
                 .iter()
                 .filter_map(|k| sym(k))
                 .collect();
-            expand::inline_does_relations(&desc, next, does, &keywords)
+            let (d, step) = expand::inline_does_relations(&desc, next, does, &keywords);
+            compose(step);
+            d
         }
         _ => desc,
     };
+    at.origin = origin;
     let evaluated = match sym("does") {
         Some(does) => expand::safe_for_evaluation(&desc, does),
         None => desc.clone(),
@@ -408,6 +489,7 @@ fn translate_parts(original: &Description, with_rules: bool) -> Result<Translati
             terminal.as_deref(),
             next,
             true_,
+            &mut at.clause,
         )?;
         (turns.cycle, built)
     } else {
@@ -564,6 +646,7 @@ fn rules_of(
     terminal: Option<&str>,
     next: crate::Sym,
     true_: crate::Sym,
+    at: &mut Option<usize>,
 ) -> Result<(rules::Turns, rules::Built), Refusal> {
     let sym = |n: &str| desc.symbol(n);
     let reasoner = crate::GdlGame::new(original).map_err(|e| Refusal::Aggregate(e.to_string()))?;
@@ -590,6 +673,6 @@ fn rules_of(
             }
         }
     }
-    let built = rules::build(tr, desc, els, roles, &turns, &kw, terminal, &single)?;
+    let built = rules::build(tr, desc, els, roles, &turns, &kw, terminal, &single, at)?;
     Ok((turns, built))
 }

@@ -37,13 +37,19 @@ fn subst_rule(r: &Rule, v: u32, c: Sym) -> Rule {
     }
 }
 
-/// The description with player variables eliminated. `roles` are the role
+/// The description with player variables eliminated, and per rule the
+/// index of the rule of `desc` it comes from. `roles` are the role
 /// constants; `kw` the symbols of `legal`, `goal`, `does` and `role`.
-pub(super) fn eliminate(desc: &Description, roles: &[Sym], kw: [Option<Sym>; 4]) -> Description {
+pub(super) fn eliminate(
+    desc: &Description,
+    roles: &[Sym],
+    kw: [Option<Sym>; 4],
+) -> (Description, Vec<usize>) {
     let [legal, goal, does, role] = kw;
     let is = |s: Option<Sym>, rel: Sym| s == Some(rel);
     let mut rules = Vec::new();
-    for r in &desc.rules {
+    let mut origin = Vec::new();
+    for (i, r) in desc.rules.iter().enumerate() {
         let mut player_vars: Vec<u32> = Vec::new();
         if (is(legal, r.head.rel) || is(goal, r.head.rel))
             && r.head.args.len() == 2
@@ -85,11 +91,15 @@ pub(super) fn eliminate(desc: &Description, roles: &[Sym], kw: [Option<Sym>; 4])
             });
             if !dead {
                 rules.push(r);
+                origin.push(i);
             }
         }
     }
-    Description {
-        symbols: desc.symbols.clone(),
-        rules,
-    }
+    (
+        Description {
+            symbols: desc.symbols.clone(),
+            rules,
+        },
+        origin,
+    )
 }

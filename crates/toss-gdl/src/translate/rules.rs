@@ -501,7 +501,8 @@ pub(super) struct Built {
     pub labels: Vec<Vec<Label>>,
 }
 
-/// Builds the rules and labels of every location.
+/// Builds the rules and labels of every location. `translating` is set to the
+/// `legal` clause being translated, to locate a refusal.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn build(
     tr: &mut Formulas<'_>,
@@ -512,6 +513,7 @@ pub(super) fn build(
     kw: &Keywords,
     terminal: Option<&str>,
     single: &[bool],
+    translating: &mut Option<usize>,
 ) -> Result<Built, Refusal> {
     let mut built = Built {
         rules: Vec::new(),
@@ -530,6 +532,7 @@ pub(super) fn build(
             {
                 continue;
             }
+            *translating = Some(ci);
             let l = c.head.args[1].clone();
             // The mover's idle move, never seen legal at its own turn, is
             // the `noop` of the other locations: no rule here.
