@@ -163,6 +163,10 @@ impl Elements {
 /// Finds frame clauses, fluent paths and elements. `states` is the
 /// aggregate playout's set of state terms (spec's S), in canonical order;
 /// `next` and `true_` the keyword symbols.
+/// More values than this make a one-argument root without frame clauses a
+/// counter (see [`build`]).
+const COUNTER_VALUES: usize = 4;
+
 pub(super) fn build(
     desc: &Description,
     states: &[Term],
@@ -218,6 +222,30 @@ pub(super) fn build(
             }
         }
     }
+    // A counter, `(step ?n)` that no frame clause copies and whose next
+    // value the clauses compute from the current one: with a fluent path,
+    // each of its many values would be an outcome of every move. Each
+    // value is an element of its own instead (as a root without a fluent
+    // path), so a move picks the new value's element by the state.
+    let framed: Vec<(Sym, usize)> = frame
+        .iter()
+        .filter_map(|&i| root(&desc.rules[i].head.args[0]))
+        .collect();
+    fluent_paths.retain(|rk, paths| {
+        let counter = rk.1 == 1
+            && !framed.contains(rk)
+            && paths.iter().all(|p| {
+                let mut values: Vec<&Term> = states
+                    .iter()
+                    .filter(|t| root(t) == Some(*rk))
+                    .filter_map(|t| at(t, p))
+                    .collect();
+                values.sort();
+                values.dedup();
+                values.len() > COUNTER_VALUES
+            });
+        !counter
+    });
     let mut roots: Vec<RootInfo> = Vec::new();
     let mut root_of: HashMap<(Sym, usize), usize> = HashMap::new();
     let mut elements: Vec<Element> = Vec::new();

@@ -259,6 +259,17 @@ impl<'a> Formulas<'a> {
         }
     }
 
+    /// Whether a literal reads the state (`true`, or a relation that
+    /// depends on it).
+    pub fn reads_state(&self, l: &Literal) -> bool {
+        match l {
+            Literal::Pos(a) | Literal::Neg(a) => {
+                a.rel == self.true_ || self.level(a.rel, a.args.len()) != STATIC
+            }
+            _ => false,
+        }
+    }
+
     fn level(&self, rel: Sym, arity: usize) -> u8 {
         self.levels.level_of(rel, arity).unwrap_or(STATIC)
     }

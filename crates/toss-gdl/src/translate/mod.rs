@@ -606,30 +606,20 @@ fn translate_parts(
         goals,
         moves: built.moves,
     };
-    // The start: the `init` fluents.
-    let init_sym = sym("init");
-    let init: Vec<String> = desc
-        .rules
-        .iter()
-        .filter(|r| Some(r.head.rel) == init_sym && r.head.args.len() == 1 && r.body.is_empty())
-        .map(|r| desc.term_to_string(&r.head.args[0], &[]))
-        .collect();
-    let start = match tr.encode(init.iter().map(String::as_str)) {
-        Some(s) => s,
-        None => {
-            // `init` given by rules (not facts): read it from the engine.
-            let mut fl = Vec::new();
-            if let Some(r) = init_sym.and_then(|i| agg.prog.relation(i, 1)) {
-                for t in agg.engine.tuples(&agg.prog, r) {
-                    fl.push(desc.term_to_string(&term_of(&agg, t[0]), &[]));
-                }
-            }
-            tr.encode(fl.iter().map(String::as_str))
-                .ok_or_else(|| Refusal::Unsupported {
-                    what: "an initial state term outside the aggregate playout".to_string(),
-                })?
+    // The start: the `init` fluents, facts and those derived by rules
+    // (from static relations only, so the aggregate playout has them
+    // exactly).
+    let mut init = Vec::new();
+    if let Some(r) = sym("init").and_then(|i| agg.prog.relation(i, 1)) {
+        for t in agg.engine.tuples(&agg.prog, r) {
+            init.push(desc.term_to_string(&term_of(&agg, t[0]), &[]));
         }
-    };
+    }
+    let start = tr
+        .encode(init.iter().map(String::as_str))
+        .ok_or_else(|| Refusal::Unsupported {
+            what: "an initial state term outside the aggregate playout".to_string(),
+        })?;
     tr.game.start = start;
     Ok(tr)
 }
@@ -673,6 +663,23 @@ fn rules_of(
             }
         }
     }
-    let built = rules::build(tr, desc, els, roles, &turns, &kw, terminal, &single, at)?;
+    // Roots that the sampled plays show with at most one element holding
+    // a fluent at a time.
+    let mut sole = vec![true; els.roots.len()];
+    for st in &turns.states {
+        let mut holding: HashMap<usize, std::collections::BTreeSet<usize>> = HashMap::new();
+        for f in st {
+            if let Some((e, _)) = by_kif.get(f) {
+                let set = holding.entry(els.elements[*e].root).or_default();
+                set.insert(*e);
+                if set.len() > 1 {
+                    sole[els.elements[*e].root] = false;
+                }
+            }
+        }
+    }
+    let built = rules::build(
+        tr, desc, els, roles, &turns, &kw, terminal, &single, &sole, at,
+    )?;
     Ok((turns, built))
 }

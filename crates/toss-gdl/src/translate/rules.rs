@@ -303,6 +303,26 @@ fn local_vars(n: &crate::Rule, by: u32, does: crate::Sym) -> Vec<u32> {
     out
 }
 
+/// `t` with a fresh variable (from `next` on) at every leaf but the
+/// root's symbol and the fluent path's hole.
+fn fresh_vars(t: &Term, next: &mut u32) -> Term {
+    fn leaf(t: &Term, next: &mut u32) -> Term {
+        match t {
+            Term::Fn(f, a) => Term::Fn(*f, a.iter().map(|x| leaf(x, next)).collect()),
+            Term::Const(HOLE) => t.clone(),
+            _ => {
+                let v = Term::Var(*next);
+                *next += 1;
+                v
+            }
+        }
+    }
+    match t {
+        Term::Fn(f, a) => Term::Fn(*f, a.iter().map(|x| leaf(x, next)).collect()),
+        t => t.clone(),
+    }
+}
+
 /// A relevant `next` clause for one rule: head and body with the `does`
 /// atoms resolved.
 struct Relevant {
@@ -360,18 +380,21 @@ const MAX_FRAME_CHECKS: usize = 20_000_000;
 /// not name and each of its values, some relevant frame clause must copy
 /// it, decided on the static relations alone. A loss, a frame condition
 /// that reads the state, and a root that no frame clause copies are
-/// refused: the rule could not express the move's effect.
+/// refused: the rule could not express the move's effect. The `cleared`
+/// roots are changed by a picked element of their own, not kept.
+#[allow(clippy::too_many_arguments)]
 fn check_frames(
     tr: &mut Formulas<'_>,
     els: &Elements,
     relevant: &[Relevant],
     targets: &[(Term, usize)],
+    cleared: &[usize],
     l: &Term,
     ci: usize,
     kw: &Keywords,
 ) -> Result<(), Refusal> {
     let frames: Vec<&Relevant> = relevant.iter().filter(|r| r.frame).collect();
-    for ri in 0..els.roots.len() {
+    for ri in (0..els.roots.len()).filter(|ri| !cleared.contains(ri)) {
         let always = |e: &super::elements::Element| {
             targets
                 .iter()
@@ -482,8 +505,13 @@ fn check_frames(
     Ok(())
 }
 
-/// Most rules one `legal` clause may become.
+/// Most rules one `legal` clause (for one value of its eliminated
+/// variables) may become.
 const MAX_VARIANTS: usize = 256;
+
+/// Most combinations of outcomes looked at for one `legal` clause (for one
+/// value of its eliminated variables).
+const MAX_COMBINATIONS: usize = 65_536;
 
 /// The keyword symbols the rules need.
 pub(super) struct Keywords {
@@ -513,6 +541,7 @@ pub(super) fn build(
     kw: &Keywords,
     terminal: Option<&str>,
     single: &[bool],
+    sole: &[bool],
     translating: &mut Option<usize>,
 ) -> Result<Built, Refusal> {
     let mut built = Built {
@@ -719,6 +748,16 @@ pub(super) fn build(
                 let mut vs = Vec::new();
                 masked.vars(&mut vs);
                 if vs.iter().any(|v| !lv.contains(v)) {
+                    // A picked element is one, found by the state; a clause
+                    // that reads no state may change several at once.
+                    let reads_state = r.body.iter().any(|x| tr.reads_state(x));
+                    if !reads_state {
+                        return Err(Refusal::Unsupported {
+                            what: "a `next` clause that changes elements neither the move nor \
+                                   the state names"
+                                .to_string(),
+                        });
+                    }
                     picked.push((masked, ri, &r.body));
                 } else if !targets.iter().any(|(m, _)| *m == masked) {
                     targets.push((masked, ri));
@@ -756,12 +795,60 @@ pub(super) fn build(
                     targets.push((masked, ri));
                 }
             }
+            // A root that no relevant frame clause copies loses the
+            // fluents of every element the move does not name. Where the
+            // sampled plays show at most one element of the root holding a
+            // fluent, that element is picked by the state (any fluent on
+            // it) and changed like the others: its outcome is what the
+            // `next` clauses give it, usually nothing.
+            let mut fresh = offset;
+            let mut cleared: Vec<usize> = Vec::new();
+            let mut clear_bodies: Vec<(Term, usize, Vec<Literal>)> = Vec::new();
+            for (ri, info) in els.roots.iter().enumerate() {
+                let copied = relevant.iter().any(|r| {
+                    r.frame && root(&r.head).and_then(|rk| els.root_of.get(&rk)) == Some(&ri)
+                });
+                let named = |e: &super::elements::Element| {
+                    targets
+                        .iter()
+                        .any(|(m, r)| *r == ri && m.is_ground() && *m == e.key)
+                };
+                if copied || !sole[ri] || !els.elements.iter().any(|e| e.root == ri && !named(e)) {
+                    continue;
+                }
+                let Some(e0) = els.elements.iter().find(|e| e.root == ri) else {
+                    continue;
+                };
+                // The element's pattern: its key with a fresh variable at
+                // every coordinate; the state term adds one at the value.
+                let pattern = fresh_vars(&e0.key, &mut fresh);
+                let state = match &info.fluent {
+                    Some(p) => {
+                        let v = Term::Var(fresh);
+                        fresh += 1;
+                        place(&pattern, p, &v)
+                    }
+                    None => pattern.clone(),
+                };
+                cleared.push(ri);
+                clear_bodies.push((
+                    pattern,
+                    ri,
+                    vec![Literal::Pos(crate::Atom {
+                        rel: kw.true_,
+                        args: vec![state],
+                    })],
+                ));
+            }
+            for (m, ri, body) in &clear_bodies {
+                picked.push((m.clone(), *ri, body));
+            }
             if picked.len() > 4 {
                 return Err(Refusal::SizeLimit {
                     what: "a move with more than 4 elements picked by the state".to_string(),
                 });
             }
-            check_frames(tr, els, &relevant, &targets, &l, ci, kw)?;
+            check_frames(tr, els, &relevant, &targets, &cleared, &l, ci, kw)?;
             let fixed_targets = targets;
             for mask in 0..(1usize << picked.len()) {
                 let mut targets = fixed_targets.clone();
@@ -916,14 +1003,20 @@ pub(super) fn build(
                             choice_target.push(k);
                         }
                     }
-                    let count: usize = choices.iter().map(Vec::len).product();
-                    if count > MAX_VARIANTS {
+                    // Combinations whose precondition is plainly false (a
+                    // fluent both had and not) are dropped as they are met.
+                    let count = choices
+                        .iter()
+                        .try_fold(1usize, |n, c| n.checked_mul(c.len()))
+                        .unwrap_or(usize::MAX);
+                    if count > MAX_COMBINATIONS {
                         return Err(Refusal::SizeLimit {
                             what: format!(
-                                "a legal clause with more than {MAX_VARIANTS} outcome combinations"
+                                "a legal clause with more than {MAX_COMBINATIONS} outcome combinations"
                             ),
                         });
                     }
+                    let mut made = 0usize;
                     let mut idx = vec![0usize; choices.len()];
                     if choices.iter().any(Vec::is_empty) {
                         continue;
@@ -951,6 +1044,14 @@ pub(super) fn build(
                         }
                         let pre = and(pre);
                         if pre != Formula::False {
+                            made += 1;
+                            if made > MAX_VARIANTS {
+                                return Err(Refusal::SizeLimit {
+                                    what: format!(
+                                        "a legal clause with more than {MAX_VARIANTS} outcome variants"
+                                    ),
+                                });
+                            }
                             let mut lhs_tuples = Vec::new();
                             let mut emb: Vec<String> = Vec::new();
                             for (k, (_, ri)) in targets.iter().enumerate() {
