@@ -511,9 +511,15 @@ fn translate_parts(
         .max()
         .unwrap_or(0);
     if biggest > formulas::MAX_INLINED_ATOMS {
+        // The sizes saturate: the largest means "too many to count".
+        let atoms = if biggest == u64::MAX {
+            "more than 2^64".to_string()
+        } else {
+            biggest.to_string()
+        };
         return Err(Refusal::SizeLimit {
             what: format!(
-                "a formula of {biggest} atoms once its defined relations are expanded (limit {})",
+                "a formula of {atoms} atoms once its defined relations are expanded (limit {})",
                 formulas::MAX_INLINED_ATOMS
             ),
         });
