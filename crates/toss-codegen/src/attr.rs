@@ -11,6 +11,9 @@ pub struct GameAttr {
     /// `heuristics`: derive the heuristics at build time and compile them
     /// (opt-in: deriving takes seconds to minutes on large boards).
     pub heuristics: Option<proc_macro2::Span>,
+    /// `translate` (with `gdl`): compile the game through its Toss
+    /// translation (spec chapter 5) rather than its grounded network.
+    pub translate: Option<proc_macro2::Span>,
 }
 
 /// Reads every `#[toss(...)]` attribute; unknown keys are errors at their
@@ -20,6 +23,7 @@ pub fn parse(attrs: &[Attribute]) -> Result<GameAttr, syn::Error> {
         file: None,
         gdl: None,
         heuristics: None,
+        translate: None,
     };
     let mut errors: Option<syn::Error> = None;
     let mut push = |e: syn::Error| match &mut errors {
@@ -28,18 +32,24 @@ pub fn parse(attrs: &[Attribute]) -> Result<GameAttr, syn::Error> {
     };
     for attr in attrs.iter().filter(|a| a.path().is_ident("toss")) {
         let res = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("heuristics") {
+            for (key, flag) in [
+                ("heuristics", &mut out.heuristics),
+                ("translate", &mut out.translate),
+            ] {
+                if !meta.path.is_ident(key) {
+                    continue;
+                }
                 let span = meta
                     .path
                     .get_ident()
                     .map_or_else(proc_macro2::Span::call_site, proc_macro2::Ident::span);
                 if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
-                    return Err(meta.error("`heuristics` takes no value: write `heuristics`"));
+                    return Err(meta.error(format!("`{key}` takes no value: write `{key}`")));
                 }
-                if out.heuristics.is_some() {
+                if flag.is_some() {
                     return Err(syn::Error::new(span, "this key is given twice"));
                 }
-                out.heuristics = Some(span);
+                *flag = Some(span);
                 return Ok(());
             }
             let slot = if meta.path.is_ident("file") {
@@ -48,7 +58,8 @@ pub fn parse(attrs: &[Attribute]) -> Result<GameAttr, syn::Error> {
                 &mut out.gdl
             } else {
                 return Err(meta.error(
-                    "unknown key in #[toss(...)]: expected `file = \"...\"`, `gdl = \"...\"` or `heuristics`",
+                    "unknown key in #[toss(...)]: expected `file = \"...\"`, `gdl = \"...\"`, \
+                     `heuristics` or `translate`",
                 ));
             };
             let lit: LitStr = meta.value()?.parse()?;

@@ -90,24 +90,50 @@ fn expand(input: &DeriveInput, base: Option<&std::path::Path>) -> Result<TokenSt
         source::resolve(&base, &file.value()).map_err(|e| syn::Error::new(file.span(), e))?;
     let shown = file.value();
     let bytes = source::read(&path, &shown).map_err(|e| syn::Error::new(file.span(), e))?;
-    if attr.gdl.is_some() {
-        if let Some(span) = attr.heuristics {
-            return Err(syn::Error::new(
-                span,
-                "`heuristics` derives heuristics from Toss payoff formulas; a GDL game has none",
-            ));
-        }
-        return gdl::expand(&input.ident, file, &path, &bytes);
+    let path_lit = path.to_string_lossy().into_owned();
+    let file_name = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    if let (Some(span), None) = (attr.translate, &attr.gdl) {
+        return Err(syn::Error::new(
+            span,
+            "`translate` compiles a GDL game through its Toss translation: give `gdl = \"...\"`",
+        ));
     }
-    // Bytes that are not UTF-8 are an error at their line and column, shown
-    // against the text with them replaced, as the CLI shows them.
-    let game = toss_lang::parse_game_bytes(&bytes, &shown).map_err(|diags| {
-        let text = String::from_utf8_lossy(&bytes);
-        syn::Error::new(
-            file.span(),
-            toss_lang::render_diagnostics(&diags, &text, &shown, false),
-        )
-    })?;
+    let (game, source) = match (&attr.gdl, attr.translate) {
+        (Some(_), None) => {
+            if let Some(span) = attr.heuristics {
+                return Err(syn::Error::new(
+                    span,
+                    "`heuristics` derives heuristics from Toss payoff formulas; a GDL game has \
+                     none (add `translate` to compile its Toss translation, which has them)",
+                ));
+            }
+            return gdl::expand(&input.ident, file, &path, &bytes);
+        }
+        (Some(_), Some(_)) => {
+            let game =
+                translate_gdl(&bytes, &shown).map_err(|msg| syn::Error::new(file.span(), msg))?;
+            let text = toss_lang::print_game(&game);
+            let source = emit::Source::Translated {
+                gdl_path: path_lit,
+                text,
+            };
+            (game, source)
+        }
+        // Bytes that are not UTF-8 are an error at their line and column,
+        // shown against the text with them replaced, as the CLI shows them.
+        (None, _) => (
+            toss_lang::parse_game_bytes(&bytes, &shown).map_err(|diags| {
+                let text = String::from_utf8_lossy(&bytes);
+                syn::Error::new(
+                    file.span(),
+                    toss_lang::render_diagnostics(&diags, &text, &shown, false),
+                )
+            })?,
+            emit::Source::File(path_lit),
+        ),
+    };
     // The interpreter is built here exactly as at run time, so a game that
     // compiles cannot fail to load when the program starts.
     let interp = toss_runtime::Interpreter::new(&game)
@@ -140,7 +166,7 @@ fn expand(input: &DeriveInput, base: Option<&std::path::Path>) -> Result<TokenSt
                 check_fallback(&plan, &game, &interp)
                     .map_err(|e| syn::Error::new(*span, format!("{shown}: {e}")))?;
             }
-            emit::specialized_impl(&input.ident, &path, &plan)
+            emit::specialized_impl(&input.ident, &source, &file_name, &plan)
         }
         Err(reason) => {
             if let Some((span, _)) = heuristics {
@@ -152,9 +178,43 @@ fn expand(input: &DeriveInput, base: Option<&std::path::Path>) -> Result<TokenSt
                     ),
                 ));
             }
-            emit::interpreted_impl(&input.ident, &path, &game, &reason)
+            emit::interpreted_impl(&input.ident, &source, &file_name, &game, &reason)
         }
     })
+}
+
+/// The Toss translation of a GDL file; the error is the message of a
+/// compile error: the file's own errors, or the refusal at its clause.
+fn translate_gdl(bytes: &[u8], shown: &str) -> Result<toss_core::ir::Game, String> {
+    let text = std::str::from_utf8(bytes).map_err(|e| format!("{shown}: not UTF-8 text: {e}"))?;
+    let checked = toss_gdl::kif::check_gdl(text);
+    let desc = match checked.description {
+        Some(d) if checked.errors.is_empty() => d,
+        _ => {
+            return Err(toss_lang::render_diagnostics(
+                &checked.errors,
+                text,
+                shown,
+                false,
+            ));
+        }
+    };
+    let refused = match toss_gdl::translate::translate_located(&desc) {
+        Ok(t) => return Ok(t.game),
+        Err(l) => l,
+    };
+    let message = format!("not translated to Toss: {}", refused.refusal);
+    Err(
+        match refused.clause.and_then(|c| checked.rule_spans.get(c)) {
+            Some(span) => toss_lang::render_diagnostics(
+                &[toss_lang::Diagnostic::new(message, span.clone())],
+                text,
+                shown,
+                false,
+            ),
+            None => format!("{shown}: {message}"),
+        },
+    )
 }
 
 /// The parts of the heuristic that fall back to the solver are embedded

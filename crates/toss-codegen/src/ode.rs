@@ -204,7 +204,7 @@ pub fn continuous_impl(
     );
     let source = crate::emit::source_and_interpreter_with(
         ident,
-        &path_lit,
+        &crate::emit::Source::File(path_lit),
         &[" The interpreter of this game with its compiled terms, built on first use."],
         quote! {
             ::toss::__private::checked_interpreter_compiled(Self::SOURCE, #file_name, Self::COMPILED)

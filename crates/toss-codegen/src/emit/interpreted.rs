@@ -9,28 +9,59 @@
 //! by the same front end and interpreter constructor that run at start-up,
 //! and the impl forwards to that interpreter; its doc comment says why.
 
-use std::path::Path;
-
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::Ident;
 use toss_core::ir;
 
+/// The Toss description a derived game embeds as `X::SOURCE`.
+pub(crate) enum Source {
+    /// A `.toss` file, with `include_str!`.
+    File(String),
+    /// The Toss translation of a GDL file (spec chapter 5), as printed
+    /// text; the GDL file is still read with `include_str!`, so that Cargo
+    /// rebuilds when it changes.
+    Translated { gdl_path: String, text: String },
+}
+
+impl Source {
+    /// The expression of `SOURCE`.
+    fn tokens(&self) -> TokenStream {
+        match self {
+            Source::File(path) => quote! { ::core::include_str!(#path) },
+            Source::Translated { gdl_path, text } => quote! {
+                {
+                    const _GDL: &str = ::core::include_str!(#gdl_path);
+                    #text
+                }
+            },
+        }
+    }
+
+    /// What the description is, in the words of the doc comments.
+    pub(crate) fn describe(&self, file_name: &str) -> String {
+        match self {
+            Source::File(_) => format!("`{file_name}`"),
+            Source::Translated { .. } => {
+                format!("`{file_name}` translated to Toss (spec chapter 5)")
+            }
+        }
+    }
+}
+
 /// The impl for a game that checked: embed, and forward to the interpreter.
 pub(crate) fn interpreted_impl(
     ident: &Ident,
-    path: &Path,
+    source: &Source,
+    file_name: &str,
     game: &ir::Game,
     reason: &str,
 ) -> TokenStream {
-    let path_lit = path.to_string_lossy().into_owned();
-    let file_name = path
-        .file_name()
-        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     let doc = format!(
-        " The game `{file_name}` ({} player(s), {} rule(s), {} location(s)): every \
+        " The game {} ({} player(s), {} rule(s), {} location(s)): every \
          method runs the interpreter on the embedded description, because the \
          specializer does not handle it: {reason}.",
+        source.describe(file_name),
         game.players.len(),
         game.rules.len(),
         game.locations.len()
@@ -38,8 +69,8 @@ pub(crate) fn interpreted_impl(
     let body = forwarding_methods(quote! { #ident::interpreter() });
     let source = source_and_interpreter(
         ident,
-        &path_lit,
-        &file_name,
+        source,
+        file_name,
         &[" The interpreter of this game, built on first use."],
     );
     quote! {
@@ -58,13 +89,13 @@ pub(crate) fn interpreted_impl(
 /// latter's doc comment, one string per line.
 pub(crate) fn source_and_interpreter(
     ident: &Ident,
-    path_lit: &str,
+    source: &Source,
     file_name: &str,
     doc: &[&str],
 ) -> TokenStream {
     source_and_interpreter_with(
         ident,
-        path_lit,
+        source,
         doc,
         quote! { ::toss::__private::checked_interpreter(Self::SOURCE, #file_name) },
     )
@@ -74,15 +105,16 @@ pub(crate) fn source_and_interpreter(
 /// expression of type `Interpreter`).
 pub(crate) fn source_and_interpreter_with(
     ident: &Ident,
-    path_lit: &str,
+    source: &Source,
     doc: &[&str],
     init: TokenStream,
 ) -> TokenStream {
+    let source = source.tokens();
     quote! {
         #[automatically_derived]
         impl #ident {
             /// The game description, embedded at build time.
-            pub const SOURCE: &'static str = ::core::include_str!(#path_lit);
+            pub const SOURCE: &'static str = #source;
 
             #(#[doc = #doc])*
             pub fn interpreter() -> &'static ::toss::__private::Interpreter {

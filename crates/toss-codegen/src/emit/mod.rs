@@ -59,15 +59,13 @@ mod state;
 mod table;
 mod tuples;
 
-use std::path::Path;
-
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::Ident;
 
 pub(crate) use interpreted::{
-    forwarding_methods, interpreted_impl, source_and_interpreter, source_and_interpreter_with,
-    stub_impl,
+    Source, forwarding_methods, interpreted_impl, source_and_interpreter,
+    source_and_interpreter_with, stub_impl,
 };
 
 use crate::plan::Plan;
@@ -75,14 +73,16 @@ pub(crate) use lit::module_name;
 use lit::{set_lit, usize_lit};
 
 /// The specialized impl.
-pub(crate) fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> TokenStream {
-    let path_lit = path.to_string_lossy().into_owned();
-    let file_name = path
-        .file_name()
-        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+pub(crate) fn specialized_impl(
+    ident: &Ident,
+    source: &Source,
+    file_name: &str,
+    plan: &Plan,
+) -> TokenStream {
     let module = module_name(ident);
     let module_doc = format!(
-        " Specialized code of `{file_name}`. The plan:\n\n ```text\n{}```",
+        " Specialized code of {}. The plan:\n\n ```text\n{}```",
+        source.describe(file_name),
         plan.dump()
             .lines()
             .map(|l| format!(" {l}\n"))
@@ -91,8 +91,8 @@ pub(crate) fn specialized_impl(ident: &Ident, path: &Path, plan: &Plan) -> Token
 
     let source = source_and_interpreter(
         ident,
-        &path_lit,
-        &file_name,
+        source,
+        file_name,
         &[
             " The interpreter of this game, built on first use (the",
             " specialized impl uses it only to rebuild structures).",
