@@ -107,12 +107,12 @@ pub(crate) fn specialized_impl(
     let conds = exprs::cond_fns(plan);
     let matchers = matchers::matcher_fns(plan, ident);
     let counters = matchers::counter_fns(plan);
-    let heuristic = heuristic::heuristic_fns(plan, ident, &file_name);
+    let heuristic = heuristic::heuristic_fns(plan, ident, file_name);
     let playout = playout::playout_fns(plan);
     let moves = locations::move_fns(plan);
     let effects = effects::effect_fns(plan, ident);
     let payoffs = locations::payoffs_fn(plan, ident);
-    let game = game_impl::game_impl(plan, ident, &module, &file_name);
+    let game = game_impl::game_impl(plan, ident, &module, file_name);
     quote! {
         #source
 
