@@ -22,7 +22,7 @@ use super::{Deadline, PlayerConfig, TimedPlayout};
 
 /// A game a match can be played on: what the player needs beyond [`Game`].
 pub(crate) trait MatchGame:
-    Game<State: Send + Sync, Move: Copy + Send + Sync> + Clone + Send + Sync + 'static
+    Game<State: Send + Sync, Move: Send + Sync> + Clone + Send + Sync + 'static
 {
     /// What reads the moves of the protocol into moves of this game:
     /// nothing for the reasoner (it reads them itself), the reasoner for

@@ -1177,7 +1177,7 @@ impl<G: MatchGame> Match<G> {
                     format!("no search: more than {} joint moves", self.max_joint_moves)
                 });
                 let k = toss_core::game::index_below(&mut self.rng, dims[self.role]);
-                return Some(legal[self.role][k]);
+                return Some(legal[self.role][k].clone());
             }
         };
         let traps = self.traps(&legal, deadline);
@@ -1243,7 +1243,7 @@ impl<G: MatchGame> Match<G> {
         let best = most_visited(&mut alive.iter().copied().filter(|&a| safe(a)))
             .or_else(|| most_visited(&mut (0..dims[self.role]).filter(|&a| safe(a))))
             .or_else(|| most_visited(&mut alive.iter().copied()))?;
-        Some(legal[self.role][best])
+        Some(legal[self.role][best].clone())
     }
 
     /// For each of our legal moves in a turn of ours alone (every other
@@ -1273,9 +1273,9 @@ impl<G: MatchGame> Match<G> {
             let joint: Vec<G::Move> = (0..np)
                 .map(|p| {
                     if p == self.role {
-                        legal[p][a]
+                        legal[p][a].clone()
                     } else {
-                        legal[p][0]
+                        legal[p][0].clone()
                     }
                 })
                 .collect();
@@ -1296,7 +1296,7 @@ impl<G: MatchGame> Match<G> {
                 reply.clear();
                 let mut k = j;
                 for p in (0..np).rev() {
-                    reply.push(replies[p][k % dims[p]]);
+                    reply.push(replies[p][k % dims[p]].clone());
                     k /= dims[p];
                 }
                 reply.reverse();

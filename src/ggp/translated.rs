@@ -6,9 +6,8 @@
 //! The translated game is turn-based: in each state one role (the Toss
 //! mover) has moves and every other role has one idle move (its `noop`).
 //! [`TranslatedGame`] shows it to the match as GDL shows a game: every
-//! role moves in every step, an idle role by its one move, and a move is
-//! its index among the role's legal moves in the state. The state is the
-//! interpreter's. The reasoner follows the match beside it ([`Lockstep`]):
+//! role moves in every step, an idle role by its one move
+//! ([`TranslatedMove::Idle`]). The state is the interpreter's. The reasoner follows the match beside it ([`Lockstep`]):
 //! it reads the moves of the protocol and says which are legal, gives an
 //! idle role's move its text, and after every step the Toss state must
 //! decode to the reasoner's fluents, so the match follows the protocol's
@@ -48,10 +47,13 @@ struct Inner {
 #[derive(Clone)]
 pub(crate) struct TranslatedGame(Arc<Inner>);
 
-/// A move: its index among the legal moves of its role in the state (0
-/// for an idle role's one move).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct MoveIndex(u32);
+/// A move of the translated game: the mover's Toss move, or the one move
+/// of a role that waits.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum TranslatedMove {
+    Toss(TossMove),
+    Idle,
+}
 
 impl TranslatedGame {
     fn toss_moves(&self, s: &State, p: usize) -> Vec<TossMove> {
@@ -95,7 +97,7 @@ impl TranslatedGame {
 
 impl Game for TranslatedGame {
     type State = State;
-    type Move = MoveIndex;
+    type Move = TranslatedMove;
 
     fn player_names(&self) -> &[String] {
         self.0.interp.player_names()
@@ -114,27 +116,27 @@ impl Game for TranslatedGame {
         }
     }
 
-    fn legal_moves(&self, s: &State, p: usize, out: &mut Vec<MoveIndex>) {
+    fn legal_moves(&self, s: &State, p: usize, out: &mut Vec<TranslatedMove>) {
         out.clear();
         let movers = self.toss_movers(s);
         if movers.contains(&p) {
-            let n = self.toss_moves(s, p).len();
-            out.extend((0..n as u32).map(MoveIndex));
+            out.extend(self.toss_moves(s, p).into_iter().map(TranslatedMove::Toss));
         } else if !movers.is_empty() {
-            out.push(MoveIndex(0));
+            out.push(TranslatedMove::Idle);
         }
     }
 
-    fn apply(&self, s: &mut State, joint: &[MoveIndex], rng: &mut Rng) {
-        let movers = self.toss_movers(s);
-        let toss: Vec<TossMove> = movers
+    /// The Toss moves of the joint move, in the order of the Toss movers
+    /// (the roles whose move is not [`TranslatedMove::Idle`]).
+    fn apply(&self, s: &mut State, joint: &[TranslatedMove], rng: &mut Rng) {
+        let toss: Vec<TossMove> = joint
             .iter()
-            .filter_map(|&p| {
-                let k = joint.get(p)?.0 as usize;
-                self.toss_moves(s, p).into_iter().nth(k)
+            .filter_map(|m| match m {
+                TranslatedMove::Toss(t) => Some(t.clone()),
+                TranslatedMove::Idle => None,
             })
             .collect();
-        if toss.len() == movers.len() {
+        if !toss.is_empty() {
             self.0.interp.apply(s, &toss, rng);
         }
     }
@@ -159,10 +161,10 @@ impl Game for TranslatedGame {
         self.0.interp.payoff_bounds()
     }
 
-    fn move_to_string(&self, s: &State, p: usize, m: &MoveIndex) -> String {
-        match self.toss_moves(s, p).get(m.0 as usize) {
-            Some(t) if self.toss_movers(s).contains(&p) => self.0.interp.move_to_string(s, p, t),
-            _ => "idle".into(),
+    fn move_to_string(&self, s: &State, p: usize, m: &TranslatedMove) -> String {
+        match m {
+            TranslatedMove::Toss(t) => self.0.interp.move_to_string(s, p, t),
+            TranslatedMove::Idle => "idle".into(),
         }
     }
 
@@ -247,7 +249,7 @@ impl MatchGame for TranslatedGame {
         Ok(pay.iter().map(|&x| x.round().max(0.0) as u64).collect())
     }
 
-    fn next_state(&self, s: &State, joint: &[MoveIndex]) -> State {
+    fn next_state(&self, s: &State, joint: &[TranslatedMove]) -> State {
         let mut t = s.clone();
         // No chance in a translated game: the generator is never drawn from.
         self.apply(&mut t, joint, &mut rng_from_seed(0));
@@ -266,19 +268,19 @@ impl MatchGame for TranslatedGame {
         s: &State,
         role: usize,
         e: &SExpr,
-    ) -> Result<Option<MoveIndex>, String> {
+    ) -> Result<Option<TranslatedMove>, String> {
         let t = toss_gdl::kif::ground(&reader.reasoner, e).map_err(|d| d.message)?;
         if !reader.legal(role).contains(&GdlMove(t)) {
             return Ok(None);
         }
         if !self.toss_movers(s).contains(&role) {
-            return Ok(Some(MoveIndex(0)));
+            return Ok(Some(TranslatedMove::Idle));
         }
         let kif = reader.reasoner.term_to_string(t);
         self.toss_moves(s, role)
-            .iter()
-            .position(|m| self.gdl_move(s, role, m).as_deref() == Some(kif.as_str()))
-            .map(|k| Some(MoveIndex(k as u32)))
+            .into_iter()
+            .find(|m| self.gdl_move(s, role, m).as_deref() == Some(kif.as_str()))
+            .map(|m| Some(TranslatedMove::Toss(m)))
             .ok_or_else(|| {
                 format!("legal, but no move of the translated game is `{kif}` (a fault of the translation)")
             })
@@ -288,16 +290,13 @@ impl MatchGame for TranslatedGame {
     /// move by the reasoner. `nil` (which no referee takes) only if the
     /// translation has no GDL move for a Toss move, which its tests rule
     /// out.
-    fn move_text(&self, reader: &Lockstep, s: &State, role: usize, m: &MoveIndex) -> String {
-        let text = if self.toss_movers(s).contains(&role) {
-            self.toss_moves(s, role)
-                .get(m.0 as usize)
-                .and_then(|t| self.gdl_move(s, role, t))
-        } else {
-            reader
+    fn move_text(&self, reader: &Lockstep, s: &State, role: usize, m: &TranslatedMove) -> String {
+        let text = match m {
+            TranslatedMove::Toss(t) => self.gdl_move(s, role, t),
+            TranslatedMove::Idle => reader
                 .legal(role)
                 .first()
-                .map(|g| reader.reasoner.term_to_string(g.0))
+                .map(|g| reader.reasoner.term_to_string(g.0)),
         };
         text.unwrap_or_else(|| "nil".into())
     }
