@@ -12,6 +12,8 @@
 #   e.g. bench/ggp-translated.sh ../shared/corpus/gdl/breakthrough.kif 100 10 1
 # Stops early (with the games played so far) when the file STOP exists in
 # the directory of the logs, $OUT (default: /tmp/ggp-translated-GAME).
+# $TRANSLATED_PLAYER, if set, is the translated player's spec
+# (`toss ggp serve --translated-player`).
 set -euo pipefail
 
 game=${1:?GAME.kif}
@@ -25,7 +27,9 @@ out=${OUT:-/tmp/ggp-translated-$name}
 mkdir -p "$out"
 rm -f "$out/STOP"
 
-"$toss" ggp serve --host 127.0.0.1 --port "$port" --seed 1 \
+spec=()
+[[ -n "${TRANSLATED_PLAYER:-}" ]] && spec=(--translated-player "$TRANSLATED_PLAYER")
+"$toss" ggp serve --host 127.0.0.1 --port "$port" --seed 1 "${spec[@]}" \
     >"$out/translated.out" 2>"$out/translated.log" &
 translated=$!
 "$toss" --engine reasoner ggp serve --host 127.0.0.1 --port $((port + 1)) --seed 2 \

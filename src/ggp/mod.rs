@@ -33,7 +33,7 @@ pub mod cli;
 mod engine;
 pub mod referee;
 pub mod server;
-mod translated;
+pub mod translated;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -412,6 +412,10 @@ pub struct PlayerConfig {
     /// the reasoner. A game that does not ground in time is played on the
     /// reasoner whatever this says (but for [`Engine::Toss`]).
     pub engine: Engine,
+    /// The player of translated games, a `uct+heur` spec as `toss match`
+    /// reads it (its budget is the play clock; its threads are
+    /// [`PlayerConfig::threads`]); [`translated::PLAYER`] by default.
+    pub translated_player: crate::matches::PlayerSpec,
 }
 
 impl Default for PlayerConfig {
@@ -427,6 +431,7 @@ impl Default for PlayerConfig {
             max_joint_moves: 100_000,
             ground_limits: GroundLimits::default(),
             engine: Engine::Auto,
+            translated_player: translated::default_player(),
         }
     }
 }
@@ -898,6 +903,7 @@ impl GgpPlayer {
         } else {
             Some(translated::translate_for_start(
                 &desc,
+                &self.config.translated_player,
                 deadline,
                 &self.groundings,
                 self.config.max_matches,

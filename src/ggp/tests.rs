@@ -814,7 +814,7 @@ fn illegal_moves_are_refused(p: &GgpPlayer, engine: &str) {
 
 #[test]
 fn a_grounding_not_done_in_half_the_start_budget_is_dropped() {
-    let p = player();
+    let p = grounding_player();
     let rules = corpus_rules("amazons.kif");
     // A budget of 0.1 s: grounding is waited for 0.05 s, and amazons takes
     // about 0.3 s to be refused by the grounding limit.
@@ -876,4 +876,23 @@ fn the_engine_asked_for_is_the_one_played_on() {
     assert_eq!(engine_of(&h.log), "translated", "{}", h.log);
     assert_eq!(engine_played(&p, "t"), "translated");
     assert_eq!(ok(&p, "(PLAY t nil)"), "(pick right)");
+}
+
+/// The player of translated games is the one configured, and only a
+/// uct+heur player is taken.
+#[test]
+fn the_player_of_translated_games_is_the_one_configured() {
+    let spec = "uct+heur:playout=evaluate,scale=5,c=2";
+    let p = GgpPlayer::new(PlayerConfig {
+        translated_player: spec.parse().expect("parses"),
+        ..player().config
+    });
+    let h = send(&p, &start(PICK, "m", "white"));
+    assert_eq!(engine_of(&h.log), "translated", "{}", h.log);
+    assert!(h.log.contains(&format!("; player {spec})")), "{}", h.log);
+    assert_eq!(ok(&p, "(PLAY m nil)"), "(pick right)");
+    assert_eq!(player().config.translated_player.text, translated::PLAYER);
+    let plain = "uct:c=1".parse().expect("parses");
+    let why = translated::check_player(&plain).expect_err("plain UCT");
+    assert!(why.contains("a uct+heur player"), "{why}");
 }

@@ -28,17 +28,38 @@ use toss_search::uct::{Evaluator, PlayoutPolicy, UctConfig};
 
 use super::engine::{Groundings, MatchGame, in_background};
 use super::{Deadline, PlayerConfig};
-use crate::matches::{PlayerSpec, derive_heuristic};
+use crate::matches::{Kind, PlayerSpec, derive_heuristic};
 
-/// The player of translated games, as `toss match` spells it (the search
-/// budget is the play clock).
-pub(crate) const PLAYER: &str = "uct+heur:playout=mix0.7,scale=0.1,c=1,weight=8";
+/// The player of translated games by default, as `toss match` spells it
+/// (the search budget is the play clock).
+pub const PLAYER: &str = "uct+heur:playout=mix0.7,scale=0.1,c=1,weight=8";
+
+/// [`PLAYER`], read.
+pub fn default_player() -> PlayerSpec {
+    match PLAYER.parse() {
+        Ok(spec) => spec,
+        Err(e) => unreachable!("the default player `{PLAYER}` does not parse: {e}"),
+    }
+}
+
+/// Whether `spec` can play translated games: a `uct+heur` player.
+pub fn check_player(spec: &PlayerSpec) -> Result<(), String> {
+    if spec.kind == Kind::UctHeuristic {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{}`: the player of translated games is a uct+heur player",
+            spec.text
+        ))
+    }
+}
 
 struct Inner {
     tr: Translation,
     interp: Interpreter,
     /// The derived heuristic, mapped into the payoff range.
     eval: HeuristicEval,
+    /// The player.
     spec: PlayerSpec,
 }
 
@@ -219,7 +240,7 @@ impl MatchGame for TranslatedGame {
     type Reader = Lockstep;
     type Eval = DerivedHeuristic;
 
-    /// [`PLAYER`]'s configuration; the payoff range is the game's (GDL
+    /// The player's configuration; the payoff range is the game's (GDL
     /// goals, 0 to 100).
     fn searcher(&self, config: &PlayerConfig, _: &Arc<Deadline>) -> (UctConfig, DerivedHeuristic) {
         let spec = &self.0.spec;
@@ -328,32 +349,34 @@ impl MatchGame for TranslatedGame {
 }
 
 /// The game of a START translated to Toss, loaded on the interpreter, with
-/// [`PLAYER`]'s heuristic derived, all [`in_background`] within half of
+/// the heuristic of `player` derived, all [`in_background`] within half of
 /// what is left before `deadline` (the end of the START's budget); with a
 /// line for the log (sizes, times, the player). The error says why the
 /// match is not played on it (`not translated: ...`: a refusal of the
 /// translation, no time, ...).
 pub(crate) fn translate_for_start(
     desc: &Description,
+    player: &PlayerSpec,
     deadline: Instant,
     running: &Groundings,
     max: usize,
 ) -> Result<(TranslatedGame, String), String> {
     let desc = desc.clone();
-    in_background("translation", running, max, deadline, move || build(&desc))
-        .and_then(|r| r)
-        .map_err(|why| format!("not translated: {why}"))
+    let spec = player.clone();
+    in_background("translation", running, max, deadline, move || {
+        build(&desc, spec)
+    })
+    .and_then(|r| r)
+    .map_err(|why| format!("not translated: {why}"))
 }
 
-fn build(desc: &Description) -> Result<(TranslatedGame, String), String> {
+fn build(desc: &Description, spec: PlayerSpec) -> Result<(TranslatedGame, String), String> {
+    check_player(&spec)?;
     let began = Instant::now();
     let tr = toss_gdl::translate::translate(desc).map_err(|r| r.to_string())?;
     let interp = Interpreter::new(&tr.game)
         .map_err(|e| format!("the translated game does not load: {e}"))?;
     let translated_in = began.elapsed().as_secs_f64();
-    let spec: PlayerSpec = PLAYER
-        .parse()
-        .map_err(|e| format!("the player `{PLAYER}`: {e}"))?;
     let began = Instant::now();
     let h = derive_heuristic(&spec, &tr.game);
     let mut eval = HeuristicEval::new(&tr.game, &interp, &h)
@@ -372,8 +395,9 @@ fn build(desc: &Description) -> Result<(TranslatedGame, String), String> {
         spec,
     }));
     let text = format!(
-        "{}, translated in {translated_in:.3} s, heuristic derived in {derived_in:.3} s; player {PLAYER}",
-        game.summary()
+        "{}, translated in {translated_in:.3} s, heuristic derived in {derived_in:.3} s; player {}",
+        game.summary(),
+        game.0.spec.text
     );
     Ok((game, text))
 }
