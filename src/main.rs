@@ -199,6 +199,12 @@ enum GgpCommand {
         /// Connections served at once; beyond, a new one gets 503.
         #[arg(long, default_value_t = 256)]
         max_connections: usize,
+        /// The player of a game that translates to Toss within the start
+        /// clock (a uct+heur spec as `toss match` takes it; the budget is
+        /// the play clock). Such a game is played on its translation
+        /// unless --engine says otherwise.
+        #[arg(long, default_value = toss_cli::ggp::translated::PLAYER)]
+        translated_player: toss_cli::matches::PlayerSpec,
     },
     /// Run a match of a GDL game between GGP players, one per role in role
     /// order; prints each step and the goals.
@@ -306,6 +312,7 @@ fn main() -> ExitCode {
                     threads,
                     max_matches,
                     max_connections,
+                    translated_player,
                 },
         } => toss_cli::ggp::cli::serve(&toss_cli::ggp::cli::ServeOptions {
             host,
@@ -316,6 +323,7 @@ fn main() -> ExitCode {
             max_matches,
             max_connections,
             engine,
+            translated_player,
         }),
         Command::Ggp {
             command:

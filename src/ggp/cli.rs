@@ -29,6 +29,8 @@ pub struct ServeOptions {
     pub max_connections: usize,
     /// What the matches play on (the global `--engine`).
     pub engine: crate::load::Engine,
+    /// The player of games translated to Toss.
+    pub translated_player: crate::matches::PlayerSpec,
 }
 
 /// `toss ggp serve`: prints `toss ggp: listening on ADDR`, then serves forever.
@@ -44,12 +46,15 @@ pub fn serve(o: &ServeOptions) -> Result<(), String> {
     if o.max_matches == 0 || o.max_connections == 0 {
         return Err("--max-matches and --max-connections must be at least 1".into());
     }
+    super::translated::check_player(&o.translated_player)
+        .map_err(|e| format!("--translated-player {e}"))?;
     let config = PlayerConfig {
         margin: o.margin,
         seed: o.seed,
         threads: o.threads,
         max_matches: o.max_matches,
         engine: o.engine,
+        translated_player: o.translated_player.clone(),
         ..Default::default()
     };
     let limits = Limits {

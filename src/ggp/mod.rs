@@ -1,9 +1,11 @@
 //! General Game Playing: the match protocol of `../shared/reference/gdl.md`
 //! section 6 (messages, replies, match bookkeeping), a player that answers
-//! it with UCT ([`GgpPlayer`]) on the game grounded into a propositional
-//! network when that is possible within the START clock and faster, and
-//! on the GDL reasoner otherwise, its HTTP server ([`server`]) and a
-//! referee that runs matches between such players ([`referee`]).
+//! it with UCT ([`GgpPlayer`]): on the game translated to Toss with a
+//! derived heuristic (`translated`) when the game translates within the
+//! START clock, else on the game grounded into a propositional network
+//! when that is possible within the START clock and faster, and on the GDL
+//! reasoner otherwise; its HTTP server ([`server`]) and a referee that
+//! runs matches between such players ([`referee`]).
 //!
 //! [`GgpPlayer::handle`] takes the body of one request and returns the
 //! reply, so the protocol is tested without sockets. Messages are
@@ -31,6 +33,7 @@ pub mod cli;
 mod engine;
 pub mod referee;
 pub mod server;
+pub mod translated;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -50,6 +53,7 @@ use toss_search::uct::{Evaluator, Uct, UctConfig, random_playout_until, regret_m
 use crate::load::Engine;
 
 use engine::{Groundings, MatchGame};
+use translated::TranslatedGame;
 
 /// A message of the match protocol.
 #[derive(Clone, Debug, PartialEq)]
@@ -398,13 +402,20 @@ pub struct PlayerConfig {
     /// played on the reasoner); they also bound how long a grounding can
     /// run.
     pub ground_limits: GroundLimits,
-    /// What a match plays on: with [`Engine::Auto`], the grounded game
-    /// when the game grounds in time and its playouts are faster; with
-    /// [`Engine::Grounded`], the grounded game whenever it grounds in time
-    /// (no comparison); with [`Engine::Reasoner`], the reasoner. A game
-    /// that does not ground in time is played on the reasoner whatever
-    /// this says.
+    /// What a match plays on: with [`Engine::Auto`], the game translated
+    /// to Toss when it translates in time (played by the derived-heuristic
+    /// UCT player, [`translated::PLAYER`]), else the grounded game when
+    /// the game grounds in time and its playouts are faster; with
+    /// [`Engine::Toss`], the translated game or no match (START refused);
+    /// with [`Engine::Grounded`], the grounded game whenever it grounds in
+    /// time (no comparison, no translation); with [`Engine::Reasoner`],
+    /// the reasoner. A game that does not ground in time is played on the
+    /// reasoner whatever this says (but for [`Engine::Toss`]).
     pub engine: Engine,
+    /// The player of translated games, a `uct+heur` spec as `toss match`
+    /// reads it (its budget is the play clock; its threads are
+    /// [`PlayerConfig::threads`]); [`translated::PLAYER`] by default.
+    pub translated_player: crate::matches::PlayerSpec,
 }
 
 impl Default for PlayerConfig {
@@ -420,6 +431,7 @@ impl Default for PlayerConfig {
             max_joint_moves: 100_000,
             ground_limits: GroundLimits::default(),
             engine: Engine::Auto,
+            translated_player: translated::default_player(),
         }
     }
 }
@@ -460,7 +472,7 @@ impl PlayerConfig {
 
 /// The end of the current search, shared by a match's evaluators.
 #[derive(Debug)]
-struct Deadline {
+pub(crate) struct Deadline {
     epoch: Instant,
     /// Nanoseconds after `epoch`.
     nanos: AtomicU64,
@@ -483,7 +495,7 @@ impl Deadline {
 /// interrupted iteration), so that a reply is never late for a long
 /// playout.
 #[derive(Clone, Debug)]
-struct TimedPlayout {
+pub(crate) struct TimedPlayout {
     max_plies: usize,
     deadline: Arc<Deadline>,
 }
@@ -498,7 +510,8 @@ impl<G: Game> Evaluator<G> for TimedPlayout {
     }
 }
 
-/// A match in progress, on the reasoner or on the grounded game.
+/// A match in progress, on the reasoner, the grounded game or the
+/// translated game.
 struct Match<G: MatchGame> {
     game: G,
     /// What reads the moves of messages (the reasoner, for the grounded
@@ -513,7 +526,7 @@ struct Match<G: MatchGame> {
     /// copy of the game made just before the search: on the reasoner, the
     /// terms of the current state are then interned alike in every copy,
     /// and the trees index children by joint-move number, not by term.
-    searches: Vec<Uct<TimedPlayout>>,
+    searches: Vec<Uct<G::Eval>>,
     deadline: Arc<Deadline>,
     /// For the moves of states that are not searched.
     rng: Rng,
@@ -532,10 +545,11 @@ impl<G: MatchGame> Match<G> {
     }
 }
 
-/// A match on the engine it plays on (boxed: the two differ in size).
+/// A match on the engine it plays on (boxed: they differ in size).
 enum AnyMatch {
     Reasoner(Box<Match<GdlGame>>),
     Grounded(Box<Match<GroundGame>>),
+    Translated(Box<Match<TranslatedGame>>),
 }
 
 /// `$body` with `$m` the match of either engine.
@@ -544,6 +558,7 @@ macro_rules! on_match {
         match $any {
             AnyMatch::Reasoner($m) => $body,
             AnyMatch::Grounded($m) => $body,
+            AnyMatch::Translated($m) => $body,
         }
     };
 }
@@ -873,10 +888,49 @@ impl GgpPlayer {
                 self.config.max_facts
             )));
         }
-        // The engine: the grounded game when it grounds in time and is
-        // faster, the reasoner otherwise (within the START budget).
+        // The engine: the translated game when the game translates in time
+        // (not with `--engine reasoner` or `grounded`); else the grounded
+        // game when it grounds in time and is faster; else the reasoner.
+        // `--engine toss` plays the translated game or refuses the START.
         let deadline = self.config.deadline(start_clock, received);
-        let grounded = if self.config.engine == Engine::Reasoner {
+        let engine = self.config.engine;
+        let translated = if !matches!(engine, Engine::Auto | Engine::Toss) {
+            None
+        } else if warning.is_some() {
+            Some(Err(
+                "not translated: the description does not validate".to_string()
+            ))
+        } else {
+            Some(translated::translate_for_start(
+                &desc,
+                &self.config.translated_player,
+                deadline,
+                &self.groundings,
+                self.config.max_matches,
+            ))
+        };
+        let not_translated = match translated {
+            Some(Ok((g, text))) => {
+                let reader = translated::Lockstep::new(m.game);
+                let m = Match::new(g, reader, r, &self.config, seed, clocks, received);
+                let engine = format!("engine translated ({text})");
+                return self.prepared(
+                    &match_id,
+                    AnyMatch::Translated(Box::new(m)),
+                    deadline,
+                    &engine,
+                    warning,
+                );
+            }
+            Some(Err(why)) if engine == Engine::Toss => {
+                return Err(GgpError::bad(format!(
+                    "--engine toss, but the game is {why}"
+                )));
+            }
+            Some(Err(why)) => Some(why),
+            None => None,
+        };
+        let grounded = if engine == Engine::Reasoner {
             Err("not grounded: the reasoner was asked for".to_string())
         } else if warning.is_some() {
             // Grounding takes descriptions that validate.
@@ -889,10 +943,11 @@ impl GgpPlayer {
                 deadline,
                 &self.groundings,
                 self.config.max_matches,
-                self.config.engine == Engine::Auto,
+                engine == Engine::Auto,
             )
         };
-        let (mut m, engine) = match grounded {
+        let also = not_translated.map(|w| format!("; {w}")).unwrap_or_default();
+        let (m, engine) = match grounded {
             Ok((g, text)) => (
                 AnyMatch::Grounded(Box::new(Match::new(
                     g,
@@ -903,22 +958,34 @@ impl GgpPlayer {
                     clocks,
                     received,
                 ))),
-                format!("engine grounded ({text})"),
+                format!("engine grounded ({text}{also})"),
             ),
             Err(why) => (
                 AnyMatch::Reasoner(Box::new(m)),
-                format!("engine reasoner ({why})"),
+                format!("engine reasoner ({why}{also})"),
             ),
         };
-        // Preparation: search from the initial state; the tree is kept for
-        // the first move.
-        let mut detail = on_match!(&mut m, m => m.prepare(deadline, &engine));
+        self.prepared(&match_id, m, deadline, &engine, warning)
+    }
+
+    /// The end of a START: the preparation (a search from the initial
+    /// state until `deadline`; the tree is kept for the first move), then
+    /// the match registered; the detail for the log names the `engine`.
+    fn prepared(
+        &self,
+        match_id: &str,
+        mut m: AnyMatch,
+        deadline: Instant,
+        engine: &str,
+        warning: Option<String>,
+    ) -> Result<(String, String), GgpError> {
+        let mut detail = on_match!(&mut m, m => m.prepare(deadline, engine));
         if let Some(w) = warning {
             let _ = write!(detail, "; warning: {w}");
         }
         lock(&self.registry)
             .matches
-            .insert(match_id.clone(), Arc::new(Mutex::new(m)));
+            .insert(match_id.to_string(), Arc::new(Mutex::new(m)));
         Ok(("ready".into(), detail))
     }
 
@@ -967,15 +1034,12 @@ impl<G: MatchGame> Match<G> {
             epoch: received,
             nanos: AtomicU64::new(0),
         });
-        let eval = TimedPlayout {
-            max_plies: 1000,
-            deadline: deadline.clone(),
-        };
+        let (uct_config, eval) = game.searcher(config, &deadline);
         Match {
             searches: (0..config.threads.max(1) as u64)
                 .map(|i| {
                     Uct::new(
-                        config.uct_config(),
+                        uct_config.clone(),
                         eval.clone(),
                         seed.wrapping_add(i.wrapping_mul(0x2545_F491_4F6C_DD1D)),
                     )
@@ -1054,7 +1118,9 @@ impl<G: MatchGame> Match<G> {
                 ),
             });
         };
-        let text = self.game.move_text(self.role, &mv);
+        let text = self
+            .game
+            .move_text(&self.reader, &self.state, self.role, &mv);
         let detail = format!(
             "step {}, {} (budget {:.3} s)",
             self.step + 1,
@@ -1117,7 +1183,7 @@ impl<G: MatchGame> Match<G> {
                     format!("no search: more than {} joint moves", self.max_joint_moves)
                 });
                 let k = toss_core::game::index_below(&mut self.rng, dims[self.role]);
-                return Some(legal[self.role][k]);
+                return Some(legal[self.role][k].clone());
             }
         };
         let traps = self.traps(&legal, deadline);
@@ -1183,7 +1249,7 @@ impl<G: MatchGame> Match<G> {
         let best = most_visited(&mut alive.iter().copied().filter(|&a| safe(a)))
             .or_else(|| most_visited(&mut (0..dims[self.role]).filter(|&a| safe(a))))
             .or_else(|| most_visited(&mut alive.iter().copied()))?;
-        Some(legal[self.role][best])
+        Some(legal[self.role][best].clone())
     }
 
     /// For each of our legal moves in a turn of ours alone (every other
@@ -1213,9 +1279,9 @@ impl<G: MatchGame> Match<G> {
             let joint: Vec<G::Move> = (0..np)
                 .map(|p| {
                     if p == self.role {
-                        legal[p][a]
+                        legal[p][a].clone()
                     } else {
-                        legal[p][0]
+                        legal[p][0].clone()
                     }
                 })
                 .collect();
@@ -1236,7 +1302,7 @@ impl<G: MatchGame> Match<G> {
                 reply.clear();
                 let mut k = j;
                 for p in (0..np).rev() {
-                    reply.push(replies[p][k % dims[p]]);
+                    reply.push(replies[p][k % dims[p]].clone());
                     k /= dims[p];
                 }
                 reply.reverse();
@@ -1287,13 +1353,16 @@ impl<G: MatchGame> Match<G> {
         let mut legal = Vec::new();
         for (p, e) in moves.iter().enumerate() {
             let shown = sexpr_to_string(e);
-            let mv = self.game.read_move(&self.reader, p, e).map_err(|why| {
-                GgpError::bad(format!(
-                    "move `{}` of role {}: {why}",
-                    quote(&shown),
-                    roles[p],
-                ))
-            })?;
+            let mv = self
+                .game
+                .read_move(&self.reader, &self.state, p, e)
+                .map_err(|why| {
+                    GgpError::bad(format!(
+                        "move `{}` of role {}: {why}",
+                        quote(&shown),
+                        roles[p],
+                    ))
+                })?;
             self.game.legal_moves(&self.state, p, &mut legal);
             let Some(mv) = mv.filter(|m| legal.contains(m)) else {
                 return Err(GgpError::bad(format!(
@@ -1305,10 +1374,17 @@ impl<G: MatchGame> Match<G> {
             };
             joint.push(mv);
         }
+        let next = self.game.next_state(&self.state, &joint);
+        self.game
+            .follow(&mut self.reader, moves, &next)
+            .map_err(|why| GgpError {
+                status: 500,
+                message: format!("step {}: {why}", self.step + 1),
+            })?;
         for u in &mut self.searches {
             u.observe(&self.game, &self.state, &joint);
         }
-        self.state = self.game.next_state(&self.state, &joint);
+        self.state = next;
         self.step += 1;
         Ok(())
     }

@@ -214,12 +214,19 @@ fn messages_in_upper_case_get_moves_in_upper_case() {
     assert_eq!(ok(&p, &msg), "ready");
     assert_eq!(ok(&p, "(PLAY M3 NIL)"), "(PICK RIGHT)");
     assert_eq!(ok(&p, "(PLAY M3 ((pick right) NOOP))"), "NOOP");
-    // The same on the grounded game (time enough to ground).
-    let msg = format!("(START G3 white ({PICK}) 3 1)").to_ascii_uppercase();
-    let h = send(&p, &msg);
-    assert_eq!(engine_of(&h.log), "grounded", "{}", h.log);
-    assert_eq!(ok(&p, "(PLAY G3 NIL)"), "(PICK RIGHT)");
-    assert_eq!(ok(&p, "(PLAY G3 ((pick right) NOOP))"), "NOOP");
+    // The same on the translated game and on the grounded game (time
+    // enough to translate or ground).
+    for (engine, name) in [(Engine::Auto, "translated"), (Engine::Grounded, "grounded")] {
+        let p = GgpPlayer::new(PlayerConfig {
+            engine,
+            ..p.config.clone()
+        });
+        let msg = format!("(START G3 white ({PICK}) 3 1)").to_ascii_uppercase();
+        let h = send(&p, &msg);
+        assert_eq!(engine_of(&h.log), name, "{}", h.log);
+        assert_eq!(ok(&p, "(PLAY G3 NIL)"), "(PICK RIGHT)");
+        assert_eq!(ok(&p, "(PLAY G3 ((pick right) NOOP))"), "NOOP");
+    }
 }
 
 #[test]
@@ -472,7 +479,7 @@ fn a_game_breaking_only_the_restrictions_on_rules_is_played_with_a_warning() {
     assert!(h.log.contains("recursion restriction"), "{}", h.log);
     assert!(
         h.log
-            .contains("engine reasoner (not grounded: the description does not validate)"),
+            .contains("engine reasoner (not grounded: the description does not validate; not translated: the description does not validate)"),
         "{}",
         h.log
     );
@@ -514,7 +521,7 @@ fn traps_of<G: MatchGame>(m: &Match<G>, deadline: Instant) -> Vec<(String, Optio
     let mut t: Vec<(String, Option<f64>)> = legal[m.role]
         .iter()
         .zip(m.traps(&legal, deadline))
-        .map(|(mv, t)| (m.game.move_text(m.role, mv), t))
+        .map(|(mv, t)| (m.game.move_text(&m.reader, &m.state, m.role, mv), t))
         .collect();
     t.sort_by(|a, b| a.0.cmp(&b.0));
     t
@@ -560,7 +567,8 @@ fn corpus_rules(file: &str) -> String {
     referee::rules_text(&corpus(file)).expect("rules")
 }
 
-/// The engine a START's log line names: `grounded` or `reasoner`.
+/// The engine a START's log line names: `translated`, `grounded` or
+/// `reasoner`.
 fn engine_of(log: &str) -> &str {
     let at = log
         .find(", engine ")
@@ -568,10 +576,23 @@ fn engine_of(log: &str) -> &str {
     log[at + 9..].split(' ').next().unwrap_or("")
 }
 
+/// What the match `id` of `p` is played on: `translated`, `grounded` or
+/// `reasoner`.
+fn engine_played(p: &GgpPlayer, id: &str) -> &'static str {
+    let m = lock(&p.registry).matches.get(id).cloned().expect("match");
+    match &*lock(&m) {
+        AnyMatch::Translated(_) => "translated",
+        AnyMatch::Grounded(_) => "grounded",
+        AnyMatch::Reasoner(_) => "reasoner",
+    }
+}
+
 /// Plays a whole match of a corpus game with one match of `p` per role
 /// (ids `{id}.0`, `{id}.1`, ...), the moves relayed as a referee does and
 /// checked on a fresh reasoner; returns the START log lines and the goals
-/// of the final state (which the STOP lines must report).
+/// of the final state (which the STOP lines must report). Each match
+/// must still be played on the engine its START log line names when the
+/// game ends.
 fn relayed_match(p: &GgpPlayer, file: &str, id: &str) -> (Vec<String>, Vec<u64>) {
     let game = toss_gdl::kif::load_game(&corpus(file), file).expect("valid game");
     let rules = corpus_rules(file);
@@ -610,6 +631,9 @@ fn relayed_match(p: &GgpPlayer, file: &str, id: &str) -> (Vec<String>, Vec<u64>)
         last = format!("({})", texts.join(" "));
         state = game.next_state(&state, &joint);
     }
+    for (mid, log) in ids.iter().zip(&starts) {
+        assert_eq!(engine_played(p, mid), engine_of(log), "{log}");
+    }
     let goals = game.goals(&state).expect("goals");
     let want = format!("goals {}", goals_text(&roles, &goals));
     for mid in &ids {
@@ -621,9 +645,70 @@ fn relayed_match(p: &GgpPlayer, file: &str, id: &str) -> (Vec<String>, Vec<u64>)
     (starts, goals)
 }
 
+/// A player that never translates (`--engine grounded`).
+fn grounding_player() -> GgpPlayer {
+    GgpPlayer::new(PlayerConfig {
+        engine: Engine::Grounded,
+        ..player().config
+    })
+}
+
+/// A game that translates is played on the translated game (the default
+/// engine): a whole match of legal moves, the state following the
+/// reasoner's at every step (or the moves would be refused), the goals
+/// reported at STOP.
+#[test]
+fn tic_tac_toe_is_played_on_the_translated_game() {
+    let p = player();
+    let (starts, goals) = relayed_match(&p, "ticTacToe.kif", "ttt");
+    for log in &starts {
+        assert_eq!(engine_of(log), "translated", "{log}");
+        assert!(
+            log.contains(" rules, 2 locations, 10 elements, translated in "),
+            "{log}"
+        );
+        assert!(
+            log.contains(&format!("; player {}", translated::PLAYER)),
+            "{log}"
+        );
+    }
+    assert!(
+        [[100, 0], [0, 100], [50, 50]].iter().any(|g| goals == g),
+        "{goals:?}"
+    );
+}
+
+/// A game the translation refuses (connect4.kif, refused today) is
+/// played as before, and the log says why
+/// it was not translated; `--engine toss` refuses the START instead.
+#[test]
+fn a_game_that_does_not_translate_is_played_as_before() {
+    let p = player();
+    let rules = corpus_rules("connect4.kif");
+    let h = send(&p, &format!("(START c white {rules} 3 1)"));
+    assert_eq!(h.reply, "ready", "{}", h.log);
+    assert_ne!(engine_of(&h.log), "translated", "{}", h.log);
+    assert_eq!(engine_played(&p, "c"), engine_of(&h.log));
+    assert!(h.log.contains("; not translated: "), "{}", h.log);
+    let mv = ok(&p, "(PLAY c nil)");
+    assert!(mv.starts_with("(drop "), "{mv}");
+    ok(&p, "(ABORT c)");
+    let p = GgpPlayer::new(PlayerConfig {
+        engine: Engine::Toss,
+        ..player().config
+    });
+    let (reply, why) = err(&p, &format!("(START c white {rules} 3 1)"));
+    assert_eq!(reply, "busy");
+    assert!(
+        why.contains("--engine toss, but the game is not translated: "),
+        "{why}"
+    );
+    assert!(p.match_ids().is_empty());
+}
+
 #[test]
 fn tic_tac_toe_is_played_on_the_grounded_game() {
-    let p = player();
+    let p = grounding_player();
     let (starts, goals) = relayed_match(&p, "ticTacToe.kif", "ttt");
     for log in &starts {
         assert_eq!(engine_of(log), "grounded", "{log}");
@@ -649,6 +734,7 @@ fn a_simultaneous_game_is_played_on_the_grounded_game() {
 fn a_game_beyond_the_grounding_limits_is_played_on_the_reasoner() {
     let p = GgpPlayer::new(PlayerConfig {
         margin: Some(0.9),
+        engine: Engine::Grounded,
         ground_limits: GroundLimits {
             facts: 1,
             instances: 1,
@@ -680,12 +766,17 @@ fn a_game_beyond_the_grounding_limits_is_played_on_the_reasoner() {
 }
 
 #[test]
-fn illegal_moves_are_refused_on_the_grounded_game() {
-    let p = player();
+fn illegal_moves_are_refused_on_the_grounded_and_the_translated_game() {
+    for (p, engine) in [(grounding_player(), "grounded"), (player(), "translated")] {
+        illegal_moves_are_refused(&p, engine);
+    }
+}
+
+fn illegal_moves_are_refused(p: &GgpPlayer, engine: &str) {
     let rules = corpus_rules("ticTacToe.kif");
-    let h = send(&p, &format!("(START g xplayer {rules} 3 1)"));
-    assert_eq!(engine_of(&h.log), "grounded", "{}", h.log);
-    let first = ok(&p, "(PLAY g nil)");
+    let h = send(p, &format!("(START g xplayer {rules} 3 1)"));
+    assert_eq!(engine_of(&h.log), engine, "{}", h.log);
+    let first = ok(p, "(PLAY g nil)");
     assert!(first.starts_with("(mark "), "{first}");
     let cases: &[(&str, &str)] = &[
         ("(PLAY g ((mark 1 1)))", "expected 2 moves"),
@@ -706,24 +797,24 @@ fn illegal_moves_are_refused_on_the_grounded_game() {
         ),
     ];
     for (msg, want) in cases {
-        let (reply, text) = err(&p, msg);
+        let (reply, text) = err(p, msg);
         assert_eq!(reply, "nil", "{msg}");
         assert!(text.contains(want), "{msg}: {text}");
     }
     // The state did not change; moves are read case-insensitively.
-    let reply = ok(&p, "(PLAY g ((MARK 1 1) NOOP))");
+    let reply = ok(p, "(PLAY g ((MARK 1 1) NOOP))");
     assert_eq!(reply, "noop");
-    let (_, text) = err(&p, "(PLAY g (noop (mark 1 1)))");
+    let (_, text) = err(p, "(PLAY g (noop (mark 1 1)))");
     assert!(
         text.contains("`(mark 1 1)` is not legal for role oplayer at step 2"),
         "{text}"
     );
-    ok(&p, "(ABORT g)");
+    ok(p, "(ABORT g)");
 }
 
 #[test]
 fn a_grounding_not_done_in_half_the_start_budget_is_dropped() {
-    let p = player();
+    let p = grounding_player();
     let rules = corpus_rules("amazons.kif");
     // A budget of 0.1 s: grounding is waited for 0.05 s, and amazons takes
     // about 0.3 s to be refused by the grounding limit.
@@ -780,4 +871,28 @@ fn the_engine_asked_for_is_the_one_played_on() {
     assert_eq!(engine_of(&h.log), "grounded", "{}", h.log);
     assert!(h.log.contains(" s, not compared"), "{}", h.log);
     assert_eq!(ok(&p, "(PLAY g nil)"), "(pick right)");
+    let p = on(Engine::Toss);
+    let h = send(&p, &format!("(START t white ({PICK}) 3 1)"));
+    assert_eq!(engine_of(&h.log), "translated", "{}", h.log);
+    assert_eq!(engine_played(&p, "t"), "translated");
+    assert_eq!(ok(&p, "(PLAY t nil)"), "(pick right)");
+}
+
+/// The player of translated games is the one configured, and only a
+/// uct+heur player is taken.
+#[test]
+fn the_player_of_translated_games_is_the_one_configured() {
+    let spec = "uct+heur:playout=evaluate,scale=5,c=2";
+    let p = GgpPlayer::new(PlayerConfig {
+        translated_player: spec.parse().expect("parses"),
+        ..player().config
+    });
+    let h = send(&p, &start(PICK, "m", "white"));
+    assert_eq!(engine_of(&h.log), "translated", "{}", h.log);
+    assert!(h.log.contains(&format!("; player {spec})")), "{}", h.log);
+    assert_eq!(ok(&p, "(PLAY m nil)"), "(pick right)");
+    assert_eq!(player().config.translated_player.text, translated::PLAYER);
+    let plain = "uct:c=1".parse().expect("parses");
+    let why = translated::check_player(&plain).expect_err("plain UCT");
+    assert!(why.contains("a uct+heur player"), "{why}");
 }

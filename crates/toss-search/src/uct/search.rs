@@ -240,10 +240,11 @@ impl Search {
         Ended::Complete
     }
 
-    /// [`Search::playout`], or without a deadline a random playout that
-    /// gives up when it passes; false if the deadline interrupted it (the
-    /// payoffs are then not to be recorded).
-    fn playout_in_time<G: Game, E: Evaluator<G>>(
+    /// [`Search::playout`], or with a deadline a random playout (alone,
+    /// or mixed with the evaluation) that gives up when it passes; false
+    /// if the deadline interrupted it (the payoffs are then not to be
+    /// recorded).
+    pub(super) fn playout_in_time<G: Game, E: Evaluator<G>>(
         &mut self,
         cfg: &UctConfig,
         game: &G,
@@ -261,6 +262,25 @@ impl Search {
                     Some(p) => {
                         w.pay.copy_from_slice(&p);
                         true
+                    }
+                    None => false,
+                }
+            }
+            // The random part of a mix can be long where playouts are slow
+            // (an interpreted translation of a GDL game).
+            Some(d) if let PlayoutPolicy::Mix(lambda) = cfg.playout => {
+                game.movers(s, &mut w.movers);
+                if w.movers.is_empty() {
+                    game.payoffs(s, &mut w.pay);
+                    return true;
+                }
+                eval.evaluate(game, s, &mut self.rng, &mut w.tmp);
+                match random_playout_until(game, s, &mut self.rng, cfg.max_playout_plies, d) {
+                    Some(p) => {
+                        for ((x, &e), &r) in w.pay.iter_mut().zip(&w.tmp).zip(&p) {
+                            *x = lambda * e + (1.0 - lambda) * r;
+                        }
+                        !w.pay.iter().any(|x| x.is_nan())
                     }
                     None => false,
                 }

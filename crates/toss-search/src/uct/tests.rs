@@ -604,6 +604,46 @@ fn mix_playout_weighs_evaluation_and_random_playout() {
     }
 }
 
+/// With a deadline, the random part of a `Mix` playout gives up when the
+/// deadline passes (the iteration is then not recorded); before it, the
+/// playout is the one without a deadline.
+#[test]
+fn a_mix_playout_gives_up_at_the_deadline() {
+    let g = Interpreter::new(&tic_tac_toe()).expect("loads");
+    let cfg = UctConfig {
+        playout: PlayoutPolicy::Mix(0.5),
+        ..UctConfig::default()
+    };
+    let search = |seed| Search {
+        tree: Tree::new(2),
+        rng: rng_from_seed(seed),
+        max_nodes: 100,
+    };
+    let start = g.initial_state();
+    let mut w = Work::<Interpreter>::new(2);
+    w.deadline = Some(Instant::now());
+    let mut s = start.clone();
+    assert!(!search(1).playout_in_time(&cfg, &g, &MarksOnBoard, &mut s, &mut w));
+    for seed in 0..10 {
+        let mut w = Work::<Interpreter>::new(2);
+        w.deadline = Some(Instant::now() + std::time::Duration::from_secs(600));
+        let mut s = start.clone();
+        assert!(search(seed).playout_in_time(&cfg, &g, &MarksOnBoard, &mut s, &mut w));
+        let mut without = Work::<Interpreter>::new(2);
+        let mut t = start.clone();
+        Search::playout(
+            &cfg,
+            &g,
+            &MarksOnBoard,
+            &mut t,
+            &mut rng_from_seed(seed),
+            &mut without,
+        );
+        assert_eq!(format!("{s:?}"), format!("{t:?}"), "seed {seed}");
+        assert_eq!(w.pay, without.pay, "seed {seed}");
+    }
+}
+
 /// Counts its evaluations; `deterministic` says what it claims to be.
 struct Counting {
     calls: std::sync::atomic::AtomicUsize,
