@@ -199,10 +199,9 @@ enum GgpCommand {
         /// Connections served at once; beyond, a new one gets 503.
         #[arg(long, default_value_t = 256)]
         max_connections: usize,
-        /// The player of a game that translates to Toss within the start
-        /// clock (a uct+heur spec as `toss match` takes it; the budget is
-        /// the play clock). Such a game is played on its translation
-        /// unless --engine says otherwise.
+        /// With --engine toss, the player of the game translated to Toss
+        /// (a uct+heur spec as `toss match` takes it; the budget is the
+        /// play clock).
         #[arg(long, default_value = toss_cli::ggp::translated::PLAYER)]
         translated_player: toss_cli::matches::PlayerSpec,
     },
