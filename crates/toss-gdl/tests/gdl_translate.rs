@@ -429,7 +429,8 @@ fn corpus_translated_games_agree_with_the_reasoner() {
         assert!(translated >= 18, "{}", report.join("\n"));
         // escortLatch and buttons count their steps (a counter, an element
         // per value); queens08lg and max_knights have fluents no frame
-        // clause copies.
+        // clause copies. (escortLatch fails the ignored 1,000-playout
+        // check: a pass at one's own turn, never sampled, has no rule.)
         for must in [
             "ticTacToe.kif",
             "connectFour.kif",
