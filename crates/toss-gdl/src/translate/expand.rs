@@ -18,13 +18,14 @@
 //! `(not (affected ?x ?y))` in a frame clause). A positive call is resolved
 //! with each clause of its relation. A negated call becomes one negated
 //! `does` per clause of its relation, when each of those clauses is a
-//! single `does` (or another such relation): `(not (does ?p (move ?x ?y ?u
-//! ?v)))` whose `?u ?v` occur nowhere else, read as "no move from x y"
+//! single `does`: `(not (does ?p (move ?x ?y ?u ?v)))` whose `?u ?v` occur
+//! nowhere else, read as "no move from x y"
 //! (the rules turn it into disequalities on the other coordinates). A call
 //! that does not have this form is left, and refused later with its reason.
 
 use std::collections::{HashMap, HashSet};
 
+use super::formulas::{map_lit, shift};
 use crate::{Atom, Description, Literal, Rule, Sym, Term};
 
 /// Most clauses one `legal` clause may unfold into.
@@ -49,61 +50,27 @@ pub(super) fn unfold_legal(
             && by_rel.contains_key(&rel)
             && !recursive.contains(&rel)
     };
-    let mut rules = Vec::new();
-    let mut origin = Vec::new();
-    for (ri, r) in desc.rules.iter().enumerate() {
-        if r.head.rel != legal || r.head.args.len() != 2 || !matches!(r.head.args[1], Term::Var(_))
-        {
-            rules.push(r.clone());
-            origin.push(ri);
-            continue;
-        }
-        let mut done = Vec::new();
-        let mut todo = vec![r.clone()];
-        let mut complete = true;
-        while let Some(c) = todo.pop() {
-            let Term::Var(m) = c.head.args[1] else {
-                done.push(c);
-                continue;
-            };
-            let pick = c.body.iter().position(|l| match l {
-                Literal::Pos(a) => resolvable(a.rel) && a.args.iter().any(|t| has_var(t, m)),
-                _ => false,
-            });
-            let Some(i) = pick else {
-                done.push(c);
-                continue;
-            };
-            let Literal::Pos(call) = &c.body[i] else {
-                unreachable!("picked a positive literal")
-            };
-            for callee in &by_rel[&call.rel] {
-                if let Some(resolvent) = resolve(&c, i, call, callee) {
-                    todo.push(resolvent);
-                }
-            }
-            if done.len() + todo.len() > MAX_UNFOLDED {
-                complete = false;
-                break;
-            }
-        }
-        if complete {
-            // Resolvents come off the stack last first: restore clause order.
-            done.reverse();
-            origin.extend(std::iter::repeat_n(ri, done.len()));
-            rules.extend(done);
-        } else {
-            rules.push(r.clone());
-            origin.push(ri);
-        }
-    }
-    (
-        Description {
-            symbols: desc.symbols.clone(),
-            rules,
-        },
-        origin,
-    )
+    let selected = |r: &Rule| {
+        r.head.rel == legal && r.head.args.len() == 2 && matches!(r.head.args[1], Term::Var(_))
+    };
+    rewrite(desc, selected, |c| {
+        let Term::Var(m) = c.head.args[1] else {
+            return None;
+        };
+        let i = c.body.iter().position(|l| match l {
+            Literal::Pos(a) => resolvable(a.rel) && a.args.iter().any(|t| has_var(t, m)),
+            _ => false,
+        })?;
+        let Literal::Pos(call) = &c.body[i] else {
+            unreachable!("picked a positive literal")
+        };
+        Some(
+            by_rel[&call.rel]
+                .iter()
+                .filter_map(|callee| resolve(c, i, call, callee))
+                .collect(),
+        )
+    })
 }
 
 /// The description with the relations that use `does` inlined into the
@@ -128,56 +95,67 @@ pub(super) fn inline_does_relations(
             && by_rel.contains_key(&rel)
             && !recursive.contains(&rel)
     };
+    rewrite(
+        desc,
+        |r| r.head.rel == next,
+        |c| {
+            for (i, l) in c.body.iter().enumerate() {
+                match l {
+                    Literal::Pos(a) if inlinable(a.rel) => {
+                        return Some(
+                            by_rel[&a.rel]
+                                .iter()
+                                .filter_map(|callee| resolve(c, i, a, callee))
+                                .collect(),
+                        );
+                    }
+                    Literal::Neg(a) if inlinable(a.rel) => {
+                        if let Some(n) = negate_call(c, i, a, &by_rel[&a.rel], does) {
+                            return Some(vec![n]);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            None
+        },
+    )
+}
+
+/// `desc` with each clause that `selected` picks rewritten until `step`
+/// is done with it (`None`; otherwise the clauses that replace it), and
+/// per rule the index of the rule of `desc` it comes from. A clause whose
+/// rewriting makes more than [`MAX_UNFOLDED`] clauses is kept as it was.
+fn rewrite(
+    desc: &Description,
+    selected: impl Fn(&Rule) -> bool,
+    step: impl Fn(&Rule) -> Option<Vec<Rule>>,
+) -> (Description, Vec<usize>) {
     let mut rules = Vec::new();
     let mut origin = Vec::new();
-    for (ri, r) in desc.rules.iter().enumerate() {
-        if r.head.rel != next {
+    'rules: for (ri, r) in desc.rules.iter().enumerate() {
+        if !selected(r) {
             rules.push(r.clone());
             origin.push(ri);
             continue;
         }
         let mut done = Vec::new();
         let mut todo = vec![r.clone()];
-        let mut complete = true;
         while let Some(c) = todo.pop() {
-            let mut step = None;
-            for (i, l) in c.body.iter().enumerate() {
-                match l {
-                    Literal::Pos(a) if inlinable(a.rel) => {
-                        step = Some(
-                            by_rel[&a.rel]
-                                .iter()
-                                .filter_map(|callee| resolve(&c, i, a, callee))
-                                .collect::<Vec<_>>(),
-                        );
-                        break;
-                    }
-                    Literal::Neg(a) if inlinable(a.rel) => {
-                        if let Some(n) = negate_call(&c, i, a, &by_rel[&a.rel], does) {
-                            step = Some(vec![n]);
-                            break;
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            match step {
-                Some(resolvents) => todo.extend(resolvents),
+            match step(&c) {
+                Some(next) => todo.extend(next),
                 None => done.push(c),
             }
             if done.len() + todo.len() > MAX_UNFOLDED {
-                complete = false;
-                break;
+                rules.push(r.clone());
+                origin.push(ri);
+                continue 'rules;
             }
         }
-        if complete {
-            done.reverse();
-            origin.extend(std::iter::repeat_n(ri, done.len()));
-            rules.extend(done);
-        } else {
-            rules.push(r.clone());
-            origin.push(ri);
-        }
+        // Clauses come off the stack last first: restore their order.
+        done.reverse();
+        origin.extend(std::iter::repeat_n(ri, done.len()));
+        rules.extend(done);
     }
     (
         Description {
@@ -309,40 +287,29 @@ fn resolve(c: &Rule, i: usize, call: &Atom, callee: &Rule) -> Option<Rule> {
         }
     }
     let apply = |t: &Term| resolve_term(t, &s);
-    let atom = |a: &Atom, f: &dyn Fn(&Term) -> Term| Atom {
-        rel: a.rel,
-        args: a.args.iter().map(f).collect(),
-    };
-    let lit = |l: &Literal, f: &dyn Fn(&Term) -> Term| match l {
-        Literal::Pos(a) => Literal::Pos(atom(a, f)),
-        Literal::Neg(a) => Literal::Neg(atom(a, f)),
-        Literal::Distinct(x, y) => Literal::Distinct(f(x), f(y)),
-        Literal::Equal(x, y) => Literal::Equal(f(x), f(y)),
-    };
     let mut body = Vec::with_capacity(c.body.len() + callee.body.len());
     for (k, l) in c.body.iter().enumerate() {
         if k == i {
-            let inner = |t: &Term| apply(&renamed(t));
-            body.extend(callee.body.iter().map(|l| lit(l, &inner)));
+            body.extend(
+                callee
+                    .body
+                    .iter()
+                    .map(|l| map_lit(l, |t| apply(&renamed(t)))),
+            );
         } else {
-            body.push(lit(l, &apply));
+            body.push(map_lit(l, apply));
         }
     }
     let mut var_names = c.var_names.clone();
     var_names.extend(callee.var_names.iter().map(|n| format!("{n}'")));
     Some(Rule {
-        head: atom(&c.head, &apply),
+        head: Atom {
+            rel: c.head.rel,
+            args: c.head.args.iter().map(apply).collect(),
+        },
         body,
         var_names,
     })
-}
-
-fn shift(t: &Term, by: u32) -> Term {
-    match t {
-        Term::Var(v) => Term::Var(v + by),
-        Term::Fn(f, a) => Term::Fn(*f, a.iter().map(|x| shift(x, by)).collect()),
-        t => t.clone(),
-    }
 }
 
 /// `t` with the substitution applied through chains of bound variables.
@@ -391,32 +358,33 @@ fn walk(t: &Term, s: &HashMap<u32, Term>) -> Term {
 
 /// The relations that depend on themselves (through any body literal).
 fn recursive_relations(desc: &Description) -> HashSet<Sym> {
-    let mut deps: HashMap<Sym, HashSet<Sym>> = HashMap::new();
+    let mut index: HashMap<Sym, usize> = HashMap::new();
+    let mut rels: Vec<Sym> = Vec::new();
+    let mut id = |s: Sym| {
+        *index.entry(s).or_insert_with(|| {
+            rels.push(s);
+            rels.len() - 1
+        })
+    };
+    let mut edges: Vec<(usize, usize)> = Vec::new();
     for r in &desc.rules {
-        let e = deps.entry(r.head.rel).or_default();
+        let h = id(r.head.rel);
         for l in &r.body {
             if let Literal::Pos(a) | Literal::Neg(a) = l {
-                e.insert(a.rel);
+                edges.push((h, id(a.rel)));
             }
         }
     }
-    let mut out = HashSet::new();
-    for &start in deps.keys() {
-        let mut seen = HashSet::new();
-        let mut stack: Vec<Sym> = deps[&start].iter().copied().collect();
-        while let Some(x) = stack.pop() {
-            if x == start {
-                out.insert(start);
-                break;
-            }
-            if seen.insert(x)
-                && let Some(d) = deps.get(&x)
-            {
-                stack.extend(d.iter().copied());
-            }
-        }
+    let mut succ = vec![Vec::new(); rels.len()];
+    for (h, b) in edges {
+        succ[h].push(b);
     }
-    out
+    crate::sccs(rels.len(), &succ)
+        .into_iter()
+        .filter(|c| c.len() > 1 || succ[c[0]].contains(&c[0]))
+        .flatten()
+        .map(|i| rels[i])
+        .collect()
 }
 
 fn has_var(t: &Term, v: u32) -> bool {

@@ -170,6 +170,30 @@ pub(super) fn apply(t: &Term, bind: &HashMap<u32, Term>) -> Term {
     }
 }
 
+/// `t` with every variable renumbered `by` higher (renaming a clause
+/// apart from another).
+pub(super) fn shift(t: &Term, by: u32) -> Term {
+    match t {
+        Term::Var(v) => Term::Var(v + by),
+        Term::Fn(f, a) => Term::Fn(*f, a.iter().map(|x| shift(x, by)).collect()),
+        t => t.clone(),
+    }
+}
+
+/// The literal with `f` applied to each of its terms.
+pub(super) fn map_lit(l: &Literal, f: impl Fn(&Term) -> Term) -> Literal {
+    let atom = |a: &crate::Atom| crate::Atom {
+        rel: a.rel,
+        args: a.args.iter().map(&f).collect(),
+    };
+    match l {
+        Literal::Pos(a) => Literal::Pos(atom(a)),
+        Literal::Neg(a) => Literal::Neg(atom(a)),
+        Literal::Distinct(x, y) => Literal::Distinct(f(x), f(y)),
+        Literal::Equal(x, y) => Literal::Equal(f(x), f(y)),
+    }
+}
+
 /// The engine's term id of a ground term, if it was ever built.
 pub(super) fn term_id(agg: &Aggregate, t: &Term) -> Option<TermId> {
     match t {

@@ -41,7 +41,7 @@ use crate::{Description, GdlGame, Literal, Sym, Term};
 
 use super::Refusal;
 use super::elements::{Elements, HOLE, Path, at, leaf_paths, place, root};
-use super::formulas::{Carrier, Formulas, and, not, or};
+use super::formulas::{Carrier, Formulas, and, map_lit, not, or, shift};
 
 /// The turn structure: the cycle of movers and every role's `noop`.
 pub(super) struct Turns {
@@ -247,28 +247,6 @@ fn disequalities(d: &Term, t: &Term) -> Option<Vec<(Term, Term)>> {
             Some(out)
         }
         _ => None,
-    }
-}
-
-fn shift(t: &Term, by: u32) -> Term {
-    match t {
-        Term::Var(v) => Term::Var(v + by),
-        Term::Fn(f, a) => Term::Fn(*f, a.iter().map(|x| shift(x, by)).collect()),
-        t => t.clone(),
-    }
-}
-
-/// The literal with `f` applied to each of its terms.
-fn map_lit(l: &Literal, f: impl Fn(&Term) -> Term) -> Literal {
-    let atom = |a: &crate::Atom| crate::Atom {
-        rel: a.rel,
-        args: a.args.iter().map(&f).collect(),
-    };
-    match l {
-        Literal::Pos(a) => Literal::Pos(atom(a)),
-        Literal::Neg(a) => Literal::Neg(atom(a)),
-        Literal::Distinct(x, y) => Literal::Distinct(f(x), f(y)),
-        Literal::Equal(x, y) => Literal::Equal(f(x), f(y)),
     }
 }
 
