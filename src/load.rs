@@ -150,16 +150,31 @@ pub fn load_gdl_description(
     path: &Path,
     colour: bool,
 ) -> Result<(toss_gdl::GdlGame, toss_gdl::Description), LoadError> {
+    read_gdl(path, colour).map(|g| (g.game, g.desc))
+}
+
+/// A GDL file read, checked and built: its text, the description with the
+/// span of each rule, and the reasoner.
+struct ReadGdl {
+    shown: String,
+    text: String,
+    desc: toss_gdl::Description,
+    rule_spans: Vec<toss_gdl::kif::syntax::Span>,
+    game: toss_gdl::GdlGame,
+}
+
+fn read_gdl(path: &Path, colour: bool) -> Result<ReadGdl, LoadError> {
     let shown = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| LoadError {
         rendered: format!("error: cannot read {shown}: {e}\n"),
         count: 1,
     })?;
-    let text = match std::str::from_utf8(&bytes) {
+    let text = match String::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {
-            let lossy = String::from_utf8_lossy(&bytes).into_owned();
-            let d = toss_lang::utf8_error(&bytes, e);
+            let bytes = e.as_bytes();
+            let lossy = String::from_utf8_lossy(bytes).into_owned();
+            let d = toss_lang::utf8_error(bytes, e.utf8_error());
             return Err(LoadError {
                 rendered: toss_lang::render_diagnostics(&[d], &lossy, &shown, colour),
                 count: 1,
@@ -167,12 +182,22 @@ pub fn load_gdl_description(
         }
     };
     let rendered = |diags: Vec<toss_lang::Diagnostic>| LoadError {
-        rendered: toss_lang::render_diagnostics(&diags, text, &shown, colour),
+        rendered: toss_lang::render_diagnostics(&diags, &text, &shown, colour),
         count: diags.len(),
     };
-    let desc = toss_gdl::kif::parse_gdl(text, &shown).map_err(rendered)?;
+    let checked = toss_gdl::kif::check_gdl(&text);
+    let desc = match checked.description {
+        Some(d) if checked.errors.is_empty() => d,
+        _ => return Err(rendered(checked.errors)),
+    };
     let game = toss_gdl::kif::build_game(&desc).map_err(|d| rendered(vec![d]))?;
-    Ok((game, desc))
+    Ok(ReadGdl {
+        shown,
+        text,
+        desc,
+        rule_spans: checked.rule_spans,
+        game,
+    })
 }
 
 /// A GDL file translated to Toss (spec chapter 5). A refusal is an error
@@ -183,27 +208,14 @@ pub fn translate_gdl(
     path: &Path,
     colour: bool,
 ) -> Result<toss_gdl::translate::Translation, LoadError> {
-    let (_, desc) = load_gdl_description(path, colour)?;
-    let shown = path.display().to_string();
-    let located = match toss_gdl::translate::translate_located(&desc) {
+    let g = read_gdl(path, colour)?;
+    let located = match toss_gdl::translate::translate_located(&g.desc) {
         Ok(t) => return Ok(t),
         Err(l) => l,
     };
-    let message = format!("not translated to Toss: {}", located.refusal);
-    // The file read and checked a moment ago: its spans are the clauses'.
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    let span = located.clause.and_then(|c| {
-        let checked = toss_gdl::kif::check_gdl(&text);
-        (checked.description.as_ref() == Some(&desc))
-            .then(|| checked.rule_spans.get(c).cloned())
-            .flatten()
-    });
-    let rendered = match span {
-        Some(span) => {
-            let d = toss_lang::Diagnostic::new(message, span);
-            toss_lang::render_diagnostics(&[d], &text, &shown, colour)
-        }
-        None => format!("error: {shown}: {message}\n"),
+    let rendered = match located.diagnostic(&g.rule_spans) {
+        Some(d) => toss_lang::render_diagnostics(&[d], &g.text, &g.shown, colour),
+        None => format!("error: {}: {}\n", g.shown, located.message()),
     };
     Err(LoadError { rendered, count: 1 })
 }

@@ -203,18 +203,10 @@ fn translate_gdl(bytes: &[u8], shown: &str) -> Result<toss_core::ir::Game, Strin
         Ok(t) => return Ok(t.game),
         Err(l) => l,
     };
-    let message = format!("not translated to Toss: {}", refused.refusal);
-    Err(
-        match refused.clause.and_then(|c| checked.rule_spans.get(c)) {
-            Some(span) => toss_lang::render_diagnostics(
-                &[toss_lang::Diagnostic::new(message, span.clone())],
-                text,
-                shown,
-                false,
-            ),
-            None => format!("{shown}: {message}"),
-        },
-    )
+    Err(match refused.diagnostic(&checked.rule_spans) {
+        Some(d) => toss_lang::render_diagnostics(&[d], text, shown, false),
+        None => format!("{shown}: {}", refused.message()),
+    })
 }
 
 /// The parts of the heuristic that fall back to the solver are embedded

@@ -31,6 +31,7 @@ use std::fmt;
 
 use toss_core::ir::{self, Formula, Location, PlayerLocation, RealExpr};
 use toss_core::structure::Structure;
+use toss_lang::Diagnostic;
 
 use crate::ground::{GroundError, aggregate};
 use crate::reasoner::Program;
@@ -262,6 +263,21 @@ pub struct Located {
     /// [`translate_located`] (with `kif::check_gdl`'s `rule_spans`, where
     /// it is in the file).
     pub clause: Option<usize>,
+}
+
+impl Located {
+    /// The refusal as a diagnostic at its clause, given the span of each
+    /// rule (`kif::check_gdl`'s `rule_spans`); `None` when no clause is
+    /// to blame.
+    pub fn diagnostic(&self, rule_spans: &[crate::kif::syntax::Span]) -> Option<Diagnostic> {
+        let span = rule_spans.get(self.clause?)?;
+        Some(Diagnostic::new(self.message(), span.clone()))
+    }
+
+    /// What a refusal says, in the words of the CLI and the derive.
+    pub fn message(&self) -> String {
+        format!("not translated to Toss: {}", self.refusal)
+    }
 }
 
 /// [`translate`], saying which clause a refusal is about: the `legal`
@@ -655,31 +671,25 @@ fn rules_of(
         does: sym("does").unwrap_or(u32::MAX),
         true_,
     };
-    // Roots whose elements the sampled plays show with one value at a time.
+    // Per root, what the sampled plays show: `single`, its elements with
+    // one value at a time; `sole`, at most one element holding a fluent
+    // at a time.
     let mut single = vec![true; els.roots.len()];
-    for st in &turns.states {
-        let mut count: HashMap<usize, usize> = HashMap::new();
-        for f in st {
-            if let Some((e, _)) = by_kif.get(f) {
-                let c = count.entry(*e).or_insert(0);
-                *c += 1;
-                if *c > 1 {
-                    single[els.elements[*e].root] = false;
-                }
-            }
-        }
-    }
-    // Roots that the sampled plays show with at most one element holding
-    // a fluent at a time.
     let mut sole = vec![true; els.roots.len()];
     for st in &turns.states {
-        let mut holding: HashMap<usize, std::collections::BTreeSet<usize>> = HashMap::new();
+        let mut values: HashMap<usize, usize> = HashMap::new();
+        let mut holding: HashMap<usize, usize> = HashMap::new();
         for f in st {
             if let Some((e, _)) = by_kif.get(f) {
-                let set = holding.entry(els.elements[*e].root).or_default();
-                set.insert(*e);
-                if set.len() > 1 {
-                    sole[els.elements[*e].root] = false;
+                let root = els.elements[*e].root;
+                let n = values.entry(*e).or_insert(0);
+                *n += 1;
+                if *n > 1 {
+                    single[root] = false;
+                }
+                // A second element of the root holding a fluent.
+                if *holding.entry(root).or_insert(*e) != *e {
+                    sole[root] = false;
                 }
             }
         }
