@@ -27,6 +27,19 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
+/// `toss build FILE -o EXE`, which must succeed.
+fn build(file: &std::path::Path, exe: &std::path::Path) {
+    let out = Command::new(env!("CARGO_BIN_EXE_toss"))
+        .arg("build")
+        .arg(file)
+        .arg("-o")
+        .arg(exe)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run toss build");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
 /// The built binary runs the generated code: perft, playouts and play as
 /// `toss` runs the interpreter.
 #[test]
@@ -35,17 +48,7 @@ fn built_tic_tac_toe_counts_504_sequences_of_three_moves() {
     let dir = std::env::temp_dir().join(format!("toss-build-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let exe = dir.join(format!("tic-tac-toe{}", std::env::consts::EXE_SUFFIX));
-    let out = Command::new(env!("CARGO_BIN_EXE_toss"))
-        .args(["build", "games/tic-tac-toe.toss", "-o"])
-        .arg(&exe)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run toss build");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    build(std::path::Path::new("games/tic-tac-toe.toss"), &exe);
     let perft = Command::new(&exe)
         .args(["perft", "3"])
         .output()
@@ -159,19 +162,7 @@ fn built_gdl_connect_four_agrees_with_the_grounded_engine() {
     let dir = std::env::temp_dir().join(format!("toss-build-gdl-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let exe = dir.join(format!("connect4{}", std::env::consts::EXE_SUFFIX));
-    let out = Command::new(env!("CARGO_BIN_EXE_toss"))
-        .arg("build")
-        .arg(&kif)
-        .arg("-o")
-        .arg(&exe)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run toss build");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    build(&kif, &exe);
     let perft = run(&exe, &["perft", "4"], "");
     assert_eq!(text(&perft.stdout).lines().last(), Some("2401"));
     let toss = std::path::Path::new(env!("CARGO_BIN_EXE_toss"));
@@ -211,19 +202,7 @@ fn translated_gdl_breakthrough_builds_and_counts_the_gdl_moves() {
     let file = dir.join("breakthrough.toss");
     std::fs::write(&file, &translated.stdout).expect("write the translation");
     let exe = dir.join(format!("breakthrough{}", std::env::consts::EXE_SUFFIX));
-    let out = Command::new(toss)
-        .arg("build")
-        .arg(&file)
-        .arg("-o")
-        .arg(&exe)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run toss build");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    build(&file, &exe);
     for depth in ["1", "2", "3"] {
         let built = run(&exe, &["perft", depth], "");
         let gdl = run(
