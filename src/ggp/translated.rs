@@ -7,7 +7,8 @@
 //! mover) has moves and every other role has one idle move (its `noop`).
 //! [`TranslatedGame`] shows it to the match as GDL shows a game: every
 //! role moves in every step, an idle role by its one move
-//! ([`TranslatedMove::Idle`]). The state is the interpreter's. The reasoner follows the match beside it ([`Lockstep`]):
+//! ([`TranslatedMove::Idle`]). The state is the interpreter's. The
+//! reasoner follows the match beside it ([`Lockstep`]):
 //! it reads the moves of the protocol and says which are legal, gives an
 //! idle role's move its text, and after every step the Toss state must
 //! decode to the reasoner's fluents, so the match follows the protocol's
