@@ -522,6 +522,58 @@ fn heuristic_text(player: &str, t: &ir::RealExpr) -> String {
     )
 }
 
+/// The options of `toss solve`.
+pub struct SolveOptions {
+    pub moves: Option<String>,
+    pub moves_file: Option<PathBuf>,
+    pub depth: u32,
+    pub memory: String,
+    pub time: Option<f64>,
+    pub retrograde: bool,
+    pub table: Option<PathBuf>,
+    pub layers: Option<usize>,
+}
+
+/// `toss solve FILE`: the exact value and best moves, by search or by
+/// retrograde analysis.
+pub fn solve(path: &Path, opts: &SolveOptions, engine: Engine, colour: bool) -> Result<(), String> {
+    let memory = toss_cli::solve::parse_bytes(&opts.memory)?;
+    if let Some(t) = opts.time
+        && !(t > 0.0 && t < 1e9)
+    {
+        return Err(format!("--time {t}: give a positive number of seconds"));
+    }
+    if opts.depth == 0 {
+        return Err("--depth 0: give the deepest iteration, at least 1".into());
+    }
+    let moves: Vec<String> = match (&opts.moves, &opts.moves_file) {
+        (Some(m), _) => m.split(',').map(|m| m.trim().to_string()).collect(),
+        (None, Some(f)) => std::fs::read_to_string(f)
+            .map_err(|e| format!("{}: {e}", f.display()))?
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(str::to_string)
+            .collect(),
+        (None, None) => Vec::new(),
+    };
+    let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let loaded = toss_cli::load::load_with(path, colour, engine).map_err(|e| e.rendered)?;
+    let id = toss_cli::solve::description_id(&text, loaded.engine_name());
+    let run = toss_cli::solve::Run {
+        moves: &moves,
+        depth: opts.depth,
+        memory,
+        time: opts.time,
+        retrograde: opts.retrograde,
+        table: opts.table.as_deref(),
+        layers: opts.layers,
+        game_id: id,
+    };
+    let mut out = PipeStdout;
+    with_game!(&loaded, g => toss_cli::solve::run(g, &run, &mut out))
+}
+
 /// `toss show FILE [--moves M1,M2,...] --svg OUT`.
 pub fn show(path: &Path, moves: Option<&str>, svg: &Path, colour: bool) -> Result<(), String> {
     let loaded = toss_cli::load::load(path, colour).map_err(|e| e.rendered)?;

@@ -17,6 +17,7 @@ pub mod matches;
 pub mod play;
 pub mod render;
 pub mod simulate;
+pub mod solve;
 
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]

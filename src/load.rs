@@ -56,6 +56,17 @@ pub enum Loaded {
     Grounded(toss_gdl::ground::GroundGame),
 }
 
+impl Loaded {
+    /// What runs the game: `interpreter`, `reasoner` or `grounded`.
+    pub fn engine_name(&self) -> &'static str {
+        match self {
+            Loaded::Toss { .. } => "interpreter",
+            Loaded::Gdl(_) => "reasoner",
+            Loaded::Grounded(_) => "grounded",
+        }
+    }
+}
+
 /// What runs a GDL game: the grounded network, the reasoner, or whichever
 /// is faster on this game (`auto`). Both give the same moves, states and
 /// goals (the tests play them in lockstep), so the choice changes speed

@@ -162,6 +162,41 @@ enum Command {
         #[command(subcommand)]
         command: GgpCommand,
     },
+    /// Solve a game exactly: the value of the start (or of the position
+    /// after some moves) under perfect play and the moves that keep it, by
+    /// alpha-beta on proven bounds with a transposition table; or, with
+    /// --retrograde, by enumerating every reachable position and solving
+    /// backwards.
+    Solve {
+        file: PathBuf,
+        /// Moves as in `toss play`, separated by commas, played first.
+        #[arg(long)]
+        moves: Option<String>,
+        /// A file of moves as in `toss play`, one per line (a game record),
+        /// played first.
+        #[arg(long, conflicts_with = "moves")]
+        moves_file: Option<PathBuf>,
+        /// The deepest iteration, in turns.
+        #[arg(long, default_value_t = 1000)]
+        depth: u32,
+        /// The memory bound of the table, e.g. 512M or 4G.
+        #[arg(long, default_value = "2G")]
+        memory: String,
+        /// Stop after this many seconds with the bounds proved so far.
+        #[arg(long)]
+        time: Option<f64>,
+        /// Enumerate the reachable positions and solve them backwards.
+        #[arg(long)]
+        retrograde: bool,
+        /// With --retrograde: write the solved positions to this file, for
+        /// the `solver:table=FILE` player.
+        #[arg(long, requires = "retrograde")]
+        table: Option<PathBuf>,
+        /// Print the number of distinct positions after each number of
+        /// plies up to N, instead of solving.
+        #[arg(long, conflicts_with = "retrograde")]
+        layers: Option<usize>,
+    },
     /// Draw the starting position, or the one after some moves, as SVG.
     Show {
         file: PathBuf,
@@ -300,6 +335,29 @@ fn main() -> ExitCode {
             rule_condition,
         } => commands::heuristic(&file, rule_condition, colour),
         Command::Translate { file, explain } => commands::translate(&file, explain, colour),
+        Command::Solve {
+            file,
+            moves,
+            moves_file,
+            depth,
+            memory,
+            time,
+            retrograde,
+            table,
+            layers,
+        } => {
+            let opts = commands::SolveOptions {
+                moves,
+                moves_file,
+                depth,
+                memory,
+                time,
+                retrograde,
+                table,
+                layers,
+            };
+            commands::solve(&file, &opts, engine, colour)
+        }
         Command::Show { file, moves, svg } => commands::show(&file, moves.as_deref(), &svg, colour),
         Command::Ggp {
             command:

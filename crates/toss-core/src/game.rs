@@ -57,6 +57,48 @@ pub fn index_below(rng: &mut Rng, n: usize) -> usize {
     ((rng.next_u64() as u128 * n as u128) >> 64) as usize
 }
 
+/// The words a value's `Hash` implementation writes, as a state key
+/// ([`Game::state_key`]): derived `Hash` writes every field (and every
+/// slice's length), so equal words mean equal values. Implementations
+/// whose state derives `Hash` take their key from here.
+pub fn hash_words<T: std::hash::Hash + ?Sized>(value: &T, out: &mut Vec<u64>) {
+    out.clear();
+    value.hash(&mut WordWriter(out));
+}
+
+/// A `Hasher` that records what it is given instead of mixing it.
+struct WordWriter<'a>(&'a mut Vec<u64>);
+
+impl std::hash::Hasher for WordWriter<'_> {
+    fn finish(&self) -> u64 {
+        0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        // Length first, so that consecutive byte strings cannot run together.
+        self.0.push(bytes.len() as u64);
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.0.push(u64::from_le_bytes(w));
+        }
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.0.push(i as u64);
+    }
+    fn write_u16(&mut self, i: u16) {
+        self.0.push(i as u64);
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.0.push(i as u64);
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0.push(i);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.0.push(i as u64);
+    }
+}
+
 /// A uniform number in `[0, 1)` (53 random bits).
 pub fn uniform01(rng: &mut Rng) -> f64 {
     (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
@@ -202,6 +244,48 @@ pub trait Game {
     /// is always correct; implementations that know better override it.
     fn has_compound_turns(&self) -> bool {
         true
+    }
+
+    /// Writes to `out` (cleared first) words that identify `s` as a
+    /// position, and returns true: two states of this game with equal keys
+    /// have the same movers, moves, successors and payoffs, so exact
+    /// solvers share one table entry between them (a transposition). Keys
+    /// are meaningful within one loaded game; [`Game::stable_keys`] says
+    /// whether they are also the same when the file is loaded again. The
+    /// default, for implementations without a key, returns false.
+    fn state_key(&self, _s: &Self::State, _out: &mut Vec<u64>) -> bool {
+        false
+    }
+
+    /// Whether [`Game::state_key`] gives the same words for the same
+    /// position when the same description is loaded again by the same
+    /// implementation, so that a table of keys written to a file can be
+    /// read back (retrograde tables). False by default.
+    fn stable_keys(&self) -> bool {
+        false
+    }
+
+    /// Whether [`Game::apply`] may draw from its generator (probabilistic
+    /// edges, drawn parameters, continuous evolution). The default, `true`,
+    /// is always correct; deterministic implementations say `false`, and
+    /// exact solvers then apply each joint move once.
+    fn has_chance(&self) -> bool {
+        true
+    }
+
+    /// The outcomes of chance when `joint` is applied in `s`: each
+    /// successor with its probability (summing to 1) pushed to `out`
+    /// (cleared first), and true. False when this implementation cannot
+    /// enumerate them (a drawn real parameter, or no support for it): exact
+    /// solvers then refuse the position. Deterministic games need not
+    /// implement it (see [`Game::has_chance`]).
+    fn chance_outcomes(
+        &self,
+        _s: &Self::State,
+        _joint: &[Self::Move],
+        _out: &mut Vec<(f64, Self::State)>,
+    ) -> bool {
+        false
     }
 
     /// Plays uniformly random joint moves from `s` (in place), with their

@@ -558,6 +558,68 @@ impl Structure {
         }
     }
 
+    /// Appends words identifying the live elements, the tuples of every
+    /// relation `keep` accepts and the values on live elements of every
+    /// function `keep_function` accepts, by element id: equal words mean equal structures when the
+    /// ids name the same elements (states of one game), and the words are a
+    /// few per tuple, so exact solvers key their tables on them. Each part
+    /// is preceded by its length, so parts never run together.
+    pub fn key_words(
+        &self,
+        keep: impl Fn(RelId) -> bool,
+        keep_function: impl Fn(FunId) -> bool,
+        out: &mut Vec<u64>,
+    ) {
+        fn trimmed(words: &[u64]) -> &[u64] {
+            let n = words.iter().rposition(|&w| w != 0).map_or(0, |i| i + 1);
+            &words[..n]
+        }
+        let live = trimmed(&self.universe.live.words);
+        out.push(live.len() as u64);
+        out.extend_from_slice(live);
+        for (r, slot) in self.relations.iter().enumerate() {
+            if !keep(r) {
+                continue;
+            }
+            match &*slot.data {
+                RelationData::Nullary(b) => out.push(*b as u64),
+                RelationData::Unary(set) => {
+                    let w = trimmed(&set.words);
+                    out.push(w.len() as u64);
+                    out.extend_from_slice(w);
+                }
+                RelationData::Binary { fwd, len, .. } => {
+                    out.push(*len as u64);
+                    for (a, bs) in fwd.iter().enumerate() {
+                        for &b in bs {
+                            out.push(((a as u64) << 32) | b as u64);
+                        }
+                    }
+                }
+                RelationData::General(t) => {
+                    out.push(t.len() as u64);
+                    for tuple in t.iter() {
+                        out.extend(tuple.iter().map(|&e| e as u64));
+                    }
+                }
+            }
+        }
+        for (f, slot) in self.functions.iter().enumerate() {
+            if !keep_function(f) {
+                continue;
+            }
+            for e in self.elements() {
+                out.push(
+                    slot.values
+                        .get(e as usize)
+                        .copied()
+                        .unwrap_or(0.0)
+                        .to_bits(),
+                );
+            }
+        }
+    }
+
     // ---- functions ----
 
     /// Declares a real-valued function (idempotent).

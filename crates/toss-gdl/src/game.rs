@@ -435,6 +435,22 @@ impl Game for GdlGame {
         false
     }
 
+    fn state_key(&self, s: &GdlState, out: &mut Vec<u64>) -> bool {
+        toss_core::game::hash_words(s, out);
+        true
+    }
+
+    /// Terms are interned as the reasoner meets them, so ids depend on
+    /// what was evaluated before.
+    fn stable_keys(&self) -> bool {
+        false
+    }
+
+    /// GDL is deterministic (GDL-II's `random` role is a player here).
+    fn has_chance(&self) -> bool {
+        false
+    }
+
     fn payoffs(&self, s: &GdlState, out: &mut [f64]) {
         let vals = self.goal_values(s);
         for (o, v) in out.iter_mut().zip(vals) {

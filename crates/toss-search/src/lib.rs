@@ -6,14 +6,18 @@
 //!   one match loop ([`player::play_match`]);
 //! - [`uct`]: UCT with evaluation games (spec 3.1), tree and root
 //!   parallelism;
-//! - [`alphabeta`]: alpha-beta / max^n with a static evaluation.
+//! - [`alphabeta`]: alpha-beta / max^n with a static evaluation;
+//! - [`solve`]: exact values (alpha-beta on proven intervals with a
+//!   transposition table, matrix games, expectations, max^n), retrograde
+//!   analysis and the solver player.
 //!
 //! Dependency rule: only `toss-core`. Heuristics plug in through the
 //! evaluation traits ([`uct::Evaluator`], [`alphabeta::StaticEval`]) that
-//! `toss-heuristics` implements; the exact solver belongs here too.
+//! `toss-heuristics` implements; and so does the exact solver.
 
 pub mod alphabeta;
 pub mod player;
+pub mod solve;
 pub mod uct;
 
 pub use player::{Budget, Player};

@@ -30,6 +30,12 @@ pub trait Player<G: Game> {
     /// Tells the player the joint move played from `state` (by everyone),
     /// so that it can keep its search tree. Called after each ply.
     fn observe(&mut self, _game: &G, _state: &G::State, _joint: &[G::Move]) {}
+
+    /// What a match should report about the player's play when it is over
+    /// (the solver: how many moves it proved). None by default.
+    fn summary(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Uniformly random legal moves (times and parameters drawn uniformly from

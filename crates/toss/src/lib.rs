@@ -73,7 +73,7 @@ pub mod __private {
     use toss_core::Structure;
 
     pub use toss_core::bits::Bits;
-    pub use toss_core::game::index_below;
+    pub use toss_core::game::{hash_words, index_below};
     pub use toss_runtime::continuous::{CompiledTerms, root};
 
     /// Whether this processor has the bit-manipulation instructions that

@@ -33,6 +33,13 @@ pub(crate) fn game_impl(
     };
     let heuristic_method = heuristic_method(plan, module);
     let (move_string, s_arg, player_arg) = move_string(plan, module);
+    let state_key = state_key(plan);
+    let has_chance = plan
+        .locations
+        .iter()
+        .flat_map(|l| &l.players)
+        .flat_map(|p| &p.labels)
+        .any(|l| l.targets.len() > 1);
     quote! {
         #[doc = #summary]
         #[automatically_derived]
@@ -82,6 +89,13 @@ pub(crate) fn game_impl(
             fn fault(&self) -> ::core::option::Option<::std::string::String> {
                 Self::interpreter_fault()
             }
+            #state_key
+            fn stable_keys(&self) -> bool {
+                true
+            }
+            fn has_chance(&self) -> bool {
+                #has_chance
+            }
             #heuristic_method
             fn random_playout_from(
                 &self,
@@ -101,6 +115,32 @@ pub(crate) fn game_impl(
                 )
             }
         }
+    }
+}
+
+/// `Game::state_key`: the words the state's derived `Hash` writes, or,
+/// when it holds function values (no `Hash`), its bitsets, the values'
+/// bits and the location. A state with both other fluent relations and
+/// functions has no key.
+fn state_key(plan: &Plan) -> TokenStream {
+    if plan.funs.is_empty() {
+        quote! {
+            fn state_key(&self, s: &Self::State, out: &mut ::std::vec::Vec<u64>) -> bool {
+                ::toss::__private::hash_words(s, out);
+                true
+            }
+        }
+    } else if plan.fluent_rels.is_empty() {
+        quote! {
+            fn state_key(&self, s: &Self::State, out: &mut ::std::vec::Vec<u64>) -> bool {
+                ::toss::__private::hash_words(&s.rels, out);
+                out.extend(s.funs.iter().flatten().map(|v| v.to_bits()));
+                out.push(s.location as u64);
+                true
+            }
+        }
+    } else {
+        quote! {}
     }
 }
 

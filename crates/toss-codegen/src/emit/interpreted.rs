@@ -234,5 +234,22 @@ pub(crate) fn forwarding_methods(target: TokenStream) -> TokenStream {
         fn fault(&self) -> ::core::option::Option<::std::string::String> {
             ::toss::Game::fault(#target)
         }
+        fn state_key(&self, s: &Self::State, out: &mut ::std::vec::Vec<u64>) -> bool {
+            ::toss::Game::state_key(#target, s, out)
+        }
+        fn stable_keys(&self) -> bool {
+            ::toss::Game::stable_keys(#target)
+        }
+        fn has_chance(&self) -> bool {
+            ::toss::Game::has_chance(#target)
+        }
+        fn chance_outcomes(
+            &self,
+            s: &Self::State,
+            joint: &[Self::Move],
+            out: &mut ::std::vec::Vec<(f64, Self::State)>,
+        ) -> bool {
+            ::toss::Game::chance_outcomes(#target, s, joint, out)
+        }
     }
 }

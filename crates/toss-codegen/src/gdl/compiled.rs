@@ -707,6 +707,16 @@ pub(super) fn compiled_impl(
             fn payoff_bounds(&self) -> ::core::option::Option<(f64, f64)> {
                 ::core::option::Option::Some((0.0, 100.0))
             }
+            fn state_key(&self, s: &Self::State, out: &mut ::std::vec::Vec<u64>) -> bool {
+                ::toss::__private::hash_words(s, out);
+                true
+            }
+            fn stable_keys(&self) -> bool {
+                true
+            }
+            fn has_chance(&self) -> bool {
+                false
+            }
             fn move_to_string(&self, _s: &Self::State, player: usize, m: &u32) -> ::std::string::String {
                 #module::MOVES[player][*m as usize].to_string()
             }

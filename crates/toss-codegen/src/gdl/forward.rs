@@ -99,6 +99,15 @@ pub(super) fn forwarding_impl(
             fn payoff_bounds(&self) -> ::core::option::Option<(f64, f64)> {
                 ::toss::Game::payoff_bounds(#g)
             }
+            fn state_key(&self, s: &Self::State, out: &mut ::std::vec::Vec<u64>) -> bool {
+                ::toss::Game::state_key(#g, s, out)
+            }
+            fn stable_keys(&self) -> bool {
+                ::toss::Game::stable_keys(#g)
+            }
+            fn has_chance(&self) -> bool {
+                ::toss::Game::has_chance(#g)
+            }
             fn move_to_string(&self, s: &Self::State, player: usize, m: &Self::Move) -> ::std::string::String {
                 ::toss::Game::move_to_string(#g, s, player, m)
             }

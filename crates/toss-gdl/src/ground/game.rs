@@ -588,6 +588,21 @@ impl Game for GroundGame {
         false
     }
 
+    fn state_key(&self, s: &GroundState, out: &mut Vec<u64>) -> bool {
+        toss_core::game::hash_words(s, out);
+        true
+    }
+
+    /// Fluent indices come from grounding, which is deterministic.
+    fn stable_keys(&self) -> bool {
+        true
+    }
+
+    /// GDL is deterministic (GDL-II's `random` role is a player here).
+    fn has_chance(&self) -> bool {
+        false
+    }
+
     fn payoffs(&self, s: &GroundState, out: &mut [f64]) {
         let mut c = self.at(s);
         self.payoffs_in(&mut c, out);

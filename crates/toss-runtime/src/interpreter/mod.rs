@@ -247,6 +247,10 @@ pub struct Interpreter {
     derivatives: Vec<Vec<FunId>>,
     /// Whether some ply continues a turn ([`toss_core::analysis::has_compound_turns`]).
     compound_turns: bool,
+    /// The functions a rule updates, or all when evolution is continuous:
+    /// the others (board coordinates) never change and stay out of state
+    /// keys.
+    fluent_functions: Vec<bool>,
     /// The first limit the play ran into (see [`Game::fault`](toss_core::game::Game::fault)).
     fault: std::sync::OnceLock<String>,
     /// See [`Game::payoff_bounds`](toss_core::game::Game::payoff_bounds).
@@ -369,7 +373,16 @@ impl Interpreter {
         if let Some(f) = solver.fault() {
             return Err(ierr(f));
         }
+        let mut fluent_functions = vec![continuous; structure.num_functions()];
+        for r in &rules {
+            for &(f, _) in r.rule.update_targets() {
+                if let Some(x) = fluent_functions.get_mut(f) {
+                    *x = true;
+                }
+            }
+        }
         Ok(Interpreter {
+            fluent_functions,
             players: game.players.clone(),
             solver,
             rules,

@@ -204,66 +204,64 @@ impl Game for Interpreter {
             .iter()
             .map(|(n, d)| (n.clone(), sample(d, rng)))
             .collect();
+        self.apply_along(s, joint, target, &draws);
+    }
 
-        let mut t0: Option<f64> = None;
-        // Update values come from the structure before the move (spec 1.2:
-        // the values of the left side), also when one move applies several
-        // matches (`*`, `inf`) or several players move at once: all are
-        // computed first, then the matches are applied in order.
-        let one_update = joint.len() == 1 && joint[0].matches.len() == 1;
-        let mut vals = Vec::new();
-        let mut applications: Vec<(usize, &Match, std::ops::Range<usize>)> = Vec::new();
-        for (&p, mv) in movers.iter().zip(joint) {
-            let label = &loc.labels[p][mv.label];
-            let ri = &self.rules[label.rule];
-            let clamp = |v: f64, i: &ir::Interval| {
-                let lo = bound_value(&i.lo, &draws, label.targets.first());
-                let hi = bound_value(&i.hi, &draws, label.targets.first());
-                if lo <= hi { v.clamp(lo, hi) } else { v }
+    fn state_key(&self, s: &State, out: &mut Vec<u64>) -> bool {
+        out.clear();
+        out.push(s.location as u64);
+        out.push(s.time.to_bits());
+        s.structure.key_words(
+            |r| self.stable.binary_search(&r).is_err(),
+            |f| self.fluent_functions.get(f).copied().unwrap_or(true),
+            out,
+        );
+        true
+    }
+
+    /// Element ids come from the file and from the moves that created
+    /// the elements, so a position reached the same way has the same key.
+    fn stable_keys(&self) -> bool {
+        true
+    }
+
+    fn has_chance(&self) -> bool {
+        self.continuous
+            || self.locations.iter().any(|l| {
+                l.labels.iter().flatten().any(|label| {
+                    label.targets.len() > 1 || label.targets.iter().any(|t| !t.draws.is_empty())
+                })
+            })
+    }
+
+    /// Probabilistic edges are enumerated; drawn parameters and continuous
+    /// evolution are not (their outcomes are real numbers).
+    fn chance_outcomes(&self, s: &State, joint: &[Move], out: &mut Vec<(f64, State)>) -> bool {
+        out.clear();
+        if self.continuous {
+            return false;
+        }
+        let loc = &self.locations[s.location];
+        if joint.is_empty() {
+            out.push((1.0, s.clone()));
+            return true;
+        }
+        let first = &loc.labels[loc.label_players[0]][joint[0].label];
+        if first.targets.iter().any(|t| !t.draws.is_empty()) {
+            return false;
+        }
+        let single = first.targets.len() == 1;
+        for target in &first.targets {
+            let mut t = s.clone();
+            self.apply_along(&mut t, joint, target, &[]);
+            let p = if single {
+                1.0
+            } else {
+                target.probability.unwrap_or(0.0)
             };
-            let mut params = mv.params.clone();
-            for (k, i) in &label.params {
-                if let Some(v) = params.get_mut(*k) {
-                    *v = clamp(*v, i);
-                }
-            }
-            if let (Some(t), Some(i)) = (mv.time, &label.time) {
-                let t = clamp(t, i);
-                t0 = Some(t0.map_or(t, |x: f64| x.min(t)));
-            }
-            for m in mv.matches.iter() {
-                let start = vals.len();
-                vals.extend(
-                    ri.updates
-                        .iter()
-                        .map(|&u| self.solver.value(&s.structure, u, &m.elems, &params)),
-                );
-                if one_update {
-                    IMAGES.with(|b| {
-                        ri.rule
-                            .apply_into(&mut s.structure, m, &vals, &mut b.borrow_mut())
-                    });
-                } else {
-                    applications.push((label.rule, m, start..vals.len()));
-                }
-            }
+            out.push((p, t));
         }
-        for (rule, m, range) in applications {
-            // A match whose elements an earlier one deleted is skipped.
-            if !m.elems.iter().all(|&e| s.structure.is_live(e)) {
-                continue;
-            }
-            IMAGES.with(|b| {
-                self.rules[rule].rule.apply_into(
-                    &mut s.structure,
-                    m,
-                    &vals[range],
-                    &mut b.borrow_mut(),
-                )
-            });
-        }
-        s.location = target.location;
-        s.time += t0.unwrap_or(0.0);
+        true
     }
 
     fn draw_continuous(&self, s: &State, player: usize, m: &mut Move, rng: &mut Rng) {
@@ -314,5 +312,79 @@ impl Game for Interpreter {
             out.push_str(&format!(" {n}: {v}"));
         }
         out
+    }
+}
+
+impl Interpreter {
+    /// Applies `joint` (one move per mover of `s`) along the edge `target`,
+    /// with the values `draws` drawn for its named distributions.
+    fn apply_along(
+        &self,
+        s: &mut State,
+        joint: &[Move],
+        target: &ir::Target,
+        draws: &[(String, f64)],
+    ) {
+        let loc = &self.locations[s.location];
+        let movers = &loc.label_players;
+        let mut t0: Option<f64> = None;
+        // Update values come from the structure before the move (spec 1.2:
+        // the values of the left side), also when one move applies several
+        // matches (`*`, `inf`) or several players move at once: all are
+        // computed first, then the matches are applied in order.
+        let one_update = joint.len() == 1 && joint[0].matches.len() == 1;
+        let mut vals = Vec::new();
+        let mut applications: Vec<(usize, &Match, std::ops::Range<usize>)> = Vec::new();
+        for (&p, mv) in movers.iter().zip(joint) {
+            let label = &loc.labels[p][mv.label];
+            let ri = &self.rules[label.rule];
+            let clamp = |v: f64, i: &ir::Interval| {
+                let lo = bound_value(&i.lo, draws, label.targets.first());
+                let hi = bound_value(&i.hi, draws, label.targets.first());
+                if lo <= hi { v.clamp(lo, hi) } else { v }
+            };
+            let mut params = mv.params.clone();
+            for (k, i) in &label.params {
+                if let Some(v) = params.get_mut(*k) {
+                    *v = clamp(*v, i);
+                }
+            }
+            if let (Some(t), Some(i)) = (mv.time, &label.time) {
+                let t = clamp(t, i);
+                t0 = Some(t0.map_or(t, |x: f64| x.min(t)));
+            }
+            for m in mv.matches.iter() {
+                let start = vals.len();
+                vals.extend(
+                    ri.updates
+                        .iter()
+                        .map(|&u| self.solver.value(&s.structure, u, &m.elems, &params)),
+                );
+                if one_update {
+                    IMAGES.with(|b| {
+                        ri.rule
+                            .apply_into(&mut s.structure, m, &vals, &mut b.borrow_mut())
+                    });
+                } else {
+                    applications.push((label.rule, m, start..vals.len()));
+                }
+            }
+        }
+        for (rule, m, range) in applications {
+            // A match whose elements an earlier one deleted is skipped.
+            if !m.elems.iter().all(|&e| s.structure.is_live(e)) {
+                continue;
+            }
+            IMAGES.with(|b| {
+                self.rules[rule].rule.apply_into(
+                    &mut s.structure,
+                    m,
+                    &vals[range],
+                    &mut b.borrow_mut(),
+                )
+            });
+        }
+        s.location = target.location;
+        s.time += t0.unwrap_or(0.0);
     }
 }
