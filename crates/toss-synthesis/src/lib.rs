@@ -131,7 +131,8 @@ impl Synthesis {
 
     /// The derived Rust function.
     pub fn rust_program(&self) -> String {
-        self.automaton.to_rust(&format!("{}.", self.family))
+        self.automaton
+            .to_rust(&format!("Derived for the {}.", self.family))
     }
 }
 
