@@ -120,7 +120,9 @@ pub enum Search {
 pub fn find<T: PartialEq>(values: &[T], rule: Rule) -> Search {
     let len = values.len();
     let mut best: Option<Candidate> = None;
-    for p in 1..len {
+    // A period whose proof needs more values than there are even from
+    // n0 = 0 is not tried (nor a longer one).
+    for p in (1..len).take_while(|&p| rule.end(0, p) + p <= len) {
         // The agreeing tail: n in n0..len - p with v(n + p) = v(n).
         let mut n0 = len - p;
         while n0 > 0 && values[n0 - 1] == values[n0 - 1 + p] {
