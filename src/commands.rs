@@ -825,3 +825,123 @@ pub fn build(
     eprintln!("wrote {}", out.display());
     Ok(())
 }
+
+/// `toss synthesize FAMILY GAME`: the family, its values, the proven
+/// period, the derived program; optionally the program checked against
+/// the direct evaluation.
+pub fn synthesize(
+    family: &str,
+    game: &str,
+    play: Option<toss_synthesis::family::Play>,
+    bound: u64,
+    emit: &str,
+    check: Option<u64>,
+) -> Result<(), String> {
+    use toss_synthesis::family::{Family, Octal, Play, Subtraction};
+    use toss_synthesis::{Values, max_bound};
+    let (prolog, rust) = match emit {
+        "prolog" => (true, false),
+        "rust" => (false, true),
+        "both" => (true, true),
+        "none" => (false, false),
+        _ => {
+            return Err(format!(
+                "--emit takes prolog, rust, both or none, not `{emit}`"
+            ));
+        }
+    };
+    let family = match family {
+        "subtraction" => Family::Subtraction(Subtraction::parse(
+            game,
+            play.unwrap_or(Play::EmptyTableWins),
+        )?),
+        "octal" => {
+            if play.is_some() {
+                return Err(
+                    "--play is for subtraction games; octal games are under normal play".into(),
+                );
+            }
+            Family::Octal(Octal::parse(game)?)
+        }
+        other => {
+            return Err(format!(
+                "unknown family `{other}`: subtraction (GAME a set of moves such as 1,2) or \
+                 octal (GAME a code such as 0.77)"
+            ));
+        }
+    };
+    // Refused before any work, as the bound is.
+    if let Some(n) = check
+        && n > max_bound(&family)
+    {
+        return Err(format!(
+            "--check {n} is above the limit {} for this family",
+            max_bound(&family)
+        ));
+    }
+    outln!("family: {family}");
+    let s = toss_synthesis::synthesize(&family, bound).map_err(|e| e.to_string())?;
+    let (a, p) = (s.preperiod(), s.period());
+    let shown = (a + 2 * p).clamp(30, 120).min(s.computed());
+    let more = if shown < s.computed() { " ..." } else { "" };
+    match &s.values {
+        Values::Answers(_) => outln!(
+            "values (n = 0..{}; * already won, - lost, else the smallest winning move): {}{more}",
+            shown - 1,
+            s.values.prefix(shown)
+        ),
+        Values::Grundy(_) => outln!(
+            "values (Grundy, n = 0..{}): {}{more}",
+            shown - 1,
+            s.values.prefix(shown)
+        ),
+    }
+    outln!("computed: n = 0..={} (bound {bound})", s.computed() - 1);
+    match s.outcome_preperiod {
+        Some(o) => outln!(
+            "period {p}, preperiod {a}: the automaton's cycle of {p} starts at n = {a} (the \
+             answers repeat from n = {}, won/lost from n = {o}; a lost position is no state)",
+            s.periodicity.preperiod
+        ),
+        None if a > 0 => outln!(
+            "period {p}, preperiod {a} (last exception at n = {})",
+            a - 1
+        ),
+        None => outln!("period {p}, preperiod 0 (periodic from n = 0)"),
+    }
+    let verified = match &s.values {
+        Values::Answers(v) => s.periodicity.check(v),
+        Values::Grundy(v) => s.periodicity.check(v),
+    };
+    outln!(
+        "proof: {}; re-checked: {}",
+        s.periodicity,
+        if verified { "holds" } else { "FAILS" }
+    );
+    if !verified {
+        return Err("the proof of the period does not check".into());
+    }
+    if let Some(n) = check {
+        let r = toss_synthesis::check(&s, n)?;
+        let what = match &s.family {
+            Family::Subtraction(_) => "the original win/2",
+            Family::Octal(_) => "the Grundy values by mex",
+        };
+        outln!(
+            "check: the logic program (interpreted) and the Rust table answer as {what} for every \
+             n <= {}; {} winning positions in 0..={}",
+            r.upto,
+            r.winning,
+            r.upto
+        );
+    }
+    if prolog {
+        outln!();
+        out!("{}", s.logic_program());
+    }
+    if rust {
+        outln!();
+        out!("{}", s.rust_program());
+    }
+    Ok(())
+}

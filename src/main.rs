@@ -206,6 +206,40 @@ enum Command {
         #[arg(long)]
         svg: PathBuf,
     },
+    /// Synthesize the winning strategy of a family of impartial games
+    /// (a subtraction set or an octal code; the size n is a parameter):
+    /// values up to a bound, the least period proven to go on forever, and
+    /// the derived program, as a logic program in the notation of the
+    /// strategy-synthesis seed and as Rust. Fails (status 1) when no
+    /// period is proven within the bound, saying what was reached.
+    ///
+    /// Examples: `toss synthesize subtraction 1,2` (the seed's game),
+    /// `toss synthesize subtraction 1,3,4 --play normal`, `toss synthesize
+    /// octal 0.77` (Kayles).
+    Synthesize {
+        /// `subtraction` (GAME is a set of moves, `1,2`) or `octal` (GAME
+        /// is a code, `0.77`, played under normal play).
+        family: String,
+        game: String,
+        /// Subtraction games: `normal` (who cannot move loses), `misere`
+        /// (who cannot move wins) or `seed` (the default: who finds the
+        /// table empty wins, as in the seed's win/2).
+        #[arg(long)]
+        play: Option<toss_synthesis::family::Play>,
+        /// Compute values for n = 0..=N at most (doubling from 64 until a
+        /// period is proven); at most 10,000,000 for subtraction games,
+        /// 100,000 for octal games.
+        #[arg(long, default_value_t = toss_synthesis::DEFAULT_BOUND)]
+        bound: u64,
+        /// What to print of the program: prolog, rust, both or none.
+        #[arg(long, default_value = "both")]
+        emit: String,
+        /// Run the emitted logic program and the Rust table against the
+        /// direct evaluation (win/2, or Grundy values) for every n <= N
+        /// and count the winning positions.
+        #[arg(long)]
+        check: Option<u64>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -358,6 +392,14 @@ fn main() -> ExitCode {
             };
             commands::solve(&file, &opts, engine, colour)
         }
+        Command::Synthesize {
+            family,
+            game,
+            play,
+            bound,
+            emit,
+            check,
+        } => commands::synthesize(&family, &game, play, bound, &emit, check),
         Command::Show { file, moves, svg } => commands::show(&file, moves.as_deref(), &svg, colour),
         Command::Ggp {
             command:
