@@ -348,6 +348,7 @@ pub fn play(
             None => default.parse()?,
         });
     }
+    let full = with_description_id(&full, path, &loaded)?;
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut out = PipeStdout;
@@ -411,7 +412,9 @@ pub fn play_match(
     engine: Engine,
     colour: bool,
 ) -> Result<(), String> {
-    match toss_cli::load::load_with(path, colour, engine).map_err(|e| e.rendered)? {
+    let loaded = toss_cli::load::load_with(path, colour, engine).map_err(|e| e.rendered)?;
+    let specs = &with_description_id(specs, path, &loaded)?;
+    match loaded {
         toss_cli::load::Loaded::Toss { game, interpreter } => {
             matches::run_match(&interpreter, &game, &interpreter, specs, games, seed, swap)?;
             fault_check(&interpreter)
@@ -421,6 +424,24 @@ pub fn play_match(
             matches::run_match_generic(&g, specs, games, seed, swap)
         }
     }
+}
+
+/// `specs` with the identity of the loaded description set, which a
+/// solver's table must match.
+fn with_description_id(
+    specs: &[PlayerSpec],
+    path: &Path,
+    loaded: &toss_cli::load::Loaded,
+) -> Result<Vec<PlayerSpec>, String> {
+    let mut out = specs.to_vec();
+    if out.iter().any(|s| s.table.is_some()) {
+        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let id = toss_cli::solve::description_id(&bytes, loaded.engine_name());
+        for s in &mut out {
+            s.description_id = id;
+        }
+    }
+    Ok(out)
 }
 
 /// `toss ground FILE.kif [--summary]`: the propositional network.
