@@ -638,7 +638,10 @@ const USAGE: &str = "usage:
   NAME play [--seed S] [--iters N]     play first against UCT (N iterations per move)
   NAME playout [-n N] [--seed S] [--max-plies M]
                                        random playouts: playouts/s, mean length and payoffs
-  NAME perft DEPTH [--divide]          move sequences of that length from the start";
+  NAME perft DEPTH [--divide]          move sequences of that length from the start
+  NAME solve [--moves M1,M2,...] [--depth D] [--memory 2G] [--time S]
+             [--retrograde [--table OUT]] [--layers N]
+                                       the exact value and best moves (as `toss solve`)";
 
 /// `writeln!` on standard output: a closed pipe ends the program quietly.
 macro_rules! outln {
@@ -723,6 +726,45 @@ fn run(args: &[String]) -> Result<(), String> {
             fault_check(&g)?;
             outln!("{total}");
             Ok(())
+        }
+        Some("solve") => {
+            let text = |flag: &str| {
+                args.iter()
+                    .position(|a| a == flag)
+                    .and_then(|i| args.get(i + 1))
+                    .cloned()
+            };
+            let moves: Vec<String> = text("--moves")
+                .map(|m| m.split(',').map(|m| m.trim().to_string()).collect())
+                .unwrap_or_default();
+            let memory = toss_cli::solve::parse_bytes(&text("--memory").unwrap_or("2G".into()))?;
+            let time = match text("--time") {
+                Some(t) => Some(
+                    t.parse::<f64>()
+                        .ok()
+                        .filter(|t| *t > 0.0 && *t < 1e9)
+                        .ok_or("--time needs a positive number of seconds")?,
+                ),
+                None => None,
+            };
+            let table = text("--table").map(std::path::PathBuf::from);
+            let layers = match text("--layers") {
+                Some(n) => Some(n.parse().map_err(|_| "--layers needs a number")?),
+                None => None,
+            };
+            let depth = option(args, "--depth", 1000u32)?.max(1);
+            let run = toss_cli::solve::Run {
+                moves: &moves,
+                depth,
+                memory,
+                time,
+                retrograde: args.iter().any(|a| a == "--retrograde"),
+                table: table.as_deref(),
+                layers,
+                game_id: toss_cli::solve::description_id(include_bytes!("../GAME_FILE"), "generated"),
+            };
+            toss_cli::solve::run(&g, &run, &mut PipeStdout)?;
+            fault_check(&g)
         }
         _ => Err(USAGE.to_string()),
     }
@@ -814,7 +856,8 @@ pub fn build(
     write(crate_dir.join(game_file), &source)?;
     let main = BUILD_MAIN
         .replace("NAME", &name)
-        .replace("file = \"game.toss\"", attribute);
+        .replace("file = \"game.toss\"", attribute)
+        .replace("GAME_FILE", game_file);
     write(src_dir.join("main.rs"), &main)?;
     // The workspace's lock file: the same dependency versions, no resolution.
     let lock = crate_dir.join("Cargo.lock");
