@@ -7,6 +7,9 @@
 //!   and their inverse, the display function (2.2);
 //! - [`decl`]: declarations in the notation of 2.2.4 and the basic
 //!   syntax definitions;
+//! - [`term`]: terms, the signature, `TermVar`, the internal display
+//!   format and the coding of strings, lists, types and terms (2.3.1, 2.3.4);
+//! - [`typing`]: well-typed terms and type reconstruction (2.3.2, 2.3.3);
 //! - [`diag`]: located errors rendered with line, column and caret.
 //!
 //! Dependency rule: std only. Nothing of the game engine (no `toss-core`,
@@ -16,6 +19,8 @@
 pub mod decl;
 pub mod diag;
 pub mod syntax;
+pub mod term;
 pub mod types;
+pub mod typing;
 
 pub use types::{Subst, Type, UnifyError, mgu2};
