@@ -10,6 +10,10 @@
 //! - [`term`]: terms, the signature, `TermVar`, the internal display
 //!   format and the coding of strings, lists, types and terms (2.3.1, 2.3.4);
 //! - [`typing`]: well-typed terms and type reconstruction (2.3.2, 2.3.3);
+//! - [`rewrite`]: rewrite rules and their six conditions, Algorithm 4
+//!   (REJECT / CLOG / APPLY), ordered first-match rewriting (2.4, 2.5.1);
+//! - [`normalise`]: normalisation, Algorithm 5, with brackets,
+//!   if-then-else, verbatim, the memo table and the step limit (2.5.2);
 //! - [`diag`]: located errors rendered with line, column and caret.
 //!
 //! Dependency rule: std only. Nothing of the game engine (no `toss-core`,
@@ -18,6 +22,8 @@
 
 pub mod decl;
 pub mod diag;
+pub mod normalise;
+pub mod rewrite;
 pub mod syntax;
 pub mod term;
 pub mod types;
