@@ -14,6 +14,8 @@
 //!   (REJECT / CLOG / APPLY), ordered first-match rewriting (2.4, 2.5.1);
 //! - [`normalise`]: normalisation, Algorithm 5, with brackets,
 //!   if-then-else, verbatim, the memo table and the step limit (2.5.2);
+//! - [`parse`]: the lexer, the chart parser with type reconstruction,
+//!   disambiguation by generality and preferences (2.6);
 //! - [`diag`]: located errors rendered with line, column and caret.
 //!
 //! Dependency rule: std only. Nothing of the game engine (no `toss-core`,
@@ -23,6 +25,7 @@
 pub mod decl;
 pub mod diag;
 pub mod normalise;
+pub mod parse;
 pub mod rewrite;
 pub mod syntax;
 pub mod term;
