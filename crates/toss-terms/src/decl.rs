@@ -11,7 +11,9 @@
 //! unquoted words may hold several types (`syntax element syntax element
 //! sequence`): they are split in the one way every piece reads as a type.
 //! The last unquoted `as` separates the elements from the result type.
-//! `//` starts a comment to the end of the line.
+//! `//` starts a comment to the end of the line. A string must be one
+//! token of the parser's lexer (2.6.1): letters and digits, or a single
+//! other character.
 //!
 //! Choices where the spec's text is garbled: the apostrophe syntax element
 //! is `'''' string ''''`; `Element 'library' ':' '/' string` and `'file'`
@@ -154,6 +156,19 @@ pub fn read_declarations(text: &str, defs: &mut Definitions) -> Result<Vec<Strin
         while i < elem_toks.len() {
             match &elem_toks[i].2 {
                 Tok::Quoted(s) => {
+                    // The parser matches strings against its tokens.
+                    let one_token =
+                        s.chars().all(crate::syntax::is_alnum) || s.chars().count() == 1;
+                    if !one_token {
+                        let (at, len, _) = &elem_toks[i];
+                        return Err(Located::new(
+                            *at,
+                            *len,
+                            format!(
+                                "'{s}' is not one token of the parser (2.6.1): write each symbol apart, as in '+' '+'"
+                            ),
+                        ));
+                    }
                     elems.push(SyntaxElem::Str(s.clone()));
                     i += 1;
                 }
@@ -568,6 +583,7 @@ mod tests {
             ("Element 'x' boolean.", "expected `as`", 0),
             ("Class 'x' boolean.", "no type but term type", 0),
             ("Element 'x' as ?a.", "type symbol over type variables", 0),
+            ("Function 'x' '++' as boolean.", "not one token", 13),
         ];
         for (text, msg, at) in cases {
             let e = read_declarations(text, &mut defs).expect_err(text);

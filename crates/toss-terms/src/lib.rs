@@ -16,6 +16,8 @@
 //!   if-then-else, verbatim, the memo table and the step limit (2.5.2);
 //! - [`parse`]: the lexer, the chart parser with type reconstruction,
 //!   disambiguation by generality and preferences (2.6);
+//! - [`program`]: `.terms` files (declarations, `Let ... be ...` rules,
+//!   preferences) and evaluating terms written in the user's syntax;
 //! - [`diag`]: located errors rendered with line, column and caret.
 //!
 //! Dependency rule: std only. Nothing of the game engine (no `toss-core`,
@@ -26,6 +28,7 @@ pub mod decl;
 pub mod diag;
 pub mod normalise;
 pub mod parse;
+pub mod program;
 pub mod rewrite;
 pub mod syntax;
 pub mod term;

@@ -498,6 +498,14 @@ impl Rules {
             .push(rule);
     }
 
+    /// Adds a rule before the others of its function (most important).
+    pub fn add_first(&mut self, rule: Rule) {
+        self.by_function
+            .entry(rule.function().to_string())
+            .or_default()
+            .insert(0, rule);
+    }
+
     /// The rules of a function name, most important first.
     pub fn of(&self, f: &str) -> &[Rule] {
         self.by_function.get(f).map_or(&[], Vec::as_slice)
