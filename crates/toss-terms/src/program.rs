@@ -196,6 +196,17 @@ impl Program {
         })
     }
 
+    /// A normalisation error with its term in the user's syntax.
+    pub fn describe(&self, e: &NormError) -> String {
+        match e {
+            NormError::StepLimit { limit, term } => format!(
+                "no normal form after {limit} rewrite steps (the rules may not terminate); rewriting {}",
+                self.show(term)
+            ),
+            other => other.to_string(),
+        }
+    }
+
     /// A term in the user's syntax (bracketed only where needed).
     pub fn show(&self, t: &Term) -> String {
         display_user(t, &self.grammar)
@@ -408,5 +419,77 @@ mod tests {
         let text = "x // c.\n + y.";
         let s = statements(text);
         assert_eq!(s, vec![(0, "x      \n + y.".to_string())]);
+    }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// Statements and terms from the example's own words, shuffled.
+        fn arb_words() -> impl Strategy<Value = String> {
+            let word = prop_oneof![
+                Just("s"),
+                Just("zero"),
+                Just("+"),
+                Just("*"),
+                Just("("),
+                Just(")"),
+                Just("x"),
+                Just("y"),
+                Just("::"),
+                Just("["),
+                Just("]"),
+                Just("length"),
+                Just("let"),
+                Just("be"),
+                Just("preferred"),
+                Just("to"),
+                Just("f"),
+                Just("if"),
+                Just("then"),
+                Just("else"),
+                Just("<"),
+                Just("|"),
+                Just(">"),
+                Just("\""),
+                Just("."),
+                Just("'"),
+                Just("Class"),
+                Just("Element"),
+                Just("as"),
+            ];
+            prop::collection::vec(word, 0..24).prop_map(|w| w.join(" "))
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(300))]
+
+            #[test]
+            fn any_term_text_evaluates_or_errs_located(text in arb_words()) {
+                let p = Program::load(PEANO).expect("loads");
+                let limits = Limits { max_steps: 20_000, ..Limits::default() };
+                match p.evaluate(&text, limits, false) {
+                    Ok(e) => {
+                        // The normal form reads back as itself.
+                        let back = p.parse_term(&e.normal_form, 0).expect("reads back");
+                        let (t, _) = strip_brackets(back.term, back.spans, 0);
+                        prop_assert_eq!(t, e.term);
+                    }
+                    Err(EvalError::Parse(e)) => {
+                        prop_assert!(e.at + e.len <= text.len(), "{:?}", e);
+                    }
+                    Err(EvalError::Normalise(..)) => {}
+                }
+            }
+
+            #[test]
+            fn any_file_text_loads_or_errs_located(text in arb_words()) {
+                let full = format!("{PEANO}\n{text}");
+                if let Err(e) = Program::load(&full) {
+                    prop_assert!(e.at + e.len <= full.len(), "{:?}", e);
+                    let _ = e.render("f.terms", &full);
+                }
+            }
+        }
     }
 }
