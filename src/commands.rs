@@ -348,6 +348,7 @@ pub fn play(
             None => default.parse()?,
         });
     }
+    let full = with_description_id(&full, path, &loaded)?;
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut out = PipeStdout;
@@ -411,7 +412,9 @@ pub fn play_match(
     engine: Engine,
     colour: bool,
 ) -> Result<(), String> {
-    match toss_cli::load::load_with(path, colour, engine).map_err(|e| e.rendered)? {
+    let loaded = toss_cli::load::load_with(path, colour, engine).map_err(|e| e.rendered)?;
+    let specs = &with_description_id(specs, path, &loaded)?;
+    match loaded {
         toss_cli::load::Loaded::Toss { game, interpreter } => {
             matches::run_match(&interpreter, &game, &interpreter, specs, games, seed, swap)?;
             fault_check(&interpreter)
@@ -421,6 +424,24 @@ pub fn play_match(
             matches::run_match_generic(&g, specs, games, seed, swap)
         }
     }
+}
+
+/// `specs` with the identity of the loaded description set, which a
+/// solver's table must match.
+fn with_description_id(
+    specs: &[PlayerSpec],
+    path: &Path,
+    loaded: &toss_cli::load::Loaded,
+) -> Result<Vec<PlayerSpec>, String> {
+    let mut out = specs.to_vec();
+    if out.iter().any(|s| s.table.is_some()) {
+        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let id = toss_cli::solve::description_id(&bytes, loaded.engine_name());
+        for s in &mut out {
+            s.description_id = id;
+        }
+    }
+    Ok(out)
 }
 
 /// `toss ground FILE.kif [--summary]`: the propositional network.
@@ -617,7 +638,10 @@ const USAGE: &str = "usage:
   NAME play [--seed S] [--iters N]     play first against UCT (N iterations per move)
   NAME playout [-n N] [--seed S] [--max-plies M]
                                        random playouts: playouts/s, mean length and payoffs
-  NAME perft DEPTH [--divide]          move sequences of that length from the start";
+  NAME perft DEPTH [--divide]          move sequences of that length from the start
+  NAME solve [--moves M1,M2,...] [--depth D] [--memory 2G] [--time S]
+             [--retrograde [--table OUT]] [--layers N]
+                                       the exact value and best moves (as `toss solve`)";
 
 /// `writeln!` on standard output: a closed pipe ends the program quietly.
 macro_rules! outln {
@@ -702,6 +726,45 @@ fn run(args: &[String]) -> Result<(), String> {
             fault_check(&g)?;
             outln!("{total}");
             Ok(())
+        }
+        Some("solve") => {
+            let text = |flag: &str| {
+                args.iter()
+                    .position(|a| a == flag)
+                    .and_then(|i| args.get(i + 1))
+                    .cloned()
+            };
+            let moves: Vec<String> = text("--moves")
+                .map(|m| m.split(',').map(|m| m.trim().to_string()).collect())
+                .unwrap_or_default();
+            let memory = toss_cli::solve::parse_bytes(&text("--memory").unwrap_or("2G".into()))?;
+            let time = match text("--time") {
+                Some(t) => Some(
+                    t.parse::<f64>()
+                        .ok()
+                        .filter(|t| *t > 0.0 && *t < 1e9)
+                        .ok_or("--time needs a positive number of seconds")?,
+                ),
+                None => None,
+            };
+            let table = text("--table").map(std::path::PathBuf::from);
+            let layers = match text("--layers") {
+                Some(n) => Some(n.parse().map_err(|_| "--layers needs a number")?),
+                None => None,
+            };
+            let depth = option(args, "--depth", 1000u32)?.max(1);
+            let run = toss_cli::solve::Run {
+                moves: &moves,
+                depth,
+                memory,
+                time,
+                retrograde: args.iter().any(|a| a == "--retrograde"),
+                table: table.as_deref(),
+                layers,
+                game_id: toss_cli::solve::description_id(include_bytes!("../GAME_FILE"), "generated"),
+            };
+            toss_cli::solve::run(&g, &run, &mut PipeStdout)?;
+            fault_check(&g)
         }
         _ => Err(USAGE.to_string()),
     }
@@ -793,7 +856,8 @@ pub fn build(
     write(crate_dir.join(game_file), &source)?;
     let main = BUILD_MAIN
         .replace("NAME", &name)
-        .replace("file = \"game.toss\"", attribute);
+        .replace("file = \"game.toss\"", attribute)
+        .replace("GAME_FILE", game_file);
     write(src_dir.join("main.rs"), &main)?;
     // The workspace's lock file: the same dependency versions, no resolution.
     let lock = crate_dir.join("Cargo.lock");

@@ -68,7 +68,8 @@ enum Command {
     Play {
         file: PathBuf,
         /// One per player, in order: human, random, uct:iters=N, uct:time=S,
-        /// uct+heur:iters=N, alphabeta:depth=D (default: human, then random).
+        /// uct+heur:iters=N, alphabeta:depth=D, solver:time=S (default:
+        /// human, then random).
         #[arg(long = "player")]
         players: Vec<toss_cli::matches::PlayerSpec>,
         #[arg(long, default_value_t = 0)]
@@ -83,7 +84,8 @@ enum Command {
     Match {
         file: PathBuf,
         /// One per player: random, uct:iters=N, uct:time=S, uct+heur:iters=N,
-        /// alphabeta:depth=D; options c=, threads=N (one shared tree; parallel=root: a tree
+        /// alphabeta:depth=D, solver:time=S (or positions=N; memory=2G,
+        /// table=FILE from `toss solve --retrograde --table FILE`); options c=, threads=N (one shared tree; parallel=root: a tree
         /// per thread, root statistics summed), heur=existential|rule,
         /// playout=evaluate|random|basic|cutoffK|mixL (cutoffK: K random turns, then the
         /// evaluation; mixL: L x the evaluation + (1 - L) x a random playout, 0 <= L <= 1),

@@ -1,9 +1,11 @@
 //! Matches between players described by short specs, as `toss match` and
 //! `toss play` take them: `random`, `uct:iters=2000`, `uct:time=0.5`,
-//! `uct+heur:iters=2000`, `alphabeta:depth=4`.
+//! `uct+heur:iters=2000`, `alphabeta:depth=4`, `solver:time=1`,
+//! `solver:table=ttt.table`.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
+use std::sync::Arc;
 use std::time::Duration;
 
 use toss_core::game::{Game, rng_from_seed};
@@ -14,6 +16,8 @@ use toss_heuristics::{
 use toss_runtime::Interpreter;
 use toss_search::alphabeta::AlphaBeta;
 use toss_search::player::{Budget, Player, RandomPlayer};
+use toss_search::solve::player::SolverPlayer;
+use toss_search::solve::retro::RetroTable;
 use toss_search::uct::{Parallelism, PlayoutPolicy, RandomPlayout, Uct, UctConfig};
 
 /// A parsed player spec.
@@ -37,6 +41,15 @@ pub struct PlayerSpec {
     pub weight: u32,
     /// The heuristic h of a player becomes the payoff `tanh(h / scale)`.
     pub scale: Option<f64>,
+    /// The solver's table bound in bytes.
+    pub memory: usize,
+    /// The solver's retrograde table file (`toss solve --retrograde
+    /// --table FILE`).
+    pub table: Option<std::path::PathBuf>,
+    /// Identifies the description and engine a table must have been
+    /// written for ([`crate::solve::description_id`]); set by the command
+    /// that loads the game.
+    pub description_id: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,6 +59,7 @@ pub enum Kind {
     Uct,
     UctHeuristic,
     AlphaBeta,
+    Solver,
 }
 
 impl std::str::FromStr for PlayerSpec {
@@ -59,9 +73,10 @@ impl std::str::FromStr for PlayerSpec {
             "uct" => Kind::Uct,
             "uct+heur" => Kind::UctHeuristic,
             "alphabeta" => Kind::AlphaBeta,
+            "solver" => Kind::Solver,
             other => {
                 return Err(format!(
-                    "unknown player `{other}`: expected human, random, uct, uct+heur or alphabeta"
+                    "unknown player `{other}`: expected human, random, uct, uct+heur, alphabeta or solver"
                 ));
             }
         };
@@ -70,6 +85,7 @@ impl std::str::FromStr for PlayerSpec {
             kind,
             budget: match kind {
                 Kind::AlphaBeta => Budget::Iterations(3),
+                Kind::Solver => Budget::Time(Duration::from_secs(1)),
                 _ => Budget::Iterations(1000),
             },
             c: None,
@@ -80,6 +96,9 @@ impl std::str::FromStr for PlayerSpec {
             evals: 1,
             weight: 1,
             scale: None,
+            memory: 1 << 30,
+            table: None,
+            description_id: 0,
         };
         for arg in args.split(',').filter(|a| !a.is_empty()) {
             let (key, value) = arg
@@ -100,6 +119,15 @@ impl std::str::FromStr for PlayerSpec {
                     spec.budget = Budget::Iterations(count()?)
                 }
                 "depth" if kind == Kind::AlphaBeta => spec.budget = Budget::Iterations(count()?),
+                "positions" if kind == Kind::Solver => {
+                    let n = count()?;
+                    if n == 0 {
+                        return Err(format!("`{arg}`: give at least 1 position"));
+                    }
+                    spec.budget = Budget::Iterations(n)
+                }
+                "memory" if kind == Kind::Solver => spec.memory = crate::solve::parse_bytes(value)?,
+                "table" if kind == Kind::Solver => spec.table = Some(value.into()),
                 "time" if kind != Kind::Human && kind != Kind::Random => {
                     let t = number()?;
                     if !(t > 0.0 && t < 1e6) {
@@ -231,6 +259,7 @@ where
             RandomPlayout { max_plies: 100_000 },
             seed,
         ))),
+        Kind::Solver => Some(solver_player(spec, g, seed)?),
         Kind::UctHeuristic | Kind::AlphaBeta => {
             return Err(format!(
                 "`{}` derives its heuristic from a .toss description; this game has none",
@@ -238,6 +267,38 @@ where
             ));
         }
     })
+}
+
+/// The solver player of `spec`, with its retrograde table read when it
+/// names one.
+pub fn solver_player<G: Game + 'static>(
+    spec: &PlayerSpec,
+    g: &G,
+    seed: u64,
+) -> Result<Box<dyn Player<G>>, String> {
+    type Tables = std::collections::HashMap<(std::path::PathBuf, u64), Arc<RetroTable>>;
+    // Seats are made afresh for every game of a match: a table is read once.
+    static TABLES: std::sync::Mutex<Option<Tables>> = std::sync::Mutex::new(None);
+    let mut player = SolverPlayer::new(spec.memory, seed);
+    if let Some(path) = &spec.table {
+        let mut tables = TABLES.lock().unwrap_or_else(|e| e.into_inner());
+        let tables = tables.get_or_insert_with(Default::default);
+        let key = (path.clone(), spec.description_id);
+        let table = match tables.get(&key) {
+            Some(t) => t.clone(),
+            None => {
+                let mut f =
+                    std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+                let t = RetroTable::read(&mut f, spec.description_id, g.num_players())
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                let t = Arc::new(t);
+                tables.insert(key, t.clone());
+                t
+            }
+        };
+        player = player.with_table(table);
+    }
+    Ok(Box::new(player))
 }
 
 /// Builds the player a spec describes; `None` for a human (the caller reads
@@ -346,6 +407,7 @@ where
                 seed,
             ))),
         },
+        Kind::Solver => Some(solver_player(spec, g, seed)?),
         Kind::AlphaBeta => {
             if let Some(loc) = simultaneous_location(game) {
                 return Err(format!(
@@ -583,7 +645,13 @@ fn play_match<G: Game>(
             records[k][p].add(outcome(&payoffs, p));
         }
         let by_seat: Vec<&str> = seats.iter().map(|s| s.spec.text.as_str()).collect();
-        let line = game_line(i + 1, games, g.player_names(), &by_seat, &payoffs, plies);
+        let mut line = game_line(i + 1, games, g.player_names(), &by_seat, &payoffs, plies);
+        for note in seats
+            .iter()
+            .filter_map(|s| s.player.as_ref().and_then(|p| p.summary()))
+        {
+            let _ = write!(line, " ({note})");
+        }
         // Printed above the bar (and also when the bar is hidden because
         // stderr is not a terminal), so a long match shows its progress.
         bar.suspend(|| eprintln!("{line}"));

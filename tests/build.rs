@@ -57,6 +57,14 @@ fn built_tic_tac_toe_counts_504_sequences_of_three_moves() {
     assert!(perft.status.success(), "{stdout}");
     assert_eq!(stdout.lines().last(), Some("504"), "{stdout}");
 
+    // The exact solver on the generated code: a draw, 5,478 positions.
+    let solved = run(&exe, &["solve"], "");
+    let stdout = text(&solved.stdout);
+    assert!(stdout.contains("value xplayer: 0\nvalue oplayer: 0\nexact: yes"), "{stdout}");
+    let solved = run(&exe, &["solve", "--retrograde"], "");
+    let stdout = text(&solved.stdout);
+    assert!(stdout.contains("positions: 5478 (958 terminal)"), "{stdout}");
+
     // Playouts: the same figures as the interpreter's for the seed (the
     // generated code plays the same moves), the time aside.
     let toss = std::path::Path::new(env!("CARGO_BIN_EXE_toss"));

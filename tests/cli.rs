@@ -1237,3 +1237,122 @@ fn via_toss_runs_toss_commands_on_the_translated_game() {
     assert!(!refused.status.success());
     assert!(text(&refused.stderr).contains("simultaneous moves"));
 }
+
+#[test]
+fn solve_finds_the_value_and_best_moves_of_tic_tac_toe() {
+    let out = toss(&["solve", "games/tic-tac-toe.toss"], "");
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        stdout.contains("value xplayer: 0\nvalue oplayer: 0\nexact: yes"),
+        "{stdout}"
+    );
+    assert_eq!(stdout.matches("  best").count(), 9, "{stdout}");
+    // After a corner and an edge that is not beside it, the cross wins.
+    let out = toss(&["solve", "games/tic-tac-toe.toss", "--moves", "a1,b3"], "");
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("value xplayer: 1\n"), "{stdout}");
+}
+
+#[test]
+fn solve_retrograde_writes_a_table_the_solver_player_reads() {
+    let dir = std::env::temp_dir().join(format!("toss-solve-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let table = dir.join("ttt.table");
+    let table_arg = table.to_string_lossy().into_owned();
+    let out = toss(
+        &[
+            "solve",
+            "games/tic-tac-toe.toss",
+            "--retrograde",
+            "--table",
+            &table_arg,
+        ],
+        "",
+    );
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        stdout.contains("positions: 5478 (958 terminal)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("complete plays: 255168"), "{stdout}");
+    assert!(stdout.contains("table: 5478 positions written"), "{stdout}");
+    let spec = format!("solver:table={table_arg}");
+    let out = toss(
+        &[
+            "match",
+            "games/tic-tac-toe.toss",
+            "--player",
+            &spec,
+            "--player",
+            "random",
+            "-n",
+            "6",
+            "--swap",
+        ],
+        "",
+    );
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("solver: all"),
+        "{}",
+        text(&out.stderr)
+    );
+    let solver_row = stdout
+        .lines()
+        .find(|l| l.starts_with("solver") && l.contains(" all "))
+        .expect("the solver's row");
+    let losses: u64 = solver_row
+        .split_whitespace()
+        .nth(4)
+        .and_then(|x| x.parse().ok())
+        .expect("losses");
+    assert_eq!(losses, 0, "{stdout}");
+    // The table is refused for another game.
+    let out = toss(
+        &[
+            "match",
+            "games/connect4.toss",
+            "--player",
+            &spec,
+            "--player",
+            "random",
+            "-n",
+            "1",
+        ],
+        "",
+    );
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("another game"),
+        "{}",
+        text(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn solve_counts_positions_by_ply_and_stops_at_its_memory_bound() {
+    let out = toss(&["solve", "games/connect4.toss", "--layers", "4"], "");
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.starts_with("0: 1\n1: 7\n2: 49\n3: 238\n4: 1120\n"),
+        "{stdout}"
+    );
+    let out = toss(&["solve", "games/connect4.toss", "--memory", "64K"], "");
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        stdout.contains("exact: no, the table reached its memory bound"),
+        "{stdout}"
+    );
+    let out = toss(&["solve", "games/connect4.toss", "--memory", "lots"], "");
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("expected a size"),
+        "{}",
+        text(&out.stderr)
+    );
+}

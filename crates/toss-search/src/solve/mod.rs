@@ -204,7 +204,7 @@ pub struct Solver {
     method: Method,
     table: Table,
     /// The max^n table: exact payoff vectors.
-    exact: std::collections::HashMap<Box<[u64]>, Payoffs>,
+    exact: table::WordMap<Payoffs>,
     exact_bytes: usize,
     positions: u64,
     start: Instant,
@@ -212,6 +212,10 @@ pub struct Solver {
     /// Player 0's payoff range, the interval of a horizon leaf.
     range: (f64, f64),
     progress: Option<ProgressFn>,
+    key_pool: Vec<Vec<u64>>,
+    movers_pool: Vec<Vec<usize>>,
+    /// Per player and move index, how much its cuts weighed.
+    history: Vec<Vec<u64>>,
 }
 
 /// What [`Solver::on_progress`] calls.
@@ -228,13 +232,16 @@ impl Solver {
             value_moves: true,
             method: Method::ConstantSum { sum: None },
             table: Table::new(limits.memory_bytes),
-            exact: std::collections::HashMap::new(),
+            exact: table::WordMap::default(),
             exact_bytes: 0,
             positions: 0,
             start: Instant::now(),
             depth: 0,
             range: (-1.0, 1.0),
             progress: None,
+            key_pool: Vec::new(),
+            movers_pool: Vec::new(),
+            history: Vec::new(),
         }
     }
 
@@ -497,19 +504,38 @@ impl Solver {
         game: &G,
         s: &G::State,
         depth: u32,
+        alpha: f64,
+        beta: f64,
+    ) -> Result<(f64, f64), Halt> {
+        // Buffers come from pools: a node allocates nothing of its own.
+        let mut key = self.key_pool.pop().unwrap_or_default();
+        let mut movers = self.movers_pool.pop().unwrap_or_default();
+        let result = self.zero_with(game, s, depth, alpha, beta, &mut key, &mut movers);
+        self.key_pool.push(key);
+        self.movers_pool.push(movers);
+        result
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn zero_with<G: Game>(
+        &mut self,
+        game: &G,
+        s: &G::State,
+        depth: u32,
         mut alpha: f64,
         mut beta: f64,
+        key: &mut Vec<u64>,
+        movers: &mut Vec<usize>,
     ) -> Result<(f64, f64), Halt> {
         self.tick()?;
-        let mut key = Vec::new();
-        if !game.state_key(s, &mut key) {
+        if !game.state_key(s, key) {
             return Err(Halt::Error(SolveError::NoKey));
         }
         let (lo0, hi0) = self.range;
         let window = (alpha, beta);
         let mut known = (lo0, hi0);
         let mut hint = u32::MAX;
-        if let Some(e) = self.table.get(&key) {
+        if let Some(e) = self.table.get(key) {
             // A bound proved as deep with a window containing this one
             // is all this search could prove.
             if e.is_exact()
@@ -524,9 +550,8 @@ impl Solver {
             beta = beta.min(e.hi);
             hint = e.best;
         }
-        let mut movers = Vec::new();
         let mut moves: Vec<Vec<G::Move>> = Vec::new();
-        game.movers_and_moves(s, &mut movers, &mut moves);
+        game.movers_and_moves(s, movers, &mut moves);
         if movers.is_empty() {
             if let Some(f) = game.fault() {
                 return Err(Halt::Error(SolveError::Fault(f)));
@@ -544,26 +569,34 @@ impl Solver {
                 }
             }
             let v = p[0];
-            self.store(&key, (v, v), depth, (lo0, hi0), u32::MAX)?;
+            self.store(key, (v, v), depth, (lo0, hi0), u32::MAX)?;
             return Ok((v, v));
         }
         if depth == 0 {
             return Ok(known);
         }
-        let result = match single_chooser(&movers, &moves) {
+        let result = match single_chooser(movers, &moves) {
             Some(k) => {
                 let maximise = movers[k] == 0 || game.num_players() == 1;
                 let n = moves[k].len();
-                let order = ((hint as usize) < n)
-                    .then_some(hint as usize)
-                    .into_iter()
-                    .chain((0..n).filter(|&i| i != hint as usize));
+                // The table's best move first, then by the history of
+                // cuts (moves that refuted elsewhere often refute here).
+                let chooser = movers[k];
+                if self.history.len() <= chooser {
+                    self.history.resize(chooser + 1, Vec::new());
+                }
+                if self.history[chooser].len() < n {
+                    self.history[chooser].resize(n, 0);
+                }
+                let mut order: Vec<usize> = (0..n).collect();
+                let h = &self.history[chooser];
+                order.sort_by_key(|&i| (i != hint as usize, std::cmp::Reverse(h[i])));
                 let (mut blo, mut bhi) = (f64::NAN, f64::NAN);
                 let mut best = 0;
                 let mut cut = false;
-                for (seen, i) in order.enumerate() {
+                for (seen, &i) in order.iter().enumerate() {
                     let joint = joint_with(&moves[..movers.len()], k, i);
-                    let d = self.child_depth(game, &movers, s, &joint, depth);
+                    let d = self.child_depth(game, movers, s, &joint, depth);
                     let (clo, chi) = self.child(game, s, &joint, d, alpha, beta)?;
                     if seen == 0 {
                         (blo, bhi, best) = (clo, chi, i);
@@ -594,13 +627,14 @@ impl Solver {
                         }
                     }
                     if cut {
+                        self.history[chooser][i] += u64::from(depth) * u64::from(depth);
                         break;
                     }
                 }
                 (blo, bhi, best as u32)
             }
             None => {
-                let (lo, hi) = self.simultaneous(game, s, &movers, &moves, depth)?;
+                let (lo, hi) = self.simultaneous(game, s, movers, &moves, depth)?;
                 (lo, hi, u32::MAX)
             }
         };
@@ -611,7 +645,7 @@ impl Solver {
         } else {
             (result.0, result.1)
         };
-        self.store(&key, (lo, hi), depth, window, result.2)?;
+        self.store(key, (lo, hi), depth, window, result.2)?;
         Ok((lo, hi))
     }
 

@@ -19,6 +19,7 @@ use std::io::{Read, Write};
 use toss_core::game::{Game, Payoffs, rng_from_seed};
 
 use super::matrix::solve_matrix;
+use super::table::WordMap;
 use super::{Method, SolveError, joint_with, single_chooser};
 
 /// One successor along a joint move.
@@ -103,7 +104,7 @@ impl Graph {
             players: game.num_players(),
             bytes: 0,
         };
-        let mut index: HashMap<Box<[u64]>, u32> = HashMap::new();
+        let mut index: WordMap<u32> = WordMap::default();
         let mut queue: VecDeque<G::State> = VecDeque::new();
         let mut key = Vec::new();
         let mut rng = rng_from_seed(0);
@@ -191,7 +192,7 @@ impl Graph {
         &mut self,
         game: &G,
         s: &G::State,
-        index: &mut HashMap<Box<[u64]>, u32>,
+        index: &mut WordMap<u32>,
         queue: &mut VecDeque<G::State>,
         key: &mut Vec<u64>,
         memory_bytes: usize,
@@ -599,7 +600,7 @@ pub fn positions_by_plies<G: Game>(
     let mut rng = rng_from_seed(0);
     let mut outcomes = Vec::new();
     for _ in 0..max_plies {
-        let mut seen: HashMap<Box<[u64]>, ()> = HashMap::new();
+        let mut seen: WordMap<()> = WordMap::default();
         let mut next = Vec::new();
         let mut bytes = 0usize;
         for s in &layer {

@@ -3,6 +3,50 @@
 //! within a memory bound.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A multiply-rotate hash over words (as rustc's FxHash): state keys are
+/// already well spread, SipHash's protection against chosen keys is not
+/// needed, and it was a large part of a node's cost. Deterministic.
+#[derive(Clone, Copy, Default)]
+pub struct WordHasher(u64);
+
+const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl WordHasher {
+    #[inline]
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(SEED);
+    }
+}
+
+impl Hasher for WordHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes(c.try_into().unwrap_or([0; 8])));
+        }
+        for &b in chunks.remainder() {
+            self.add(b as u64);
+        }
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+}
+
+/// A hash map keyed on state keys.
+pub type WordMap<V> = HashMap<Box<[u64]>, V, BuildHasherDefault<WordHasher>>;
 
 /// What is known about one state.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -35,7 +79,7 @@ const ENTRY_OVERHEAD: usize = std::mem::size_of::<Entry>() + 16 + 16;
 
 /// States to entries, within `capacity_bytes`.
 pub struct Table {
-    map: HashMap<Box<[u64]>, Entry>,
+    map: WordMap<Entry>,
     bytes: usize,
     capacity_bytes: usize,
 }
@@ -43,7 +87,7 @@ pub struct Table {
 impl Table {
     pub fn new(capacity_bytes: usize) -> Table {
         Table {
-            map: HashMap::new(),
+            map: WordMap::default(),
             bytes: 0,
             capacity_bytes,
         }
