@@ -41,10 +41,13 @@
 //! - a transposition table entry per position with the interval, the
 //!   depth and window it was proved with, and the best move; the same test
 //!   for when an entry answers a node, the same merge on store, the same
-//!   memory bound accounting (`Limits::memory_bytes`, a `std` `HashMap`
-//!   with SipHash, an estimated cost per entry), terminal positions stored;
-//! - the best move of the table first, then the others in the derived
-//!   game's canonical order of legal moves: by the element of the landing
+//!   memory bound accounting (`Limits::memory_bytes`, an estimated cost
+//!   per entry), the same table (a `std` `HashMap` with the solver's
+//!   `WordHasher`), terminal positions stored;
+//! - the best move of the table first, then the others by the history of
+//!   cuts (per player and move index, depth squared added at each cut;
+//!   ties in canonical order), one history per solver; the derived
+//!   game's canonical order of legal moves is by the element of the landing
 //!   cell, and the elements are numbered as the start board is written,
 //!   top row first (`a6, b6, ..., g6, a5, ..., g1`), so higher landing
 //!   cells come first and columns break ties (`--check` and the tests
@@ -64,12 +67,17 @@
 //! values are `i8` in negamax form (the side to move's value, negated on
 //! the way up) instead of player 0's `f64` in minimax form (the same
 //! comparisons mirrored); and the search calls no trait methods (no
-//! `movers_and_moves`, `apply` on a clone, or `payoffs`).
+//! `movers_and_moves`, `apply` on a clone, or `payoffs`) and allocates
+//! nothing per position (the generic solver pools its key and movers
+//! buffers but builds its move lists, move order and joint move per
+//! position).
 
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 use std::time::{Duration, Instant};
 
 use toss::Game;
+use toss::search::solve::table::WordHasher;
 use toss::search::solve::{Limits, Solution, Solver};
 
 #[derive(toss::Game)]
@@ -234,23 +242,26 @@ pub struct HandSolution {
 /// The hand-written solver: [`Solver`]'s constant-sum search on
 /// [`Bitboard`]s.
 pub struct HandSolver {
-    table: HashMap<u64, Entry>,
+    table: HashMap<u64, Entry, BuildHasherDefault<WordHasher>>,
     bytes: usize,
     memory_bytes: usize,
     deadline: Option<Instant>,
     max_positions: Option<u64>,
     positions: u64,
+    /// Per player and canonical move index, how much its cuts weighed.
+    history: [[u64; WIDTH]; 2],
 }
 
 impl HandSolver {
     pub fn new(limits: Limits) -> HandSolver {
         HandSolver {
-            table: HashMap::new(),
+            table: HashMap::default(),
             bytes: 0,
             memory_bytes: limits.memory_bytes,
             deadline: limits.deadline,
             max_positions: limits.max_positions,
             positions: 0,
+            history: [[0; WIDTH]; 2],
         }
     }
 
@@ -388,12 +399,23 @@ impl HandSolver {
         }
         let mut cols = [0u8; WIDTH];
         let n = p.moves(&mut cols);
+        // The table's best move first, then by the history of cuts (a
+        // stable sort: ties keep the canonical order).
+        let player = (p.stones % 2) as usize;
+        let h = &self.history[player];
+        let rank = |i: usize| (i != hint as usize, std::cmp::Reverse(h[i]));
+        let mut order = [0usize; WIDTH];
+        for i in 0..n {
+            let mut j = i;
+            while j > 0 && rank(order[j - 1]) > rank(i) {
+                order[j] = order[j - 1];
+                j -= 1;
+            }
+            order[j] = i;
+        }
         let (mut blo, mut bhi) = (0i8, 0i8);
         let mut best = 0usize;
-        let first = ((hint as usize) < n).then_some(hint as usize);
-        let mut seen = 0;
-        let mut i = first.unwrap_or(0);
-        loop {
+        for (seen, &i) in order[..n].iter().enumerate() {
             let mut q = *p;
             q.play(cols[i] as usize);
             let (clo, chi) = self.search(&q, depth - 1, -beta, -alpha)?;
@@ -410,20 +432,9 @@ impl HandSolver {
             alpha = alpha.max(blo);
             if blo >= beta && seen + 1 < n {
                 bhi = 1;
+                self.history[player][i] += u64::from(depth) * u64::from(depth);
                 break;
             }
-            seen += 1;
-            if seen == n {
-                break;
-            }
-            // The next index in canonical order, skipping the hint.
-            i = match first {
-                Some(h) => {
-                    let j = seen - 1;
-                    if j >= h { j + 1 } else { j }
-                }
-                None => seen,
-            };
         }
         let lo = blo.max(known.0);
         let hi = bhi.min(known.1);
@@ -740,7 +751,7 @@ fn check(per: usize, seed: u64, stones: &[usize], budget: u64, interp_too: bool)
                     break;
                 }
             }
-            if over {
+            if over || b.wins_at_once() {
                 continue;
             }
             let h = run_hand(&b, 0.0, Some(budget));
