@@ -42,8 +42,9 @@
 //!   depth and window it was proved with, and the best move; the same test
 //!   for when an entry answers a node, the same merge on store, the same
 //!   memory bound accounting (`Limits::memory_bytes`, an estimated cost
-//!   per entry), the same table (a `std` `HashMap` with the solver's
-//!   `WordHasher`), terminal positions stored;
+//!   per entry), the same table (a `std` `HashMap`; the hash is the
+//!   solver's `WordHasher` round with a fold for the one-word key, see
+//!   [`KeyHasher`]), terminal positions stored;
 //! - the best move of the table first, then the others by the history of
 //!   cuts (per player and move index, depth squared added at each cut;
 //!   ties in canonical order), one history per solver; the derived
@@ -73,11 +74,10 @@
 //! position).
 
 use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::time::{Duration, Instant};
 
 use toss::Game;
-use toss::search::solve::table::WordHasher;
 use toss::search::solve::{Limits, Solution, Solver};
 
 #[derive(toss::Game)]
@@ -197,6 +197,29 @@ impl Bitboard {
     }
 }
 
+/// The hand-written table's hash of its one-word keys: the solver's
+/// multiply round (`table::WordHasher`), with the product's high half
+/// folded into the low one. One round alone leaves the low bits, which
+/// choose the bucket, depending on the low columns only (the solver's keys
+/// have several words, and its rotations carry the high bits down).
+#[derive(Clone, Copy, Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, w: u64) {
+        let h = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        self.0 = h ^ (h >> 32);
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     lo: i8,
@@ -242,7 +265,7 @@ pub struct HandSolution {
 /// The hand-written solver: [`Solver`]'s constant-sum search on
 /// [`Bitboard`]s.
 pub struct HandSolver {
-    table: HashMap<u64, Entry, BuildHasherDefault<WordHasher>>,
+    table: HashMap<u64, Entry, BuildHasherDefault<KeyHasher>>,
     bytes: usize,
     memory_bytes: usize,
     deadline: Option<Instant>,
