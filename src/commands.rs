@@ -245,6 +245,85 @@ pub fn fmt(path: &Path, via_toss: bool, colour: bool) -> Result<(), String> {
     Ok(())
 }
 
+/// `toss term FILE [TERM]... [--trace] [--max-steps N]`.
+pub fn term(path: &Path, terms: &[String], trace: bool, max_steps: u64) -> Result<(), String> {
+    use toss_terms::program::Program;
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
+    let mut program = Program::load(&text).map_err(|e| e.render(&name, &text))?;
+    let limits = toss_terms::normalise::Limits {
+        max_steps,
+        ..toss_terms::normalise::Limits::default()
+    };
+    if !terms.is_empty() {
+        let mut failed = false;
+        for (i, t) in terms.iter().enumerate() {
+            let source = format!("<term {}>", i + 1);
+            failed |= !evaluate_term(&program, t, &source, limits, trace)?;
+        }
+        return if failed { Err(String::new()) } else { Ok(()) };
+    }
+    // Interactive: a line ending with `.` adds statements, others are terms.
+    let stdin = std::io::stdin();
+    let mut line = String::new();
+    let mut number = 0;
+    loop {
+        line.clear();
+        number += 1;
+        match std::io::BufRead::read_line(&mut stdin.lock(), &mut line) {
+            Ok(0) => return Ok(()),
+            Ok(_) => {}
+            Err(e) => return Err(format!("cannot read standard input: {e}")),
+        }
+        let input = line.trim_end();
+        let source = format!("<stdin line {number}>");
+        if input.trim().is_empty() {
+            continue;
+        }
+        if input.ends_with('.') {
+            if let Err(e) = program.add_statements(input, 0) {
+                eprint!("{}", e.render(&source, input));
+            }
+        } else {
+            evaluate_term(&program, input, &source, limits, trace)?;
+        }
+    }
+}
+
+/// Prints a term's normal form (and its steps with `trace`), or its error
+/// on standard error; whether it had a normal form.
+fn evaluate_term(
+    program: &toss_terms::program::Program,
+    text: &str,
+    source: &str,
+    limits: toss_terms::normalise::Limits,
+    trace: bool,
+) -> Result<bool, String> {
+    use toss_terms::program::EvalError;
+    let print_steps = |steps: &[(String, String)]| -> Result<(), String> {
+        for (before, after) in steps {
+            outln!("  {before}  ->  {after}");
+        }
+        Ok(())
+    };
+    match program.evaluate(text, limits, trace) {
+        Ok(e) => {
+            print_steps(&e.steps)?;
+            outln!("{}", e.normal_form);
+            Ok(true)
+        }
+        Err(EvalError::Parse(e)) => {
+            eprint!("{}", e.render(source, text));
+            Ok(false)
+        }
+        Err(EvalError::Normalise(e, steps)) => {
+            print_steps(&steps)?;
+            eprintln!("{source}: error: {}", program.describe(&e));
+            Ok(false)
+        }
+    }
+}
+
 /// `toss perft FILE DEPTH [--divide]`.
 pub fn perft(
     path: &Path,

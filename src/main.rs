@@ -199,6 +199,21 @@ enum Command {
         #[arg(long, conflicts_with = "retrograde")]
         layers: Option<usize>,
     },
+    /// Term rewriting in your own notation (spec chapter 2): load a
+    /// `.terms` file (declarations, `Let ... be ...` rules, preferences)
+    /// and print the normal form of each term, written and shown in the
+    /// file's syntax. With no term, read terms (and statements ending in
+    /// `.`) line by line from standard input.
+    Term {
+        file: PathBuf,
+        terms: Vec<String>,
+        /// Print each rewrite step.
+        #[arg(long)]
+        trace: bool,
+        /// Give up after this many rewrite steps (non-termination).
+        #[arg(long, default_value_t = 1_000_000)]
+        max_steps: u64,
+    },
     /// Draw the starting position, or the one after some moves, as SVG.
     Show {
         file: PathBuf,
@@ -402,6 +417,12 @@ fn main() -> ExitCode {
             emit,
             check,
         } => commands::synthesize(&family, &game, play, bound, &emit, check),
+        Command::Term {
+            file,
+            terms,
+            trace,
+            max_steps,
+        } => commands::term(&file, &terms, trace, max_steps),
         Command::Show { file, moves, svg } => commands::show(&file, moves.as_deref(), &svg, colour),
         Command::Ggp {
             command:

@@ -60,10 +60,16 @@ fn built_tic_tac_toe_counts_504_sequences_of_three_moves() {
     // The exact solver on the generated code: a draw, 5,478 positions.
     let solved = run(&exe, &["solve"], "");
     let stdout = text(&solved.stdout);
-    assert!(stdout.contains("value xplayer: 0\nvalue oplayer: 0\nexact: yes"), "{stdout}");
+    assert!(
+        stdout.contains("value xplayer: 0\nvalue oplayer: 0\nexact: yes"),
+        "{stdout}"
+    );
     let solved = run(&exe, &["solve", "--retrograde"], "");
     let stdout = text(&solved.stdout);
-    assert!(stdout.contains("positions: 5478 (958 terminal)"), "{stdout}");
+    assert!(
+        stdout.contains("positions: 5478 (958 terminal)"),
+        "{stdout}"
+    );
 
     // Playouts: the same figures as the interpreter's for the seed (the
     // generated code plays the same moves), the time aside.

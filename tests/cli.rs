@@ -1356,3 +1356,69 @@ fn solve_counts_positions_by_ply_and_stops_at_its_memory_bound() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn term_prints_normal_forms_in_the_users_syntax() {
+    let file = "crates/toss-terms/examples/peano.terms";
+    let out = toss(
+        &["term", file, "s s zero + s zero", "length (zero :: [ ])"],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "s s s zero\ns zero\n");
+    // --trace shows each rewrite step before the normal form.
+    let out = toss(&["term", file, "--trace", "s zero + zero"], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "  s zero + zero  ->  s (zero + zero)\n  zero + zero  ->  zero\ns zero\n"
+    );
+}
+
+#[test]
+fn term_errors_are_located_and_fail() {
+    let file = "crates/toss-terms/examples/peano.terms";
+    let out = toss(&["term", file, "s + +"], "");
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("<term 1>:1:1: error: cannot parse"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("^^^^^"), "{stderr}");
+    // The f/g loop of the example file stops at the step limit.
+    let out = toss(&["term", file, "--max-steps", "500", "f zero"], "");
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("no normal form after 500 rewrite steps"),
+        "{stderr}"
+    );
+    assert!(stderr.ends_with("rewriting f zero\n"), "{stderr}");
+    // A bad file: file, line, column.
+    let dir = std::env::temp_dir().join(format!("toss-terms-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let bad = dir.join("bad.terms");
+    std::fs::write(&bad, "Class 'nat'.\nElement 'zero' as nought.\n").expect("write");
+    let out = toss(&["term", bad.to_str().expect("utf-8 path"), "zero"], "");
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("bad.terms:2:19: error: cannot read `nought` as a type"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn term_reads_statements_and_terms_from_standard_input() {
+    let file = "crates/toss-terms/examples/peano.terms";
+    let input = "s zero * s s zero\nFunction 'double' nat as nat.\nLet double x be x + x.\ndouble s zero\nzero zero\n";
+    let out = toss(&["term", file], input);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "s s zero\ns s zero\n");
+    assert!(
+        text(&out.stderr).contains("<stdin line 5>:1:1: error"),
+        "{}",
+        text(&out.stderr)
+    );
+}

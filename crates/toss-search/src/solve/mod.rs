@@ -595,9 +595,16 @@ impl Solver {
                 let mut best = 0;
                 let mut cut = false;
                 for (seen, &i) in order.iter().enumerate() {
-                    let joint = joint_with(&moves[..movers.len()], k, i);
-                    let d = self.child_depth(game, movers, s, &joint, depth);
-                    let (clo, chi) = self.child(game, s, &joint, d, alpha, beta)?;
+                    // One mover (turn-based): its move is the joint move.
+                    let several;
+                    let joint: &[G::Move] = if movers.len() == 1 {
+                        std::slice::from_ref(&moves[0][i])
+                    } else {
+                        several = joint_with(&moves[..movers.len()], k, i);
+                        &several
+                    };
+                    let d = self.child_depth(game, movers, s, joint, depth);
+                    let (clo, chi) = self.child(game, s, joint, d, alpha, beta)?;
                     if seen == 0 {
                         (blo, bhi, best) = (clo, chi, i);
                     } else if maximise {

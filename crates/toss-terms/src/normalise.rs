@@ -1,0 +1,652 @@
+//! Normalisation (spec 2.5.2): brackets removed first, then Algorithm 5
+//! (constructors and variables normalise their arguments, verbatim stays,
+//! if-then-else normalises its condition first, a function call is
+//! rewritten until it cannot be), then the outermost verbatims removed;
+//! with a memo table (RETRIEVE / MEMOISE) and a step limit that turns
+//! non-termination into an error.
+//!
+//! Choices where the spec leaves room:
+//! - The special function names are if-then-else, bracketing and
+//!   verbatim (their names in [`crate::decl::names`]); if-then-else
+//!   rewrites to its second argument on `true`, to its third on `false`.
+//!   The meta-level functions of 2.2.4 (`code`, `decode`, ...) are ordinary
+//!   function names here: nothing defines them yet.
+//! - In the if-then-else case the spec writes "NORMALISE t'" after a
+//!   rewrite; read as NORMALISE(REWRITE t'), as in the function case.
+//! - NORMALISE-SPECIAL rewrites only if-then-else (bracketing is gone
+//!   already, verbatim stays): an if-then-else on an unknown condition
+//!   keeps its branches as they are, apart from if-then-elses in them.
+//! - The memo policy: a function call is memoised with its normal form
+//!   when normalising it took at least [`Limits::memo_min_steps`] rewrite
+//!   steps (the spec's heuristic is a sketch; one threshold is its core).
+//! - Rewriting a term again at the same position is a loop, not a
+//!   recursion, so only the nesting of terms uses the stack; it is bounded
+//!   by [`Limits::max_depth`] and every rewrite result is checked against
+//!   it, so a growing term is an error, never a stack overflow.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use crate::decl::names;
+use crate::rewrite::{InstantiateError, Rules};
+use crate::term::{Head, Signature, Term};
+
+/// The bounds of a normalisation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Most rewrite steps (rule applications and if-then-else choices).
+    pub max_steps: u64,
+    /// Deepest term normalised.
+    pub max_depth: usize,
+    /// Whether the memo table is used.
+    pub memo: bool,
+    /// Fewest steps a call must take for its result to be memoised.
+    pub memo_min_steps: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_steps: 1_000_000,
+            max_depth: 1_000,
+            memo: true,
+            memo_min_steps: 1,
+        }
+    }
+}
+
+/// Why normalisation stopped without a normal form.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NormError {
+    /// More rewrite steps than the limit: likely non-termination. `term`
+    /// is the call being rewritten when the limit was reached.
+    StepLimit { limit: u64, term: Term },
+    /// A term nested deeper than the limit.
+    DepthLimit { limit: usize },
+    /// A rule's right side could not be instantiated.
+    Instantiate(InstantiateError),
+}
+
+impl fmt::Display for NormError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NormError::StepLimit { limit, term } => write!(
+                f,
+                "no normal form after {limit} rewrite steps (the rules may not terminate); rewriting {term}"
+            ),
+            NormError::DepthLimit { limit } => {
+                write!(f, "a term nests deeper than {limit} during normalisation")
+            }
+            NormError::Instantiate(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for NormError {}
+
+/// One rewrite step, for tracing: the term before and after.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    pub before: Term,
+    pub after: Term,
+}
+
+/// Normalises terms with a signature and rules; the memo table lives as
+/// long as the normaliser (the rules cannot change under it).
+pub struct Normaliser<'a> {
+    sig: &'a Signature,
+    rules: &'a Rules,
+    limits: Limits,
+    memo: HashMap<Term, Term>,
+    steps: u64,
+    steps_by_function: HashMap<String, u64>,
+    trace: Option<Vec<Step>>,
+}
+
+impl<'a> Normaliser<'a> {
+    pub fn new(sig: &'a Signature, rules: &'a Rules, limits: Limits) -> Normaliser<'a> {
+        Normaliser {
+            sig,
+            rules,
+            limits,
+            memo: HashMap::new(),
+            steps: 0,
+            steps_by_function: HashMap::new(),
+            trace: None,
+        }
+    }
+
+    /// Records every rewrite step from now on (see [`Normaliser::take_trace`]).
+    pub fn trace(&mut self, on: bool) {
+        self.trace = on.then(Vec::new);
+    }
+
+    /// The steps recorded since the last call.
+    pub fn take_trace(&mut self) -> Vec<Step> {
+        self.trace.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// Rewrite steps taken so far (over all terms normalised).
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// Rewrite steps taken so far at calls of the function `f`.
+    pub fn steps_of(&self, f: &str) -> u64 {
+        self.steps_by_function.get(f).copied().unwrap_or(0)
+    }
+
+    /// Entries in the memo table.
+    pub fn memo_len(&self) -> usize {
+        self.memo.len()
+    }
+
+    /// The whole normalisation of 2.5.2: brackets, Algorithm 5, verbatim.
+    /// The step limit counts from the start of this call.
+    pub fn normalise(&mut self, t: &Term) -> Result<Term, NormError> {
+        let start = self.steps;
+        let t = remove_brackets(t, 0, self.limits.max_depth)?;
+        let n = self.main(t, 0, start)?;
+        remove_verbatim(n, 0, self.limits.max_depth)
+    }
+
+    fn is(&self, t: &Term, name: &str) -> bool {
+        matches!(&t.head, Head::Sym(f) if f == name)
+    }
+
+    fn count(&mut self, before: &Term, after: &Term, start: u64) -> Result<(), NormError> {
+        self.steps += 1;
+        if let Head::Sym(f) = &before.head {
+            *self.steps_by_function.entry(f.clone()).or_default() += 1;
+        }
+        if self.steps - start > self.limits.max_steps {
+            return Err(NormError::StepLimit {
+                limit: self.limits.max_steps,
+                term: before.clone(),
+            });
+        }
+        if exceeds_depth(after, self.limits.max_depth) {
+            return Err(NormError::DepthLimit {
+                limit: self.limits.max_depth,
+            });
+        }
+        if let Some(trace) = &mut self.trace {
+            trace.push(Step {
+                before: before.clone(),
+                after: after.clone(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Algorithm 5 (NORMALISE); `start` is the step count when the whole
+    /// normalisation began.
+    fn main(&mut self, mut t: Term, depth: usize, start: u64) -> Result<Term, NormError> {
+        if depth > self.limits.max_depth {
+            return Err(NormError::DepthLimit {
+                limit: self.limits.max_depth,
+            });
+        }
+        // Calls rewritten at this position, memoised with the final result.
+        let mut pending: Vec<(Term, u64)> = Vec::new();
+        let result = loop {
+            let head_function = matches!(&t.head, Head::Sym(f) if self.sig.is_function(f));
+            if !head_function {
+                // A constructor or a variable.
+                let args = std::mem::take(&mut t.args)
+                    .into_iter()
+                    .map(|a| self.main(a, depth + 1, start))
+                    .collect::<Result<_, _>>()?;
+                break Term { head: t.head, args };
+            }
+            if self.is(&t, names::VERBATIM) {
+                break t;
+            }
+            if self.is(&t, names::IF) && t.args.len() == 3 {
+                let mut args = std::mem::take(&mut t.args).into_iter();
+                let (Some(c), Some(yes), Some(no)) = (args.next(), args.next(), args.next()) else {
+                    unreachable!("three arguments checked above")
+                };
+                let c = self.main(c, depth + 1, start)?;
+                let chosen = if self.is(&c, names::TRUE) && c.args.is_empty() {
+                    Some(yes.clone())
+                } else if self.is(&c, names::FALSE) && c.args.is_empty() {
+                    Some(no.clone())
+                } else {
+                    None
+                };
+                let t2 = Term::sym(names::IF, vec![c, yes, no]);
+                match chosen {
+                    Some(next) => {
+                        self.count(&t2, &next, start)?;
+                        t = next;
+                        continue;
+                    }
+                    None => break self.special(t2, depth, start)?,
+                }
+            }
+            // A function call: arguments first.
+            let args = std::mem::take(&mut t.args)
+                .into_iter()
+                .map(|a| self.main(a, depth + 1, start))
+                .collect::<Result<_, _>>()?;
+            let t2 = Term { head: t.head, args };
+            if self.limits.memo
+                && let Some(found) = self.memo.get(&t2)
+            {
+                break found.clone();
+            }
+            match self
+                .rules
+                .rewrite(self.sig, &t2)
+                .map_err(NormError::Instantiate)?
+            {
+                None => break t2,
+                Some(next) => {
+                    self.count(&t2, &next, start)?;
+                    pending.push((t2, self.steps - 1));
+                    t = next;
+                }
+            }
+        };
+        if self.limits.memo {
+            for (call, at) in pending {
+                if self.steps - at >= self.limits.memo_min_steps {
+                    self.memo.insert(call, result.clone());
+                }
+            }
+        }
+        Ok(result)
+    }
+
+    /// NORMALISE-SPECIAL: only if-then-else is rewritten; verbatim stays.
+    fn special(&mut self, t: Term, depth: usize, start: u64) -> Result<Term, NormError> {
+        if depth > self.limits.max_depth {
+            return Err(NormError::DepthLimit {
+                limit: self.limits.max_depth,
+            });
+        }
+        if self.is(&t, names::VERBATIM) {
+            return Ok(t);
+        }
+        let args: Vec<Term> = t
+            .args
+            .into_iter()
+            .map(|a| self.special(a, depth + 1, start))
+            .collect::<Result<_, _>>()?;
+        let t = Term { head: t.head, args };
+        if self.is(&t, names::IF) && t.args.len() == 3 {
+            let c = &t.args[0];
+            let pick = if self.is(c, names::TRUE) && c.args.is_empty() {
+                Some(1)
+            } else if self.is(c, names::FALSE) && c.args.is_empty() {
+                Some(2)
+            } else {
+                None
+            };
+            if let Some(i) = pick {
+                let next = t.args[i].clone();
+                self.count(&t, &next, start)?;
+                return Ok(next);
+            }
+        }
+        Ok(t)
+    }
+}
+
+/// Whether a term nests deeper than `limit` (without recursing).
+fn exceeds_depth(t: &Term, limit: usize) -> bool {
+    let mut stack = vec![(t, 1usize)];
+    while let Some((n, d)) = stack.pop() {
+        if d > limit {
+            return true;
+        }
+        stack.extend(n.args.iter().map(|a| (a, d + 1)));
+    }
+    false
+}
+
+/// The first pass: every bracketing `( x )` replaced by `x`.
+fn remove_brackets(t: &Term, depth: usize, limit: usize) -> Result<Term, NormError> {
+    if depth > limit {
+        return Err(NormError::DepthLimit { limit });
+    }
+    if matches!(&t.head, Head::Sym(f) if f == names::BRACKET) && t.args.len() == 1 {
+        return remove_brackets(&t.args[0], depth + 1, limit);
+    }
+    Ok(Term {
+        head: t.head.clone(),
+        args: t
+            .args
+            .iter()
+            .map(|a| remove_brackets(a, depth + 1, limit))
+            .collect::<Result<_, _>>()?,
+    })
+}
+
+/// The last pass: `verbatim(x) -> x` where no verbatim is above.
+fn remove_verbatim(t: Term, depth: usize, limit: usize) -> Result<Term, NormError> {
+    if depth > limit {
+        return Err(NormError::DepthLimit { limit });
+    }
+    let verbatim = matches!(&t.head, Head::Sym(f) if f == names::VERBATIM);
+    if verbatim && t.args.len() == 1 {
+        let mut args = t.args;
+        return args.pop().ok_or(NormError::DepthLimit { limit });
+    }
+    Ok(Term {
+        head: t.head,
+        args: t
+            .args
+            .into_iter()
+            .map(|a| remove_verbatim(a, depth + 1, limit))
+            .collect::<Result<_, _>>()?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decl::{basic_definitions, read_declarations};
+    use crate::rewrite::Rule;
+    use crate::syntax::Definitions;
+    use crate::term::{SymKind, VType, display_term, parse_functional};
+    use crate::types::Type;
+
+    /// Peano numbers in functional form, with equality and Fibonacci.
+    struct Peano {
+        sig: Signature,
+        rules: Rules,
+        vtype: VType,
+    }
+
+    fn nat() -> Type {
+        Type::sym("nat", vec![])
+    }
+
+    fn peano() -> Peano {
+        let mut sig = Signature::new();
+        let b = Type::sym(names::BOOLEAN, vec![]);
+        sig.add("zero", nat(), SymKind::Constructor);
+        sig.add("s", Type::fun(vec![nat()], nat()), SymKind::Constructor);
+        sig.add(names::TRUE, b.clone(), SymKind::Constructor);
+        sig.add(names::FALSE, b.clone(), SymKind::Constructor);
+        for f in ["plus", "times"] {
+            sig.add(f, Type::fun(vec![nat(), nat()], nat()), SymKind::Function);
+        }
+        sig.add("fib", Type::fun(vec![nat()], nat()), SymKind::Function);
+        sig.add(
+            "iszero",
+            Type::fun(vec![nat()], b.clone()),
+            SymKind::Function,
+        );
+        sig.add("f", Type::fun(vec![nat()], nat()), SymKind::Function);
+        sig.add("g", Type::fun(vec![nat()], nat()), SymKind::Function);
+        sig.add("grow", Type::fun(vec![nat()], nat()), SymKind::Function);
+        let a = Type::var("a");
+        sig.add(
+            names::IF,
+            Type::fun(vec![b, a.clone(), a.clone()], a.clone()),
+            SymKind::Function,
+        );
+        sig.add(
+            names::BRACKET,
+            Type::fun(vec![a.clone()], a.clone()),
+            SymKind::Function,
+        );
+        sig.add(
+            names::VERBATIM,
+            Type::fun(vec![a.clone()], a),
+            SymKind::Function,
+        );
+        let vtype: VType = ["x", "y", "z"]
+            .iter()
+            .map(|x| (x.to_string(), nat()))
+            .collect();
+        let mut rules = Rules::new();
+        for (l, r) in [
+            ("plus(zero, y)", "y"),
+            ("plus(s(x), y)", "s(plus(x, y))"),
+            ("times(zero, y)", "zero"),
+            ("times(s(x), y)", "plus(y, times(x, y))"),
+            ("fib(zero)", "zero"),
+            ("fib(s(zero))", "s(zero)"),
+            ("fib(s(s(x)))", "plus(fib(s(x)), fib(x))"),
+            ("iszero(zero)", "Ctrue"),
+            ("iszero(s(x))", "Cfalse"),
+            ("f(x)", "g(x)"),
+            ("g(x)", "f(x)"),
+            ("grow(x)", "grow(s(x))"),
+        ] {
+            let lt = parse_functional(l, &sig, &vtype).expect("lhs");
+            let rt = parse_functional(r, &sig, &vtype).expect("rhs");
+            rules.add(Rule::new(&sig, lt, &vtype, rt, &vtype).expect("valid"));
+        }
+        Peano { sig, rules, vtype }
+    }
+
+    fn num(n: usize) -> String {
+        format!("{}zero{}", "s(".repeat(n), ")".repeat(n))
+    }
+
+    /// The numeral n built directly (deeper than the reader accepts).
+    fn numeral(n: usize) -> Term {
+        (0..n).fold(Term::sym("zero", vec![]), |t, _| Term::sym("s", vec![t]))
+    }
+
+    impl Peano {
+        fn term(&self, text: &str) -> Term {
+            parse_functional(text, &self.sig, &self.vtype).expect("term")
+        }
+        fn norm(&self, text: &str, limits: Limits) -> Result<Term, NormError> {
+            Normaliser::new(&self.sig, &self.rules, limits).normalise(&self.term(text))
+        }
+    }
+
+    #[test]
+    fn peano_addition() {
+        let p = peano();
+        assert_eq!(
+            p.norm("plus(s(s(zero)), s(zero))", Limits::default()),
+            Ok(p.term("s(s(s(zero)))"))
+        );
+        assert_eq!(
+            p.norm(&format!("times({}, {})", num(3), num(4)), Limits::default()),
+            Ok(p.term(&num(12)))
+        );
+        // Symbolic: plus(s(x), y) rewrites, plus(x, y) clogs.
+        assert_eq!(
+            p.norm("plus(s(zero), plus(x, zero))", Limits::default()),
+            Ok(p.term("s(plus(x, zero))"))
+        );
+    }
+
+    #[test]
+    fn the_f_g_loop_hits_the_step_limit() {
+        let p = peano();
+        let limits = Limits {
+            max_steps: 10_000,
+            ..Limits::default()
+        };
+        match p.norm("f(x)", limits) {
+            Err(NormError::StepLimit { limit, .. }) => assert_eq!(limit, 10_000),
+            other => panic!("expected the step limit, got {other:?}"),
+        }
+        // Without the memo table too.
+        let limits = Limits {
+            memo: false,
+            ..limits
+        };
+        assert!(matches!(
+            p.norm("f(zero)", limits),
+            Err(NormError::StepLimit { .. })
+        ));
+        // A growing term is an error, not a stack overflow.
+        let e = p.norm("grow(zero)", Limits::default());
+        assert!(
+            matches!(
+                e,
+                Err(NormError::DepthLimit { .. } | NormError::StepLimit { .. })
+            ),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn if_then_else_brackets_and_verbatim() {
+        let p = peano();
+        let ite = |c: &str, a: &str, b: &str| format!("{}({c}, {a}, {b})", names::IF);
+        assert_eq!(
+            p.norm(&ite("iszero(zero)", "s(zero)", "zero"), Limits::default()),
+            Ok(p.term("s(zero)"))
+        );
+        assert_eq!(
+            p.norm(
+                &ite("iszero(s(x))", "s(zero)", "plus(zero, zero)"),
+                Limits::default()
+            ),
+            Ok(p.term("zero"))
+        );
+        // An unknown condition: the branches are not rewritten by rules.
+        let t = ite("iszero(x)", "plus(zero, zero)", "zero");
+        assert_eq!(p.norm(&t, Limits::default()), Ok(p.term(&t)));
+        // Brackets are removed, and what they held normalised.
+        let t = format!("s({}(plus(s(zero), zero)))", names::BRACKET);
+        assert_eq!(p.norm(&t, Limits::default()), Ok(p.term("s(s(zero))")));
+        // Verbatim: kept as written, then the outer verbatim removed.
+        let t = format!("s({}(plus(s(zero), zero)))", names::VERBATIM);
+        assert_eq!(
+            p.norm(&t, Limits::default()),
+            Ok(p.term("s(plus(s(zero), zero))"))
+        );
+        let inner = format!("{}(plus(zero, zero))", names::VERBATIM);
+        let t = format!("{}(s({inner}))", names::VERBATIM);
+        assert_eq!(
+            p.norm(&t, Limits::default()),
+            Ok(p.term(&format!("s({inner})")))
+        );
+    }
+
+    #[test]
+    fn memo_makes_fibonacci_calls_linear() {
+        let p = peano();
+        let n = 15;
+        let t = p.term(&format!("fib({})", num(n)));
+        let mut with = Normaliser::new(&p.sig, &p.rules, Limits::default());
+        let a = with.normalise(&t).expect("normal form");
+        let mut without = Normaliser::new(
+            &p.sig,
+            &p.rules,
+            Limits {
+                memo: false,
+                ..Limits::default()
+            },
+        );
+        let b = without.normalise(&t).expect("normal form");
+        assert_eq!(a, b);
+        assert_eq!(a, numeral(610));
+        // With the memo each fib(k), k = 0..=n, is rewritten once; without
+        // it the calls number T(n) = T(n-1) + T(n-2) + 1 = 2 F(n+1) - 1.
+        assert_eq!(with.steps_of("fib"), n as u64 + 1);
+        assert_eq!(without.steps_of("fib"), 2 * 987 - 1);
+        assert!(with.steps() < without.steps());
+    }
+
+    #[test]
+    fn trace_records_each_step() {
+        let p = peano();
+        let mut n = Normaliser::new(&p.sig, &p.rules, Limits::default());
+        n.trace(true);
+        n.normalise(&p.term("plus(s(zero), zero)"))
+            .expect("normal form");
+        let steps: Vec<String> = n
+            .take_trace()
+            .iter()
+            .map(|s| format!("{} -> {}", s.before, s.after))
+            .collect();
+        assert_eq!(
+            steps,
+            vec![
+                "plus(s(zero), zero) -> s(plus(zero, zero))",
+                "plus(zero, zero) -> zero"
+            ]
+        );
+    }
+
+    /// Peano addition declared in the user's syntax and displayed in it.
+    #[test]
+    fn peano_in_the_users_syntax() {
+        let mut defs: Definitions = basic_definitions();
+        read_declarations(
+            "Class 'nat'. Element 'zero' as nat. Element 's' nat as nat. \
+             Function nat '+' nat as nat. Variable 'x' as nat. Variable 'y' as nat.",
+            &mut defs,
+        )
+        .expect("declarations");
+        let (sig, vtype) = Signature::from_definitions(&defs);
+        let mut rules = Rules::new();
+        for (l, r) in [
+            ("F\\?_+_\\?(Czero, Vy)", "Vy"),
+            ("F\\?_+_\\?(Cs_\\?(Vx), Vy)", "Cs_\\?(F\\?_+_\\?(Vx, Vy))"),
+        ] {
+            let lt = parse_functional(l, &sig, &vtype).expect("lhs");
+            let rt = parse_functional(r, &sig, &vtype).expect("rhs");
+            rules.add(Rule::new(&sig, lt, &vtype, rt, &vtype).expect("rule"));
+        }
+        let t = parse_functional(
+            "F\\?_+_\\?(Cs_\\?(Cs_\\?(Czero)), Cs_\\?(Czero))",
+            &sig,
+            &vtype,
+        )
+        .expect("term");
+        assert_eq!(display_term(&t, &defs), "s s zero + s zero");
+        let n = Normaliser::new(&sig, &rules, Limits::default())
+            .normalise(&t)
+            .expect("normal form");
+        assert_eq!(display_term(&n, &defs), "s s s zero");
+    }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn arb_nat_term() -> impl Strategy<Value = String> {
+            let leaf = prop_oneof![(0usize..4).prop_map(num), Just("x".to_string()),];
+            leaf.prop_recursive(4, 16, 2, |inner| {
+                prop_oneof![
+                    inner.clone().prop_map(|a| format!("s({a})")),
+                    (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("plus({a}, {b})")),
+                    (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("times({a}, {b})")),
+                    inner.clone().prop_map(|a| format!("fib({a})")),
+                    (inner.clone(), inner.clone(), inner)
+                        .prop_map(|(a, b, c)| format!("{}(iszero({a}), {b}, {c})", names::IF)),
+                ]
+            })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(200))]
+
+            #[test]
+            fn memo_does_not_change_normal_forms(texts in prop::collection::vec(arb_nat_term(), 1..4)) {
+                let p = peano();
+                let limits = Limits { max_steps: 200_000, ..Limits::default() };
+                // One normaliser per mode over several terms: the memo
+                // table carries over between them.
+                let mut with = Normaliser::new(&p.sig, &p.rules, limits);
+                let mut without = Normaliser::new(&p.sig, &p.rules, Limits { memo: false, ..limits });
+                for text in &texts {
+                    let t = p.term(text);
+                    let a = with.normalise(&t);
+                    let b = without.normalise(&t);
+                    if let (Ok(a), Ok(b)) = (&a, &b) {
+                        prop_assert_eq!(a, b);
+                    } else {
+                        // Only a limit may stop one, and then memo-less too.
+                        prop_assert!(b.is_err(), "{:?} vs {:?}", a, b);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,495 @@
+//! `.terms` files: declarations, rewrite rules and parser preferences in
+//! the user's own notation, on top of the basic definitions of 2.2.4.
+//!
+//! The format, statement by statement, each ending with a `.` that ends a
+//! word (a `.` followed by white space or the end of the file); `//`
+//! starts a comment to the end of the line:
+//!
+//! - a declaration (2.2, notation of [`crate::decl`]): `Class 'nat'.`,
+//!   `Element 's' nat as nat.`, `Function nat '+' nat as nat.`,
+//!   `Variable 'x' as nat.`;
+//! - a rewrite rule in the user's syntax, read by the parser with the
+//!   basic definition `let ?a be ?a`: `Let s x + y be s (x + y).`; rules
+//!   of a function are tried in the order written, and `Let major ... be
+//!   ...` puts a rule before the others of its function;
+//! - a preference for the parser (2.6.4): `(x * y) + z preferred to x *
+//!   (y + z).`, read with the file-level definition `?a 'preferred' 'to'
+//!   ?a`; it applies to what is parsed after it.
+//!
+//! A term statement is parsed with the declarations before it. Every
+//! error is located in the file.
+
+use crate::decl::{basic_definitions, read_declarations};
+use crate::diag::Located;
+use crate::normalise::{Limits, NormError, Normaliser, Step};
+use crate::parse::{Grammar, Parsed, Preference, display_user, parse, strip_brackets};
+use crate::rewrite::{Rule, RuleError, Rules, Side};
+use crate::syntax::Definitions;
+use crate::term::Term;
+use crate::types::Type;
+
+/// Definitions every `.terms` file has beside the basic ones.
+const FILE_DEFINITIONS: &str = "
+Class 'preference' 'of' term type.
+Element ?a 'preferred' 'to' ?a as preference of ?a.
+";
+
+const LET: &str = "Clet_\\?_be_\\?";
+const LET_MAJOR: &str = "Clet_major_\\?_be_\\?";
+const RULE_CLASS: &str = "Tinput_rewrite_rule_of_\\?";
+const PRIORITY_CLASS: &str = "Tpriority_input_rewrite_rule_of_\\?";
+const PREFERENCE_CLASS: &str = "Tpreference_of_\\?";
+const PREFERRED: &str = "C\\?_preferred_to_\\?";
+
+/// A loaded program: the grammar (definitions and preferences) and rules.
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub grammar: Grammar,
+    pub rules: Rules,
+}
+
+impl Default for Program {
+    fn default() -> Program {
+        Program::new()
+    }
+}
+
+impl Program {
+    /// The basic definitions and the file-level ones, no rule.
+    pub fn new() -> Program {
+        let mut defs = basic_definitions();
+        if let Err(e) = read_declarations(FILE_DEFINITIONS, &mut defs) {
+            unreachable!("the file-level definitions read: {e}")
+        }
+        Program {
+            grammar: Grammar::new(defs),
+            rules: Rules::new(),
+        }
+    }
+
+    /// Reads a whole `.terms` text.
+    pub fn load(text: &str) -> Result<Program, Located> {
+        let mut p = Program::new();
+        p.add_statements(text, 0)?;
+        Ok(p)
+    }
+
+    /// Adds the statements of `text` (which starts at byte `base` of the
+    /// source errors refer to).
+    pub fn add_statements(&mut self, text: &str, base: usize) -> Result<(), Located> {
+        for (at, stmt) in statements(text) {
+            self.add_statement(&stmt, base + at)?;
+        }
+        Ok(())
+    }
+
+    fn add_statement(&mut self, stmt: &str, at: usize) -> Result<(), Located> {
+        let shift = |e: Located| Located::new(e.at + at, e.len, e.message);
+        let first = stmt.split_whitespace().next().unwrap_or("").to_lowercase();
+        if matches!(
+            first.as_str(),
+            "class" | "element" | "function" | "variable"
+        ) {
+            let mut defs: Definitions = self.grammar.defs.clone();
+            read_declarations(stmt, &mut defs).map_err(shift)?;
+            let preferences = std::mem::take(&mut self.grammar.preferences);
+            self.grammar = Grammar::new(defs);
+            self.grammar.preferences = preferences;
+            return Ok(());
+        }
+        // Without the final `.`.
+        let body = stmt.trim_end().strip_suffix('.').unwrap_or(stmt);
+        let parsed = parse(&self.grammar, body, at, None)?;
+        let tokens = crate::parse::lex(body, at)?;
+        let class = match &parsed.ty {
+            Type::Sym(c, _) => c.as_str(),
+            _ => "",
+        };
+        match class {
+            RULE_CLASS | PRIORITY_CLASS => self.add_rule(parsed, &tokens),
+            PREFERENCE_CLASS => {
+                let (t, _) = strip_brackets(parsed.term, parsed.spans, 0);
+                match (t.head.name(), <[Term; 2]>::try_from(t.args)) {
+                    (PREFERRED, Ok([better, worse])) => {
+                        self.grammar.preferences.push(Preference { better, worse });
+                        Ok(())
+                    }
+                    _ => Err(Located::new(at, body.len(), "not a preference")),
+                }
+            }
+            _ => Err(Located::new(
+                at,
+                body.len(),
+                format!(
+                    "a statement is a declaration (Class, Element, Function, Variable), a rule (Let ... be ...) or a preference (... preferred to ...); this is a term of type {}",
+                    self.grammar.defs.display_type(&parsed.ty)
+                ),
+            )),
+        }
+    }
+
+    fn add_rule(&mut self, parsed: Parsed, tokens: &[crate::parse::Token]) -> Result<(), Located> {
+        let whole = parsed.byte_span(tokens, &[]);
+        let vtype = parsed.vtype.clone();
+        let (t, spans) = strip_brackets(parsed.term, parsed.spans, 0);
+        let major = match t.head.name() {
+            LET => false,
+            LET_MAJOR => true,
+            _ => return Err(Located::new(whole.0, whole.1, "not a rule")),
+        };
+        let Ok([lhs, rhs]) = <[Term; 2]>::try_from(t.args) else {
+            return Err(Located::new(whole.0, whole.1, "not a rule"));
+        };
+        let sides = Parsed {
+            term: Term::sym("", vec![]),
+            ty: parsed.ty,
+            vtype: vtype.clone(),
+            spans,
+        };
+        let rule =
+            Rule::new(&self.grammar.sig, lhs, &vtype, rhs, &vtype).map_err(|e: RuleError| {
+                let (side, path) = e.location();
+                let mut full = vec![match side {
+                    Side::Left => 0,
+                    Side::Right => 1,
+                }];
+                full.extend(path);
+                let (a, l) = sides.byte_span(tokens, &full);
+                Located::new(a, l, e.to_string())
+            })?;
+        if major {
+            self.rules.add_first(rule);
+        } else {
+            self.rules.add(rule);
+        }
+        Ok(())
+    }
+
+    /// Parses a term (at `base` in its source) with the program's grammar.
+    pub fn parse_term(&self, text: &str, base: usize) -> Result<Parsed, Located> {
+        parse(&self.grammar, text, base, None)
+    }
+
+    /// Parses and normalises a term; the normal form in the user's syntax
+    /// and, with `trace`, each rewrite step shown the same way.
+    pub fn evaluate(
+        &self,
+        text: &str,
+        limits: Limits,
+        trace: bool,
+    ) -> Result<Evaluation, EvalError> {
+        let parsed = self.parse_term(text, 0).map_err(EvalError::Parse)?;
+        let mut n = Normaliser::new(&self.grammar.sig, &self.rules, limits);
+        n.trace(trace);
+        let result = n.normalise(&parsed.term);
+        let steps: Vec<(String, String)> = n
+            .take_trace()
+            .iter()
+            .map(|Step { before, after }| (self.show(before), self.show(after)))
+            .collect();
+        let normal = result.map_err(|e| EvalError::Normalise(e, steps.clone()))?;
+        Ok(Evaluation {
+            normal_form: self.show(&normal),
+            term: normal,
+            steps,
+            rewrites: n.steps(),
+        })
+    }
+
+    /// A normalisation error with its term in the user's syntax.
+    pub fn describe(&self, e: &NormError) -> String {
+        match e {
+            NormError::StepLimit { limit, term } => format!(
+                "no normal form after {limit} rewrite steps (the rules may not terminate); rewriting {}",
+                self.show(term)
+            ),
+            other => other.to_string(),
+        }
+    }
+
+    /// A term in the user's syntax (bracketed only where needed).
+    pub fn show(&self, t: &Term) -> String {
+        display_user(t, &self.grammar)
+    }
+}
+
+/// The result of [`Program::evaluate`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Evaluation {
+    pub term: Term,
+    pub normal_form: String,
+    /// Each step, before and after, in the user's syntax (with `trace`).
+    pub steps: Vec<(String, String)>,
+    pub rewrites: u64,
+}
+
+/// Why a term could not be evaluated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EvalError {
+    Parse(Located),
+    /// Normalisation failed; the steps traced until then.
+    Normalise(NormError, Vec<(String, String)>),
+}
+
+/// Splits text into statements: each ends with a `.` that ends a word,
+/// outside quotes (`'` in declarations, `"` elsewhere) and comments. A
+/// trailing part without its `.` is a statement too (its parse says what
+/// is wrong). Offsets are of the statement's first character; comments
+/// inside a statement are blanked with spaces, so offsets stay.
+pub fn statements(text: &str) -> Vec<(usize, String)> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    loop {
+        // Skip space and comments before a statement.
+        loop {
+            while i < b.len() && b[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            if text[i..].starts_with("//") {
+                i = text[i..].find('\n').map_or(b.len(), |n| i + n);
+            } else {
+                break;
+            }
+        }
+        if i >= b.len() {
+            return out;
+        }
+        let start = i;
+        let first: String = text[i..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric())
+            .collect::<String>()
+            .to_lowercase();
+        let quote = if matches!(
+            first.as_str(),
+            "class" | "element" | "function" | "variable"
+        ) {
+            b'\''
+        } else {
+            b'"'
+        };
+        let mut in_quote = false;
+        let mut end = b.len();
+        let mut comments = Vec::new();
+        while i < b.len() {
+            let c = b[i];
+            if c == quote {
+                in_quote = !in_quote;
+            } else if !in_quote && text[i..].starts_with("//") {
+                let stop = text[i..].find('\n').map_or(b.len(), |n| i + n);
+                comments.push((i - start, stop - start));
+                i = stop;
+                continue;
+            } else if !in_quote && c == b'.' && (i + 1 >= b.len() || b[i + 1].is_ascii_whitespace())
+            {
+                end = i + 1;
+                i += 1;
+                break;
+            }
+            i += 1;
+        }
+        let mut stmt = text[start..end.min(b.len())].to_string();
+        for (from, to) in comments {
+            let to = to.min(stmt.len());
+            if from < to {
+                let blank = " ".repeat(stmt[from..to].chars().count());
+                stmt.replace_range(from..to, &blank);
+            }
+        }
+        out.push((start, stmt));
+        if end >= b.len() {
+            return out;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PEANO: &str = include_str!("../examples/peano.terms");
+
+    fn eval(p: &Program, text: &str) -> String {
+        match p.evaluate(text, Limits::default(), false) {
+            Ok(e) => e.normal_form,
+            Err(e) => panic!("{text}: {e:?}"),
+        }
+    }
+
+    #[test]
+    fn peano_and_lists_in_the_users_syntax() {
+        let p = Program::load(PEANO).expect("loads");
+        assert_eq!(eval(&p, "s s zero + s zero"), "s s s zero");
+        assert_eq!(eval(&p, "s s zero * s s s zero"), "s s s s s s zero");
+        assert_eq!(eval(&p, "length (zero :: s zero :: [ ])"), "s s zero");
+        assert_eq!(
+            eval(&p, "(zero :: [ ]) ++ (s zero :: [ ])"),
+            "zero :: s zero ::[]"
+        );
+        // Symbolic: x + zero stays (zero + y is the rule, x clogs).
+        assert_eq!(eval(&p, "s zero + x"), "s x");
+    }
+
+    #[test]
+    fn trace_shows_each_step() {
+        let p = Program::load(PEANO).expect("loads");
+        let e = p
+            .evaluate("s zero + zero", Limits::default(), true)
+            .expect("evaluates");
+        assert_eq!(
+            e.steps,
+            vec![
+                ("s zero + zero".to_string(), "s (zero + zero)".to_string()),
+                ("zero + zero".to_string(), "zero".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_loop_is_a_step_limit_error() {
+        let p = Program::load(PEANO).expect("loads");
+        let limits = Limits {
+            max_steps: 1000,
+            ..Limits::default()
+        };
+        assert!(matches!(
+            p.evaluate("f zero", limits, false),
+            Err(EvalError::Normalise(NormError::StepLimit { .. }, _))
+        ));
+    }
+
+    #[test]
+    fn errors_are_located_in_the_file() {
+        let cases = [
+            (
+                "Class 'nat'.\nElement 'zero' as nat.\nLet zero be zero.",
+                "function name",
+                "zero",
+            ),
+            (
+                "Class 'nat'.\nElement 'zero' as nat.\nFunction 'f' nat as nat.\nVariable 'x' as nat.\nVariable 'y' as nat.\nLet f x be y.",
+                "not on the left",
+                "y",
+            ),
+            (
+                "Class 'nat'.\nElement 'zero' as nat.\nzero zero.",
+                "cannot parse",
+                "zero zero",
+            ),
+            (
+                "Class 'nat'.\nElement 'zero' as nat.\nzero.",
+                "a statement is",
+                "zero",
+            ),
+            (
+                "Class 'nat'.\nElement 'zero' as bool.",
+                "cannot read `bool`",
+                "bool",
+            ),
+        ];
+        for (text, msg, underlined) in cases {
+            let e = Program::load(text).expect_err(text);
+            assert!(e.message.contains(msg), "{text}: {}", e.message);
+            assert_eq!(
+                &text[e.at..e.at + e.len],
+                underlined,
+                "{text}: {}",
+                e.message
+            );
+            let shown = e.render("f.terms", text);
+            assert!(shown.starts_with("f.terms:"), "{shown}");
+        }
+    }
+
+    #[test]
+    fn major_rules_come_first() {
+        let text = "Class 'nat'. Element 'zero' as nat. Element 'one' as nat. \
+                    Function 'f' nat as nat. Variable 'x' as nat.\n\
+                    Let f x be zero.\nLet major f x be one.";
+        let p = Program::load(text).expect("loads");
+        assert_eq!(eval(&p, "f zero"), "one");
+    }
+
+    #[test]
+    fn statements_split_outside_quotes_and_comments() {
+        let text = "Element 'a.' as b. // c. d.\nx \"y. z\" w.\n";
+        let s: Vec<String> = statements(text).into_iter().map(|(_, s)| s).collect();
+        assert_eq!(s, vec!["Element 'a.' as b.", "x \"y. z\" w."]);
+        let text = "x // c.\n + y.";
+        let s = statements(text);
+        assert_eq!(s, vec![(0, "x      \n + y.".to_string())]);
+    }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// Statements and terms from the example's own words, shuffled.
+        fn arb_words() -> impl Strategy<Value = String> {
+            let word = prop_oneof![
+                Just("s"),
+                Just("zero"),
+                Just("+"),
+                Just("*"),
+                Just("("),
+                Just(")"),
+                Just("x"),
+                Just("y"),
+                Just("::"),
+                Just("["),
+                Just("]"),
+                Just("length"),
+                Just("let"),
+                Just("be"),
+                Just("preferred"),
+                Just("to"),
+                Just("f"),
+                Just("if"),
+                Just("then"),
+                Just("else"),
+                Just("<"),
+                Just("|"),
+                Just(">"),
+                Just("\""),
+                Just("."),
+                Just("'"),
+                Just("Class"),
+                Just("Element"),
+                Just("as"),
+            ];
+            prop::collection::vec(word, 0..24).prop_map(|w| w.join(" "))
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(300))]
+
+            #[test]
+            fn any_term_text_evaluates_or_errs_located(text in arb_words()) {
+                let p = Program::load(PEANO).expect("loads");
+                let limits = Limits { max_steps: 20_000, ..Limits::default() };
+                match p.evaluate(&text, limits, false) {
+                    Ok(e) => {
+                        // The normal form reads back as itself.
+                        let back = p.parse_term(&e.normal_form, 0).expect("reads back");
+                        let (t, _) = strip_brackets(back.term, back.spans, 0);
+                        prop_assert_eq!(t, e.term);
+                    }
+                    Err(EvalError::Parse(e)) => {
+                        prop_assert!(e.at + e.len <= text.len(), "{:?}", e);
+                    }
+                    Err(EvalError::Normalise(..)) => {}
+                }
+            }
+
+            #[test]
+            fn any_file_text_loads_or_errs_located(text in arb_words()) {
+                let full = format!("{PEANO}\n{text}");
+                if let Err(e) = Program::load(&full) {
+                    prop_assert!(e.at + e.len <= full.len(), "{:?}", e);
+                    let _ = e.render("f.terms", &full);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,800 @@
+//! Rewrite rules and choosing the rule to apply (spec 2.4.1, 2.4.2,
+//! 2.5.1): the six conditions of a rewrite rule, each its own located
+//! error; substitution for term variables; Algorithm 4 with REJECT, CLOG
+//! and APPLY and its SUB ALGORITHM; function calls below the top treated
+//! as temporary variables; ordered first-match rewriting.
+//!
+//! Choices where the spec leaves room:
+//! - Condition (1), `TermType(l) = TermType(r)`, is read up to the choice
+//!   of a most general typing: `r` must be typable with its type equal to
+//!   the type of `l`, instantiating no type variable of `l`'s type nor of
+//!   the variables' reconstructed types. The variables of the rule get the
+//!   types type reconstruction of `l` gives them.
+//! - The temporary variables replacing function calls are not materialised:
+//!   a subterm below the top whose head is a function name or a term
+//!   variable is opaque to matching, and two opaque subterms are the same
+//!   temporary variable exactly when they are equal trees, which is the
+//!   one-to-one correspondence the spec asks for.
+
+use std::fmt;
+
+use crate::term::{Head, Signature, SymKind, Term, VType};
+use crate::types::Type;
+use crate::typing::{TypeError, reconstruct, reconstruct_expecting};
+
+/// Which side of a rule an error is on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    Left,
+    Right,
+}
+
+impl fmt::Display for Side {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Side::Left => "left",
+            Side::Right => "right",
+        })
+    }
+}
+
+/// Why a pair of terms is not a rewrite rule; paths are child indices from
+/// the root of the side named.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RuleError {
+    /// A side cannot be typed.
+    Untyped { side: Side, error: TypeError },
+    /// Condition (1): the two sides have different types.
+    TypeDiffers { left: Type, right: Option<Type> },
+    /// Condition (2): a variable of the right side not on the left.
+    RightVariable { path: Vec<usize>, name: String },
+    /// Condition (3): a variable typed differently on the two sides.
+    VariableType {
+        name: String,
+        left: Type,
+        right: Type,
+    },
+    /// Condition (4): a variable of the left side with children.
+    VariableNotLeaf { path: Vec<usize>, name: String },
+    /// Condition (5): the top of the left side is not a function name.
+    TopNotFunction { name: String },
+    /// Condition (6): a function name below the top of the left side.
+    FunctionBelowTop { path: Vec<usize>, name: String },
+}
+
+impl RuleError {
+    /// The side and position the error points at.
+    pub fn location(&self) -> (Side, Vec<usize>) {
+        match self {
+            RuleError::Untyped { side, error } => (
+                *side,
+                match error {
+                    TypeError::UnknownSymbol { path, .. }
+                    | TypeError::UntypedVariable { path, .. }
+                    | TypeError::Arity { path, .. } => path.clone(),
+                    TypeError::Unify(_) => Vec::new(),
+                },
+            ),
+            RuleError::TypeDiffers { .. } => (Side::Right, Vec::new()),
+            RuleError::RightVariable { path, .. } => (Side::Right, path.clone()),
+            RuleError::VariableType { .. } => (Side::Right, Vec::new()),
+            RuleError::VariableNotLeaf { path, .. } | RuleError::FunctionBelowTop { path, .. } => {
+                (Side::Left, path.clone())
+            }
+            RuleError::TopNotFunction { .. } => (Side::Left, Vec::new()),
+        }
+    }
+}
+
+impl fmt::Display for RuleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RuleError::Untyped { side, error } => write!(f, "the {side} side: {error}"),
+            RuleError::TypeDiffers {
+                left,
+                right: Some(right),
+            } => write!(
+                f,
+                "the left side has type {left} but the right side {right}"
+            ),
+            RuleError::TypeDiffers { left, right: None } => {
+                write!(f, "the right side cannot have the left side's type {left}")
+            }
+            RuleError::RightVariable { name, .. } => {
+                write!(
+                    f,
+                    "the variable `{name}` of the right side is not on the left"
+                )
+            }
+            RuleError::VariableType { name, left, right } => write!(
+                f,
+                "the variable `{name}` has type {left} on the left and {right} on the right"
+            ),
+            RuleError::VariableNotLeaf { name, .. } => write!(
+                f,
+                "the variable `{name}` has arguments on the left side: variables there must be leaves"
+            ),
+            RuleError::TopNotFunction { name } => write!(
+                f,
+                "the left side must start with a function name, `{name}` is not one"
+            ),
+            RuleError::FunctionBelowTop { name, .. } => {
+                write!(f, "the function `{name}` is below the top of the left side")
+            }
+        }
+    }
+}
+
+impl std::error::Error for RuleError {}
+
+/// A rewrite rule `l -> r` satisfying the six conditions of 2.4.1.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rule {
+    lhs: Term,
+    rhs: Term,
+    vtype: VType,
+}
+
+fn walk<'t>(
+    t: &'t Term,
+    path: &mut Vec<usize>,
+    f: &mut impl FnMut(&'t Term, &[usize]) -> bool,
+) -> bool {
+    if !f(t, path) {
+        return false;
+    }
+    for (i, a) in t.args.iter().enumerate() {
+        path.push(i);
+        let go_on = walk(a, path, f);
+        path.pop();
+        if !go_on {
+            return false;
+        }
+    }
+    true
+}
+
+/// The first node (preorder) where `bad` holds, with its path.
+fn find<'t>(
+    t: &'t Term,
+    mut bad: impl FnMut(&'t Term, &[usize]) -> bool,
+) -> Option<(&'t Term, Vec<usize>)> {
+    let mut found = None;
+    walk(t, &mut Vec::new(), &mut |n, p| {
+        if bad(n, p) {
+            found = Some((n, p.to_vec()));
+            false
+        } else {
+            true
+        }
+    });
+    found
+}
+
+impl Rule {
+    /// Checks `(lhs, lhs_vtype) -> (rhs, rhs_vtype)` against the six
+    /// conditions; the structural ones (4, 5, 6, 2, 3) first, then typing.
+    pub fn new(
+        sig: &Signature,
+        lhs: Term,
+        lhs_vtype: &VType,
+        rhs: Term,
+        rhs_vtype: &VType,
+    ) -> Result<Rule, RuleError> {
+        // (5)
+        match &lhs.head {
+            Head::Sym(f) if sig.is_function(f) => {}
+            Head::Sym(f) if sig.get(f).is_none() => {
+                return Err(RuleError::Untyped {
+                    side: Side::Left,
+                    error: TypeError::UnknownSymbol {
+                        path: Vec::new(),
+                        name: f.clone(),
+                    },
+                });
+            }
+            head => {
+                return Err(RuleError::TopNotFunction {
+                    name: head.name().to_string(),
+                });
+            }
+        }
+        // (4)
+        if let Some((n, path)) = find(&lhs, |n, _| {
+            matches!(n.head, Head::Var(_)) && !n.args.is_empty()
+        }) {
+            return Err(RuleError::VariableNotLeaf {
+                path,
+                name: n.head.name().to_string(),
+            });
+        }
+        // (6)
+        if let Some((n, path)) = find(&lhs, |n, p| {
+            !p.is_empty() && matches!(&n.head, Head::Sym(f) if sig.is_function(f))
+        }) {
+            return Err(RuleError::FunctionBelowTop {
+                path,
+                name: n.head.name().to_string(),
+            });
+        }
+        // (2)
+        let left_vars = lhs.term_vars();
+        if let Some((n, path)) = find(
+            &rhs,
+            |n, _| matches!(&n.head, Head::Var(x) if !left_vars.contains(x)),
+        ) {
+            return Err(RuleError::RightVariable {
+                path,
+                name: n.head.name().to_string(),
+            });
+        }
+        // (3)
+        for x in rhs.term_vars() {
+            if let (Some(l), Some(r)) = (lhs_vtype.get(&x), rhs_vtype.get(&x))
+                && l != r
+            {
+                return Err(RuleError::VariableType {
+                    name: x,
+                    left: l.clone(),
+                    right: r.clone(),
+                });
+            }
+        }
+        // Typing, then (1).
+        let left = reconstruct(sig, &lhs, lhs_vtype).map_err(|error| RuleError::Untyped {
+            side: Side::Left,
+            error,
+        })?;
+        let vtype: VType = left
+            .reconstructed(lhs_vtype)
+            .into_iter()
+            .filter(|(x, _)| left_vars.contains(x))
+            .collect();
+        let left_type = left.term_type().clone();
+        let right_alone = reconstruct(sig, &rhs, &vtype).map_err(|error| RuleError::Untyped {
+            side: Side::Right,
+            error,
+        })?;
+        let differs = || RuleError::TypeDiffers {
+            left: left_type.clone(),
+            right: Some(right_alone.term_type().clone()),
+        };
+        let right =
+            reconstruct_expecting(sig, &rhs, &vtype, Some(&left_type)).map_err(|_| differs())?;
+        // No rigid variable may be instantiated.
+        let mut rigid = left_type.type_vars();
+        for x in rhs.term_vars() {
+            if let Some(t) = vtype.get(&x) {
+                rigid.extend(t.type_vars());
+            }
+        }
+        if rigid.iter().any(|v| {
+            right
+                .sigma
+                .get(v)
+                .is_some_and(|t| *t != Type::var(v.as_str()))
+        }) {
+            return Err(differs());
+        }
+        Ok(Rule { lhs, rhs, vtype })
+    }
+
+    pub fn lhs(&self) -> &Term {
+        &self.lhs
+    }
+
+    pub fn rhs(&self) -> &Term {
+        &self.rhs
+    }
+
+    /// The reconstructed types of the rule's variables.
+    pub fn vtype(&self) -> &VType {
+        &self.vtype
+    }
+
+    /// The function name at the top of the left side.
+    pub fn function(&self) -> &str {
+        self.lhs.head.name()
+    }
+}
+
+/// The answer of Algorithm 4.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Reject,
+    Clog,
+    /// The substitution `x <- ω` with `s̄(l) = t`.
+    Apply(Vec<(String, Term)>),
+}
+
+/// The SUB ALGORITHM's answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Sub {
+    Pass,
+    Clog,
+    Reject,
+}
+
+/// Whether a subterm of the term being rewritten is opaque (a variable, or
+/// a function call: a temporary variable of 2.5.1).
+fn opaque(sig: &Signature, t: &Term) -> bool {
+    match &t.head {
+        Head::Var(_) => true,
+        Head::Sym(f) => sig.is_function(f),
+    }
+}
+
+/// Algorithm 4: whether the rule with left side `lhs` applies to `t`.
+pub fn try_rule(sig: &Signature, lhs: &Term, t: &Term) -> Outcome {
+    let mut subst: Vec<(&str, &Term)> = Vec::new();
+    let mut clog = false;
+    // STEP ONE
+    if step_one(sig, lhs, t, true, &mut subst, &mut clog).is_err() {
+        return Outcome::Reject;
+    }
+    if clog {
+        return Outcome::Clog;
+    }
+    // STEP TWO, variables in the order first seen.
+    let mut vars: Vec<&str> = Vec::new();
+    for (x, _) in &subst {
+        if !vars.contains(x) {
+            vars.push(x);
+        }
+    }
+    for x in &vars {
+        let set: Vec<&Term> = subst
+            .iter()
+            .filter(|(y, _)| y == x)
+            .map(|(_, w)| *w)
+            .collect();
+        match sub_algorithm(sig, &set) {
+            Sub::Reject => return Outcome::Reject,
+            Sub::Clog => clog = true,
+            Sub::Pass => {}
+        }
+    }
+    if clog {
+        return Outcome::Clog;
+    }
+    // Every set passed with a single element: a proper substitution.
+    Outcome::Apply(
+        vars.into_iter()
+            .filter_map(|x| {
+                subst
+                    .iter()
+                    .find(|(y, _)| *y == x)
+                    .map(|(_, w)| (x.to_string(), (*w).clone()))
+            })
+            .collect(),
+    )
+}
+
+struct RejectNow;
+
+fn step_one<'l, 't>(
+    sig: &Signature,
+    a: &'l Term,
+    b: &'t Term,
+    top: bool,
+    subst: &mut Vec<(&'l str, &'t Term)>,
+    clog: &mut bool,
+) -> Result<(), RejectNow> {
+    if let Head::Var(x) = &a.head {
+        subst.push((x, b));
+        return Ok(());
+    }
+    if !top && opaque(sig, b) {
+        // Report CLOG, continue, abandon the positions below.
+        *clog = true;
+        return Ok(());
+    }
+    if a.head != b.head || a.args.len() != b.args.len() {
+        return Err(RejectNow);
+    }
+    for (x, y) in a.args.iter().zip(&b.args) {
+        step_one(sig, x, y, false, subst, clog)?;
+    }
+    Ok(())
+}
+
+/// The SUB ALGORITHM on a set of term trees (duplicates are one element).
+fn sub_algorithm(sig: &Signature, items: &[&Term]) -> Sub {
+    let mut set: Vec<&Term> = Vec::new();
+    for t in items {
+        if !set.contains(t) {
+            set.push(t);
+        }
+    }
+    if set.len() <= 1 {
+        return Sub::Pass;
+    }
+    let constructors: Vec<&Term> = set.iter().copied().filter(|t| !opaque(sig, t)).collect();
+    if let Some(first) = constructors.first()
+        && constructors
+            .iter()
+            .any(|t| t.head != first.head || t.args.len() != first.args.len())
+    {
+        return Sub::Reject;
+    }
+    if constructors.len() < set.len() {
+        return Sub::Clog;
+    }
+    let arity = set[0].args.len();
+    let mut worst = Sub::Pass;
+    for k in 0..arity {
+        let column: Vec<&Term> = set.iter().map(|t| &t.args[k]).collect();
+        worst = worst.max(sub_algorithm(sig, &column));
+    }
+    worst
+}
+
+/// Why instantiating a right side failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InstantiateError {
+    pub variable: String,
+    pub value: Term,
+}
+
+impl fmt::Display for InstantiateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the variable `{}` is applied to arguments but stands for `{}`, which is not a name",
+            self.variable, self.value
+        )
+    }
+}
+
+impl std::error::Error for InstantiateError {}
+
+/// `s̄` of 2.4.1 on a term tree: a variable with arguments takes the head
+/// of its value, which must then be a leaf (rule iii).
+pub fn instantiate(t: &Term, s: &[(String, Term)]) -> Result<Term, InstantiateError> {
+    let args = t
+        .args
+        .iter()
+        .map(|a| instantiate(a, s))
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Head::Var(x) = &t.head
+        && let Some((_, value)) = s.iter().find(|(y, _)| y == x)
+    {
+        if args.is_empty() {
+            return Ok(value.clone());
+        }
+        if !value.args.is_empty() {
+            return Err(InstantiateError {
+                variable: x.clone(),
+                value: value.clone(),
+            });
+        }
+        return Ok(Term {
+            head: value.head.clone(),
+            args,
+        });
+    }
+    Ok(Term {
+        head: t.head.clone(),
+        args,
+    })
+}
+
+/// The rules of a program, per function name in their order of importance.
+#[derive(Clone, Debug, Default)]
+pub struct Rules {
+    by_function: std::collections::HashMap<String, Vec<Rule>>,
+}
+
+impl Rules {
+    pub fn new() -> Rules {
+        Rules::default()
+    }
+
+    /// Adds a rule after the others of its function (less important).
+    pub fn add(&mut self, rule: Rule) {
+        self.by_function
+            .entry(rule.function().to_string())
+            .or_default()
+            .push(rule);
+    }
+
+    /// Adds a rule before the others of its function (most important).
+    pub fn add_first(&mut self, rule: Rule) {
+        self.by_function
+            .entry(rule.function().to_string())
+            .or_default()
+            .insert(0, rule);
+    }
+
+    /// The rules of a function name, most important first.
+    pub fn of(&self, f: &str) -> &[Rule] {
+        self.by_function.get(f).map_or(&[], Vec::as_slice)
+    }
+
+    /// Ordered first-match rewriting of a term with a function name at the
+    /// top: the first rule that applies rewrites it; a clog, or no rule
+    /// applying, leaves it (`None`).
+    pub fn rewrite(&self, sig: &Signature, t: &Term) -> Result<Option<Term>, InstantiateError> {
+        let Head::Sym(f) = &t.head else {
+            return Ok(None);
+        };
+        if !matches!(sig.get(f), Some((_, SymKind::Function))) {
+            return Ok(None);
+        }
+        for rule in self.of(f) {
+            match try_rule(sig, &rule.lhs, t) {
+                Outcome::Reject => continue,
+                Outcome::Clog => return Ok(None),
+                Outcome::Apply(s) => return instantiate(&rule.rhs, &s).map(Some),
+            }
+        }
+        Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::term::parse_functional;
+
+    fn bool_() -> Type {
+        Type::sym("Tboolean", vec![])
+    }
+    fn int() -> Type {
+        Type::sym("int", vec![])
+    }
+
+    /// and, equals, f, g, h as functions; true, false, C, 1, 2 as
+    /// constructors.
+    fn sig() -> Signature {
+        let mut s = Signature::new();
+        s.add("Ctrue", bool_(), SymKind::Constructor);
+        s.add("Cfalse", bool_(), SymKind::Constructor);
+        s.add(
+            "and",
+            Type::fun(vec![bool_(), bool_()], bool_()),
+            SymKind::Function,
+        );
+        s.add(
+            "equals",
+            Type::fun(vec![Type::var("a"), Type::var("a")], bool_()),
+            SymKind::Function,
+        );
+        s.add("f", Type::fun(vec![int()], int()), SymKind::Function);
+        s.add("g", Type::fun(vec![int()], int()), SymKind::Function);
+        s.add("h", Type::fun(vec![int()], int()), SymKind::Function);
+        s.add("1", int(), SymKind::Constructor);
+        s.add("2", int(), SymKind::Constructor);
+        s.add("C", Type::fun(vec![int()], int()), SymKind::Constructor);
+        s.add(
+            "C2",
+            Type::fun(vec![int(), int()], int()),
+            SymKind::Constructor,
+        );
+        s.add("p", Type::fun(vec![int(), int()], int()), SymKind::Function);
+        s
+    }
+
+    fn vt(pairs: &[(&str, Type)]) -> VType {
+        pairs
+            .iter()
+            .map(|(x, t)| (x.to_string(), t.clone()))
+            .collect()
+    }
+
+    fn term(text: &str, vtype: &VType) -> Term {
+        parse_functional(text, &sig(), vtype).expect("term")
+    }
+
+    fn rule(l: &str, r: &str, vtype: &VType) -> Result<Rule, RuleError> {
+        Rule::new(&sig(), term(l, vtype), vtype, term(r, vtype), vtype)
+    }
+
+    fn rules(list: &[(&str, &str)], vtype: &VType) -> Rules {
+        let mut rs = Rules::new();
+        for (l, r) in list {
+            rs.add(rule(l, r, vtype).expect("valid rule"));
+        }
+        rs
+    }
+
+    #[test]
+    fn the_six_conditions_each_have_an_error() {
+        let v = vt(&[("x", int()), ("y", int()), ("b", bool_())]);
+        // (1)
+        assert!(matches!(
+            rule("f(x)", "Ctrue", &v),
+            Err(RuleError::TypeDiffers { .. })
+        ));
+        // (2)
+        assert_eq!(
+            rule("f(x)", "g(y)", &v),
+            Err(RuleError::RightVariable {
+                path: vec![0],
+                name: "y".into()
+            })
+        );
+        // (3)
+        let e = Rule::new(
+            &sig(),
+            term("f(x)", &v),
+            &v,
+            term("x", &v),
+            &vt(&[("x", bool_())]),
+        );
+        assert!(matches!(e, Err(RuleError::VariableType { .. })), "{e:?}");
+        // (4)
+        let hv = vt(&[("q", Type::fun(vec![int()], int())), ("x", int())]);
+        let e = Rule::new(&sig(), term("f(q(x))", &hv), &hv, term("x", &hv), &hv);
+        assert_eq!(
+            e,
+            Err(RuleError::VariableNotLeaf {
+                path: vec![0],
+                name: "q".into()
+            })
+        );
+        // (5)
+        assert_eq!(
+            rule("C(x)", "x", &v),
+            Err(RuleError::TopNotFunction { name: "C".into() })
+        );
+        assert_eq!(
+            rule("x", "x", &v),
+            Err(RuleError::TopNotFunction { name: "x".into() })
+        );
+        // (6)
+        assert_eq!(
+            rule("f(C(g(x)))", "x", &v),
+            Err(RuleError::FunctionBelowTop {
+                path: vec![0, 0],
+                name: "g".into()
+            })
+        );
+        // Untyped sides.
+        assert!(matches!(
+            rule("and(x, b)", "b", &v),
+            Err(RuleError::Untyped {
+                side: Side::Left,
+                ..
+            })
+        ));
+        // Valid rules, polymorphic ones included.
+        assert!(rule("f(C(x))", "g(x)", &v).is_ok());
+        let a = vt(&[("x", Type::var("a"))]);
+        let r = rule("equals(x, x)", "Ctrue", &a).expect("valid");
+        assert_eq!(r.vtype().get("x"), Some(&Type::var("a")));
+        // The right side may not fix a type variable of the left side.
+        let mut s = sig();
+        s.add(
+            "id",
+            Type::fun(vec![Type::var("a")], Type::var("a")),
+            SymKind::Function,
+        );
+        let e = Rule::new(
+            &s,
+            parse_functional("id(x)", &s, &a).expect("t"),
+            &a,
+            parse_functional("1", &s, &a).expect("t"),
+            &a,
+        );
+        assert!(matches!(e, Err(RuleError::TypeDiffers { .. })), "{e:?}");
+        let ok = Rule::new(
+            &s,
+            parse_functional("id(x)", &s, &a).expect("t"),
+            &a,
+            parse_functional("x", &s, &a).expect("t"),
+            &a,
+        );
+        assert!(ok.is_ok());
+    }
+
+    /// The first example of 2.5.1: and(z, true) clogs on and(true, true).
+    #[test]
+    fn and_of_a_variable_clogs() {
+        let v = vt(&[("x", bool_()), ("y", bool_()), ("z", bool_())]);
+        let rs = rules(
+            &[("and(Ctrue, Ctrue)", "Ctrue"), ("and(x, y)", "Cfalse")],
+            &v,
+        );
+        let s = sig();
+        assert_eq!(rs.rewrite(&s, &term("and(z, Ctrue)", &v)), Ok(None));
+        assert_eq!(
+            rs.rewrite(&s, &term("and(Ctrue, Ctrue)", &v)),
+            Ok(Some(term("Ctrue", &v)))
+        );
+        assert_eq!(
+            rs.rewrite(&s, &term("and(Cfalse, Ctrue)", &v)),
+            Ok(Some(term("Cfalse", &v)))
+        );
+    }
+
+    /// The second example of 2.5.1: function calls as temporary variables.
+    #[test]
+    fn equals_of_function_calls() {
+        let v = vt(&[("x", Type::var("a")), ("y", Type::var("a")), ("z", int())]);
+        let rs = rules(&[("equals(x, x)", "Ctrue"), ("equals(x, y)", "Cfalse")], &v);
+        let s = sig();
+        assert_eq!(rs.rewrite(&s, &term("equals(f(z), g(z))", &v)), Ok(None));
+        assert_eq!(
+            rs.rewrite(&s, &term("equals(f(z), f(z))", &v)),
+            Ok(Some(term("Ctrue", &v)))
+        );
+        assert_eq!(
+            rs.rewrite(&s, &term("equals(C(1), C(2))", &v)),
+            Ok(Some(term("Cfalse", &v)))
+        );
+        assert_eq!(
+            rs.rewrite(&s, &term("equals(C(z), C(2))", &v)),
+            Ok(None),
+            "z might be 2"
+        );
+    }
+
+    #[test]
+    fn algorithm_4_outcomes() {
+        let v = vt(&[("x", int()), ("y", int()), ("z", int())]);
+        let s = sig();
+        // The spec's false clog: l = p(C2(1, x), C2(2, y)), t = p(z, z).
+        assert_eq!(
+            try_rule(&s, &term("p(C2(1, x), C2(2, y))", &v), &term("p(z, z)", &v)),
+            Outcome::Clog
+        );
+        // f(C(x)) on f(x): a clog.
+        assert_eq!(
+            try_rule(&s, &term("f(C(x))", &v), &term("f(x)", &v)),
+            Outcome::Clog
+        );
+        // A difference elsewhere wins over a clog.
+        assert_eq!(
+            try_rule(&s, &term("p(C(x), 1)", &v), &term("p(z, 2)", &v)),
+            Outcome::Reject
+        );
+        // Two different constructor trees for one variable: reject.
+        assert_eq!(
+            try_rule(&s, &term("p(x, x)", &v), &term("p(C(1), C(2))", &v)),
+            Outcome::Reject
+        );
+        assert_eq!(
+            try_rule(&s, &term("p(x, y)", &v), &term("p(C(1), z)", &v)),
+            Outcome::Apply(vec![
+                ("x".into(), term("C(1)", &v)),
+                ("y".into(), term("z", &v))
+            ])
+        );
+    }
+
+    #[test]
+    fn first_match_in_order() {
+        let v = vt(&[("x", int())]);
+        let s = sig();
+        let rs = rules(&[("f(x)", "1"), ("f(C(x))", "2")], &v);
+        assert_eq!(
+            rs.rewrite(&s, &term("f(C(1))", &v)),
+            Ok(Some(term("1", &v)))
+        );
+        let rs = rules(&[("f(C(x))", "2"), ("f(x)", "1")], &v);
+        assert_eq!(
+            rs.rewrite(&s, &term("f(C(1))", &v)),
+            Ok(Some(term("2", &v)))
+        );
+        assert_eq!(rs.rewrite(&s, &term("f(1)", &v)), Ok(Some(term("1", &v))));
+        // A constructor or a function without rules is not rewritten.
+        assert_eq!(rs.rewrite(&s, &term("C(1)", &v)), Ok(None));
+        assert_eq!(rs.rewrite(&s, &term("g(1)", &v)), Ok(None));
+    }
+
+    #[test]
+    fn instantiation_of_applied_variables() {
+        let s = vec![("q".to_string(), Term::sym("f", vec![]))];
+        let t = Term::var("q", vec![Term::sym("1", vec![])]);
+        assert_eq!(
+            instantiate(&t, &s),
+            Ok(Term::sym("f", vec![Term::sym("1", vec![])]))
+        );
+        let s = vec![(
+            "q".to_string(),
+            Term::sym("C", vec![Term::sym("1", vec![])]),
+        )];
+        assert!(instantiate(&t, &s).is_err());
+    }
+}
