@@ -70,8 +70,7 @@
 //! comparisons mirrored); and the search calls no trait methods (no
 //! `movers_and_moves`, `apply` on a clone, or `payoffs`) and allocates
 //! nothing per position (the generic solver pools its key and movers
-//! buffers but builds its move lists, move order and joint move per
-//! position).
+//! buffers but builds its move lists and move order per position).
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
