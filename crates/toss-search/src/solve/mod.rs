@@ -187,6 +187,37 @@ impl Solution {
     }
 }
 
+/// One node's buffers, reused by the next node at the same height.
+struct Buffers<M> {
+    key: Vec<u64>,
+    movers: Vec<usize>,
+    moves: Vec<Vec<M>>,
+    order: Vec<usize>,
+}
+
+impl<M> Default for Buffers<M> {
+    fn default() -> Self {
+        Buffers {
+            key: Vec::new(),
+            movers: Vec::new(),
+            moves: Vec::new(),
+            order: Vec::new(),
+        }
+    }
+}
+
+/// The buffers of the nodes on the current path and below: a search
+/// allocates them once, not once per node.
+struct Scratch<M> {
+    pool: Vec<Buffers<M>>,
+}
+
+impl<M> Default for Scratch<M> {
+    fn default() -> Self {
+        Scratch { pool: Vec::new() }
+    }
+}
+
 /// Why a search returned early.
 enum Halt {
     Stop(Stopped),
@@ -212,8 +243,6 @@ pub struct Solver {
     /// Player 0's payoff range, the interval of a horizon leaf.
     range: (f64, f64),
     progress: Option<ProgressFn>,
-    key_pool: Vec<Vec<u64>>,
-    movers_pool: Vec<Vec<usize>>,
     /// Per player and move index, how much its cuts weighed.
     history: Vec<Vec<u64>>,
 }
@@ -239,8 +268,6 @@ impl Solver {
             depth: 0,
             range: (-1.0, 1.0),
             progress: None,
-            key_pool: Vec::new(),
-            movers_pool: Vec::new(),
             history: Vec::new(),
         }
     }
@@ -342,10 +369,11 @@ impl Solver {
         let mut stopped = None;
         let mut completed = 0;
         let mut depth = 0;
+        let mut sc = Scratch::default();
         while depth < self.limits.max_depth {
             depth += 1;
             self.depth = depth;
-            match self.zero(game, s, depth, lo0, hi0) {
+            match self.zero(game, s, depth, lo0, hi0, &mut sc) {
                 Ok(iv) => {
                     last = (last.0.max(iv.0), last.1.min(iv.1));
                     completed = depth;
@@ -416,7 +444,8 @@ impl Solver {
             let (lo, hi) = match self.method {
                 Method::ConstantSum { sum } => {
                     let d = self.child_depth(game, &movers, s, &joint, depth);
-                    let iv = match self.child(game, s, &joint, d, lo0, hi0) {
+                    let iv = match self.child(game, s, &joint, d, lo0, hi0, &mut Scratch::default())
+                    {
                         Ok(iv) => iv,
                         Err(Halt::Stop(_)) => (lo0, hi0),
                         Err(e) => return Err(e),
@@ -467,6 +496,7 @@ impl Solver {
 
     /// The interval of player 0's value after `joint` from `s`: the
     /// expectation over chance outcomes.
+    #[allow(clippy::too_many_arguments)]
     fn child<G: Game>(
         &mut self,
         game: &G,
@@ -475,23 +505,24 @@ impl Solver {
         depth: u32,
         alpha: f64,
         beta: f64,
+        sc: &mut Scratch<G::Move>,
     ) -> Result<(f64, f64), Halt> {
         if !game.has_chance() {
             let mut t = s.clone();
             game.apply(&mut t, joint, &mut rng_from_seed(0));
-            return self.zero(game, &t, depth, alpha, beta);
+            return self.zero(game, &t, depth, alpha, beta, sc);
         }
         let mut outcomes = Vec::new();
         if !game.chance_outcomes(s, joint, &mut outcomes) {
             return Err(Halt::Error(SolveError::Chance));
         }
         if outcomes.len() == 1 {
-            return self.zero(game, &outcomes[0].1, depth, alpha, beta);
+            return self.zero(game, &outcomes[0].1, depth, alpha, beta, sc);
         }
         let (lo0, hi0) = self.range;
         let (mut lo, mut hi) = (0.0, 0.0);
         for (p, t) in &outcomes {
-            let (a, b) = self.zero(game, t, depth, lo0, hi0)?;
+            let (a, b) = self.zero(game, t, depth, lo0, hi0, sc)?;
             lo += p * a;
             hi += p * b;
         }
@@ -499,6 +530,7 @@ impl Solver {
     }
 
     /// Minimax with alpha-beta on intervals of player 0's value.
+    #[allow(clippy::too_many_arguments)]
     fn zero<G: Game>(
         &mut self,
         game: &G,
@@ -506,13 +538,12 @@ impl Solver {
         depth: u32,
         alpha: f64,
         beta: f64,
+        sc: &mut Scratch<G::Move>,
     ) -> Result<(f64, f64), Halt> {
         // Buffers come from pools: a node allocates nothing of its own.
-        let mut key = self.key_pool.pop().unwrap_or_default();
-        let mut movers = self.movers_pool.pop().unwrap_or_default();
-        let result = self.zero_with(game, s, depth, alpha, beta, &mut key, &mut movers);
-        self.key_pool.push(key);
-        self.movers_pool.push(movers);
+        let mut b = sc.pool.pop().unwrap_or_default();
+        let result = self.zero_with(game, s, depth, alpha, beta, &mut b, sc);
+        sc.pool.push(b);
         result
     }
 
@@ -524,9 +555,15 @@ impl Solver {
         depth: u32,
         mut alpha: f64,
         mut beta: f64,
-        key: &mut Vec<u64>,
-        movers: &mut Vec<usize>,
+        b: &mut Buffers<G::Move>,
+        sc: &mut Scratch<G::Move>,
     ) -> Result<(f64, f64), Halt> {
+        let Buffers {
+            key,
+            movers,
+            moves,
+            order,
+        } = b;
         self.tick()?;
         if !game.state_key(s, key) {
             return Err(Halt::Error(SolveError::NoKey));
@@ -550,8 +587,7 @@ impl Solver {
             beta = beta.min(e.hi);
             hint = e.best;
         }
-        let mut moves: Vec<Vec<G::Move>> = Vec::new();
-        game.movers_and_moves(s, movers, &mut moves);
+        game.movers_and_moves(s, movers, moves);
         if movers.is_empty() {
             if let Some(f) = game.fault() {
                 return Err(Halt::Error(SolveError::Fault(f)));
@@ -575,7 +611,7 @@ impl Solver {
         if depth == 0 {
             return Ok(known);
         }
-        let result = match single_chooser(movers, &moves) {
+        let result = match single_chooser(movers, moves) {
             Some(k) => {
                 let maximise = movers[k] == 0 || game.num_players() == 1;
                 let n = moves[k].len();
@@ -588,7 +624,8 @@ impl Solver {
                 if self.history[chooser].len() < n {
                     self.history[chooser].resize(n, 0);
                 }
-                let mut order: Vec<usize> = (0..n).collect();
+                order.clear();
+                order.extend(0..n);
                 let h = &self.history[chooser];
                 order.sort_by_key(|&i| (i != hint as usize, std::cmp::Reverse(h[i])));
                 let (mut blo, mut bhi) = (f64::NAN, f64::NAN);
@@ -604,7 +641,7 @@ impl Solver {
                         &several
                     };
                     let d = self.child_depth(game, movers, s, joint, depth);
-                    let (clo, chi) = self.child(game, s, joint, d, alpha, beta)?;
+                    let (clo, chi) = self.child(game, s, joint, d, alpha, beta, sc)?;
                     if seen == 0 {
                         (blo, bhi, best) = (clo, chi, i);
                     } else if maximise {
@@ -641,7 +678,7 @@ impl Solver {
                 (blo, bhi, best as u32)
             }
             None => {
-                let (lo, hi) = self.simultaneous(game, s, movers, &moves, depth)?;
+                let (lo, hi) = self.simultaneous(game, s, movers, moves, depth, sc)?;
                 (lo, hi, u32::MAX)
             }
         };
@@ -665,6 +702,7 @@ impl Solver {
         movers: &[usize],
         moves: &[Vec<G::Move>],
         depth: u32,
+        sc: &mut Scratch<G::Move>,
     ) -> Result<(f64, f64), Halt> {
         let choosing: Vec<usize> = (0..movers.len()).filter(|&k| moves[k].len() > 1).collect();
         if game.num_players() != 2 || choosing.len() != 2 {
@@ -688,7 +726,7 @@ impl Solver {
                         }
                     })
                     .collect();
-                let (a, b) = self.child(game, s, &joint, depth - 1, lo0, hi0)?;
+                let (a, b) = self.child(game, s, &joint, depth - 1, lo0, hi0, sc)?;
                 los[i * n + j] = a;
                 his[i * n + j] = b;
             }
