@@ -622,21 +622,43 @@ fn heuristic_text(player: &str, t: &ir::RealExpr) -> String {
     )
 }
 
-/// The options of `toss solve`.
+/// The arguments of `toss solve`.
+#[derive(clap::Args)]
 pub struct SolveOptions {
+    pub file: PathBuf,
+    /// Moves as in `toss play`, separated by commas, played first.
+    #[arg(long)]
     pub moves: Option<String>,
+    /// A file of moves as in `toss play`, one per line (a game record),
+    /// played first.
+    #[arg(long, conflicts_with = "moves")]
     pub moves_file: Option<PathBuf>,
+    /// The deepest iteration, in turns.
+    #[arg(long, default_value_t = 1000)]
     pub depth: u32,
+    /// The memory bound of the table, e.g. 512M or 4G.
+    #[arg(long, default_value = "2G")]
     pub memory: String,
+    /// Stop after this many seconds with the bounds proved so far.
+    #[arg(long)]
     pub time: Option<f64>,
+    /// Enumerate the reachable positions and solve them backwards.
+    #[arg(long)]
     pub retrograde: bool,
+    /// With --retrograde: write the solved positions to this file, for
+    /// the `solver:table=FILE` player.
+    #[arg(long, requires = "retrograde")]
     pub table: Option<PathBuf>,
+    /// Print the number of distinct positions after each number of
+    /// plies up to N, instead of solving.
+    #[arg(long, conflicts_with = "retrograde")]
     pub layers: Option<usize>,
 }
 
 /// `toss solve FILE`: the exact value and best moves, by search or by
 /// retrograde analysis.
-pub fn solve(path: &Path, opts: &SolveOptions, engine: Engine, colour: bool) -> Result<(), String> {
+pub fn solve(opts: &SolveOptions, engine: Engine, colour: bool) -> Result<(), String> {
+    let path = opts.file.as_path();
     let memory = toss_cli::solve::parse_bytes(&opts.memory)?;
     if let Some(t) = opts.time
         && !(t > 0.0 && t < 1e9)

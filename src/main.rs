@@ -169,36 +169,7 @@ enum Command {
     /// alpha-beta on proven bounds with a transposition table; or, with
     /// --retrograde, by enumerating every reachable position and solving
     /// backwards.
-    Solve {
-        file: PathBuf,
-        /// Moves as in `toss play`, separated by commas, played first.
-        #[arg(long)]
-        moves: Option<String>,
-        /// A file of moves as in `toss play`, one per line (a game record),
-        /// played first.
-        #[arg(long, conflicts_with = "moves")]
-        moves_file: Option<PathBuf>,
-        /// The deepest iteration, in turns.
-        #[arg(long, default_value_t = 1000)]
-        depth: u32,
-        /// The memory bound of the table, e.g. 512M or 4G.
-        #[arg(long, default_value = "2G")]
-        memory: String,
-        /// Stop after this many seconds with the bounds proved so far.
-        #[arg(long)]
-        time: Option<f64>,
-        /// Enumerate the reachable positions and solve them backwards.
-        #[arg(long)]
-        retrograde: bool,
-        /// With --retrograde: write the solved positions to this file, for
-        /// the `solver:table=FILE` player.
-        #[arg(long, requires = "retrograde")]
-        table: Option<PathBuf>,
-        /// Print the number of distinct positions after each number of
-        /// plies up to N, instead of solving.
-        #[arg(long, conflicts_with = "retrograde")]
-        layers: Option<usize>,
-    },
+    Solve(commands::SolveOptions),
     /// Term rewriting in your own notation (spec chapter 2): load a
     /// `.terms` file (declarations, `Let ... be ...` rules, preferences)
     /// and print the normal form of each term, written and shown in the
@@ -386,29 +357,7 @@ fn main() -> ExitCode {
             rule_condition,
         } => commands::heuristic(&file, rule_condition, colour),
         Command::Translate { file, explain } => commands::translate(&file, explain, colour),
-        Command::Solve {
-            file,
-            moves,
-            moves_file,
-            depth,
-            memory,
-            time,
-            retrograde,
-            table,
-            layers,
-        } => {
-            let opts = commands::SolveOptions {
-                moves,
-                moves_file,
-                depth,
-                memory,
-                time,
-                retrograde,
-                table,
-                layers,
-            };
-            commands::solve(&file, &opts, engine, colour)
-        }
+        Command::Solve(opts) => commands::solve(&opts, engine, colour),
         Command::Synthesize {
             family,
             game,

@@ -277,20 +277,9 @@ impl Solver {
         self.progress = Some(Box::new(f));
     }
 
-    pub fn method(&self) -> Method {
-        self.method
-    }
-
     /// The positions stored in the table.
     pub fn table_entries(&self) -> usize {
         self.table.len() + self.exact.len()
-    }
-
-    /// The stored interval of player 0's value of `s`, and its best move.
-    pub fn lookup<G: Game>(&self, game: &G, s: &G::State) -> Option<Entry> {
-        let mut key = Vec::new();
-        game.state_key(s, &mut key).then_some(())?;
-        self.table.get(&key).copied()
     }
 
     fn progress_report(&self) -> Progress {
@@ -443,9 +432,8 @@ impl Solver {
             let joint = joint_with(&moves[..movers.len()], k, i);
             let (lo, hi) = match self.method {
                 Method::ConstantSum { sum } => {
-                    let d = self.child_depth(game, &movers, s, &joint, depth);
-                    let iv = match self.child(game, s, &joint, d, lo0, hi0, &mut Scratch::default())
-                    {
+                    let mut sc = Scratch::default();
+                    let iv = match self.child(game, s, &movers, &joint, depth, lo0, hi0, &mut sc) {
                         Ok(iv) => iv,
                         Err(Halt::Stop(_)) => (lo0, hi0),
                         Err(e) => return Err(e),
@@ -457,7 +445,7 @@ impl Solver {
                         (t - iv.1, t - iv.0)
                     }
                 }
-                Method::MaxN => match self.maxn_child(game, s, &joint, u32::MAX) {
+                Method::MaxN => match self.maxn_child(game, s, &movers, &joint, u32::MAX) {
                     Ok(Some(v)) => (v[c], v[c]),
                     Ok(None) | Err(Halt::Stop(_)) => game.payoff_range(),
                     Err(e) => return Err(e),
@@ -468,39 +456,15 @@ impl Solver {
         Ok((Some(c), out))
     }
 
-    /// The depth left after the ply `joint` from `s`: one turn less, unless
-    /// the ply continues the mover's turn.
-    fn child_depth<G: Game>(
-        &self,
-        game: &G,
-        movers: &[usize],
-        s: &G::State,
-        joint: &[G::Move],
-        depth: u32,
-    ) -> u32 {
-        if !game.has_compound_turns() || movers.len() != 1 {
-            return depth - 1;
-        }
-        // Chance outcomes all continue the turn or none does in the games
-        // Toss describes (the edge decides the next location); sample one.
-        let mut t = s.clone();
-        game.apply(&mut t, joint, &mut rng_from_seed(0));
-        let mut after = Vec::new();
-        game.movers(&t, &mut after);
-        if game.continues_turn(movers, &after) {
-            depth
-        } else {
-            depth - 1
-        }
-    }
-
-    /// The interval of player 0's value after `joint` from `s`: the
-    /// expectation over chance outcomes.
+    /// The interval of player 0's value after `joint` from `s` (whose
+    /// movers are `movers`, searched `depth` turns deep): the expectation
+    /// over chance outcomes.
     #[allow(clippy::too_many_arguments)]
     fn child<G: Game>(
         &mut self,
         game: &G,
         s: &G::State,
+        movers: &[usize],
         joint: &[G::Move],
         depth: u32,
         alpha: f64,
@@ -510,19 +474,20 @@ impl Solver {
         if !game.has_chance() {
             let mut t = s.clone();
             game.apply(&mut t, joint, &mut rng_from_seed(0));
-            return self.zero(game, &t, depth, alpha, beta, sc);
+            let d = depth_after(game, movers, &t, depth);
+            return self.zero(game, &t, d, alpha, beta, sc);
         }
         let mut outcomes = Vec::new();
-        if !game.chance_outcomes(s, joint, &mut outcomes) {
-            return Err(Halt::Error(SolveError::Chance));
-        }
-        if outcomes.len() == 1 {
-            return self.zero(game, &outcomes[0].1, depth, alpha, beta, sc);
+        successors(game, s, joint, &mut outcomes).map_err(Halt::Error)?;
+        if let [(_, t)] = &outcomes[..] {
+            let d = depth_after(game, movers, t, depth);
+            return self.zero(game, t, d, alpha, beta, sc);
         }
         let (lo0, hi0) = self.range;
         let (mut lo, mut hi) = (0.0, 0.0);
         for (p, t) in &outcomes {
-            let (a, b) = self.zero(game, t, depth, lo0, hi0, sc)?;
+            let d = depth_after(game, movers, t, depth);
+            let (a, b) = self.zero(game, t, d, lo0, hi0, sc)?;
             lo += p * a;
             hi += p * b;
         }
@@ -640,8 +605,7 @@ impl Solver {
                         several = joint_with(&moves[..movers.len()], k, i);
                         &several
                     };
-                    let d = self.child_depth(game, movers, s, joint, depth);
-                    let (clo, chi) = self.child(game, s, joint, d, alpha, beta, sc)?;
+                    let (clo, chi) = self.child(game, s, movers, joint, depth, alpha, beta, sc)?;
                     if seen == 0 {
                         (blo, bhi, best) = (clo, chi, i);
                     } else if maximise {
@@ -704,29 +668,16 @@ impl Solver {
         depth: u32,
         sc: &mut Scratch<G::Move>,
     ) -> Result<(f64, f64), Halt> {
-        let choosing: Vec<usize> = (0..movers.len()).filter(|&k| moves[k].len() > 1).collect();
-        if game.num_players() != 2 || choosing.len() != 2 {
-            return Err(Halt::Error(SolveError::Simultaneous));
-        }
-        let (r, c) = (choosing[0], choosing[1]);
+        let moves = &moves[..movers.len()];
+        let (r, c) = matrix_movers(game, moves).map_err(Halt::Error)?;
         let (m, n) = (moves[r].len(), moves[c].len());
         let (lo0, hi0) = self.range;
         let mut los = vec![0.0; m * n];
         let mut his = vec![0.0; m * n];
         for i in 0..m {
             for j in 0..n {
-                let joint: Vec<G::Move> = (0..movers.len())
-                    .map(|k| {
-                        if k == r {
-                            moves[k][i].clone()
-                        } else if k == c {
-                            moves[k][j].clone()
-                        } else {
-                            moves[k][0].clone()
-                        }
-                    })
-                    .collect();
-                let (a, b) = self.child(game, s, &joint, depth - 1, lo0, hi0, sc)?;
+                let joint = joint_pair(moves, (r, i), (c, j));
+                let (a, b) = self.child(game, s, movers, &joint, depth, lo0, hi0, sc)?;
                 los[i * n + j] = a;
                 his[i * n + j] = b;
             }
@@ -849,8 +800,7 @@ impl Solver {
             let mut best: Option<Payoffs> = None;
             for i in 0..moves[k].len() {
                 let joint = joint_with(&moves[..movers.len()], k, i);
-                let d = self.child_depth(game, &movers, s, &joint, depth);
-                let Some(v) = self.maxn_child(game, s, &joint, d)? else {
+                let Some(v) = self.maxn_child(game, s, &movers, &joint, depth)? else {
                     return Ok(None);
                 };
                 if best.as_ref().is_none_or(|b| v[c] > b[c]) {
@@ -872,21 +822,16 @@ impl Solver {
         &mut self,
         game: &G,
         s: &G::State,
+        movers: &[usize],
         joint: &[G::Move],
         depth: u32,
     ) -> Result<Option<Payoffs>, Halt> {
-        if !game.has_chance() {
-            let mut t = s.clone();
-            game.apply(&mut t, joint, &mut rng_from_seed(0));
-            return self.maxn(game, &t, depth);
-        }
         let mut outcomes = Vec::new();
-        if !game.chance_outcomes(s, joint, &mut outcomes) {
-            return Err(Halt::Error(SolveError::Chance));
-        }
+        successors(game, s, joint, &mut outcomes).map_err(Halt::Error)?;
         let mut acc = Payoffs::from_elem(0.0, game.num_players());
         for (p, t) in &outcomes {
-            let Some(v) = self.maxn(game, t, depth)? else {
+            let d = depth_after(game, movers, t, depth);
+            let Some(v) = self.maxn(game, t, d)? else {
                 return Ok(None);
             };
             for (a, x) in acc.iter_mut().zip(&v) {
@@ -895,6 +840,44 @@ impl Solver {
         }
         Ok(Some(acc))
     }
+}
+
+/// The depth left at `t`, reached by one ply from a state with movers
+/// `movers` searched `depth` turns deep: one turn less, unless the ply
+/// continues the mover's turn ([`Game::continues_turn`]).
+fn depth_after<G: Game>(game: &G, movers: &[usize], t: &G::State, depth: u32) -> u32 {
+    if !game.has_compound_turns() || movers.len() != 1 {
+        return depth - 1;
+    }
+    let mut after = Vec::new();
+    game.movers(t, &mut after);
+    if game.continues_turn(movers, &after) {
+        depth
+    } else {
+        depth - 1
+    }
+}
+
+/// The successors of `joint` from `s` with their probabilities, in `out`
+/// (cleared first): the one state [`Game::apply`] gives in a game without
+/// chance, the enumerated outcomes otherwise.
+pub(crate) fn successors<G: Game>(
+    game: &G,
+    s: &G::State,
+    joint: &[G::Move],
+    out: &mut Vec<(f64, G::State)>,
+) -> Result<(), SolveError> {
+    if game.has_chance() {
+        if !game.chance_outcomes(s, joint, out) {
+            return Err(SolveError::Chance);
+        }
+    } else {
+        let mut t = s.clone();
+        game.apply(&mut t, joint, &mut rng_from_seed(0));
+        out.clear();
+        out.push((1.0, t));
+    }
+    Ok(())
 }
 
 /// The index (among the movers) of the one mover with a choice, or of the
@@ -906,6 +889,29 @@ pub fn single_chooser<M>(movers: &[usize], moves: &[Vec<M>]) -> Option<usize> {
         (None, _) => Some(0),
         _ => None,
     }
+}
+
+/// The two movers (indices among the movers) of a two-player matrix game:
+/// the two with a choice, in a game of two players; otherwise the
+/// position has equilibria but no single value.
+pub fn matrix_movers<M>(game: &impl Game, moves: &[Vec<M>]) -> Result<(usize, usize), SolveError> {
+    let mut choosing = (0..moves.len()).filter(|&k| moves[k].len() > 1);
+    match (choosing.next(), choosing.next(), choosing.next()) {
+        (Some(r), Some(c), None) if game.num_players() == 2 => Ok((r, c)),
+        _ => Err(SolveError::Simultaneous),
+    }
+}
+
+/// The joint move where mover `r` plays its move `i`, mover `c` its move
+/// `j`, and every other mover its only move.
+pub fn joint_pair<M: Clone>(
+    moves: &[Vec<M>],
+    (r, i): (usize, usize),
+    (c, j): (usize, usize),
+) -> Vec<M> {
+    let mut joint = joint_with(moves, r, i);
+    joint[c] = moves[c][j].clone();
+    joint
 }
 
 /// The joint move where mover `k` plays its move `i` and every other mover

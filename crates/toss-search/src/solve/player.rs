@@ -11,7 +11,7 @@ use toss_core::game::{Game, Rng, rng_from_seed, uniform01};
 
 use super::matrix::solve_matrix;
 use super::retro::RetroTable;
-use super::{Limits, Solver, joint_with, single_chooser};
+use super::{Limits, Solver, joint_pair, joint_with, matrix_movers, single_chooser};
 use crate::player::{Budget, Player};
 
 /// Plays perfectly where its budget allows a proof.
@@ -148,22 +148,21 @@ impl SolverPlayer {
         movers: &[usize],
         moves: &[Vec<G::Move>],
     ) -> Vec<G::Move> {
-        let choosing: Vec<usize> = (0..movers.len()).filter(|&k| moves[k].len() > 1).collect();
         let fallback = || moves.iter().map(|ms| ms[0].clone()).collect::<Vec<_>>();
-        if game.num_players() != 2 || choosing.len() != 2 {
-            self.unproven += 1;
-            self.last_reason = Some(super::SolveError::Simultaneous.to_string());
-            return fallback();
-        }
-        let (r, c) = (choosing[0], choosing[1]);
+        let (r, c) = match matrix_movers(game, &moves[..movers.len()]) {
+            Ok(rc) => rc,
+            Err(e) => {
+                self.unproven += 1;
+                self.last_reason = Some(e.to_string());
+                return fallback();
+            }
+        };
         let (m, n) = (moves[r].len(), moves[c].len());
         let mut a = vec![0.0; m * n];
         let mut exact = true;
         for i in 0..m {
             for j in 0..n {
-                let mut joint = fallback();
-                joint[r] = moves[r][i].clone();
-                joint[c] = moves[c][j].clone();
+                let joint = joint_pair(moves, (r, i), (c, j));
                 let mut t = state.clone();
                 // Chance after a simultaneous move is averaged by the
                 // solver only below the matrix; here one outcome is

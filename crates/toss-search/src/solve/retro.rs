@@ -16,11 +16,13 @@
 use std::collections::{HashMap, VecDeque};
 use std::io::{Read, Write};
 
-use toss_core::game::{Game, Payoffs, rng_from_seed};
+use toss_core::game::{Game, Payoffs};
 
 use super::matrix::solve_matrix;
 use super::table::WordMap;
-use super::{Method, SolveError, joint_with, single_chooser};
+use super::{
+    Method, SolveError, joint_pair, joint_with, matrix_movers, single_chooser, successors,
+};
 
 /// One successor along a joint move.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -107,7 +109,6 @@ impl Graph {
         let mut index: WordMap<u32> = WordMap::default();
         let mut queue: VecDeque<G::State> = VecDeque::new();
         let mut key = Vec::new();
-        let mut rng = rng_from_seed(0);
         g.add(game, root, &mut index, &mut queue, &mut key, memory_bytes)?;
         let mut movers = Vec::new();
         let mut moves: Vec<Vec<G::Move>> = Vec::new();
@@ -132,23 +133,12 @@ impl Graph {
                     moves: moves[k].len() as u32,
                 }
             } else {
-                let choosing: Vec<usize> =
-                    (0..movers.len()).filter(|&k| moves[k].len() > 1).collect();
-                if g.players != 2 || choosing.len() != 2 {
-                    return Err(RetroError::Solve(SolveError::Simultaneous));
-                }
-                let (r, c) = (choosing[0], choosing[1]);
+                let moves = &moves[..movers.len()];
+                let (r, c) = matrix_movers(game, moves).map_err(RetroError::Solve)?;
                 let (m, n) = (moves[r].len(), moves[c].len());
                 for i in 0..m {
                     for j in 0..n {
-                        let joint = (0..movers.len())
-                            .map(|k| match k {
-                                _ if k == r => moves[k][i].clone(),
-                                _ if k == c => moves[k][j].clone(),
-                                _ => moves[k][0].clone(),
-                            })
-                            .collect();
-                        joints.push(((i * n + j) as u32, joint));
+                        joints.push(((i * n + j) as u32, joint_pair(moves, (r, i), (c, j))));
                     }
                 }
                 Kind::Simultaneous {
@@ -157,16 +147,7 @@ impl Graph {
                 }
             };
             for (mv, joint) in joints {
-                if game.has_chance() {
-                    if !game.chance_outcomes(&s, &joint, &mut outcomes) {
-                        return Err(RetroError::Solve(SolveError::Chance));
-                    }
-                } else {
-                    let mut t = s.clone();
-                    game.apply(&mut t, &joint, &mut rng);
-                    outcomes.clear();
-                    outcomes.push((1.0, t));
-                }
+                successors(game, &s, &joint, &mut outcomes).map_err(RetroError::Solve)?;
                 for (p, t) in outcomes.drain(..) {
                     let child = g.add(game, &t, &mut index, &mut queue, &mut key, memory_bytes)?;
                     g.edges.push(Edge {
@@ -452,11 +433,6 @@ impl Graph {
             map,
         }
     }
-
-    /// The key of the start position (node 0).
-    pub fn root_key(&self) -> &[u64] {
-        &self.keys[0]
-    }
 }
 
 /// The values found by [`Graph::solve`].
@@ -597,7 +573,6 @@ pub fn positions_by_plies<G: Game>(
     let mut counts = vec![1u64];
     let mut movers = Vec::new();
     let mut moves: Vec<Vec<G::Move>> = Vec::new();
-    let mut rng = rng_from_seed(0);
     let mut outcomes = Vec::new();
     for _ in 0..max_plies {
         let mut seen: WordMap<()> = WordMap::default();
@@ -610,16 +585,7 @@ pub fn positions_by_plies<G: Game>(
             }
             let joints = all_joints(&moves[..movers.len()]);
             for joint in joints {
-                if game.has_chance() {
-                    if !game.chance_outcomes(s, &joint, &mut outcomes) {
-                        return Err(RetroError::Solve(SolveError::Chance));
-                    }
-                } else {
-                    let mut t = s.clone();
-                    game.apply(&mut t, &joint, &mut rng);
-                    outcomes.clear();
-                    outcomes.push((1.0, t));
-                }
+                successors(game, s, &joint, &mut outcomes).map_err(RetroError::Solve)?;
                 for (_, t) in outcomes.drain(..) {
                     if !game.state_key(&t, &mut key) {
                         return Err(RetroError::Solve(SolveError::NoKey));

@@ -142,8 +142,4 @@ impl Table {
     pub fn bytes(&self) -> usize {
         self.bytes
     }
-
-    pub fn capacity_bytes(&self) -> usize {
-        self.capacity_bytes
-    }
 }
