@@ -528,6 +528,25 @@ fn replay<G: Game>(g: &G, columns: &[usize]) -> G::State {
     s
 }
 
+/// A position with `stones` stones by random legal play from the start
+/// and the columns played, unless the game ended on the way or the player
+/// to move completes four with one disc.
+fn random_position(rng: &mut toss::Rng, stones: usize) -> Option<(Bitboard, Vec<usize>)> {
+    let mut b = Bitboard::start();
+    let mut columns = Vec::new();
+    while columns.len() < stones {
+        let mut cols = [0u8; WIDTH];
+        let n = b.moves(&mut cols);
+        let c = cols[toss::game::index_below(rng, n)] as usize;
+        b.play(c);
+        columns.push(c);
+        if b.last_mover_won() {
+            return None;
+        }
+    }
+    (!b.wins_at_once()).then_some((b, columns))
+}
+
 /// `per` positions with each of 8, 10, ..., 16 stones, by random legal
 /// play from the start (seeded), where the game is not over.
 fn positions<I: Game>(interp: &I, per: usize, seed: u64) -> Vec<Position<I>> {
@@ -536,23 +555,9 @@ fn positions<I: Game>(interp: &I, per: usize, seed: u64) -> Vec<Position<I>> {
     for stones in [8usize, 10, 12, 14, 16] {
         let mut found = 0;
         while found < per {
-            let mut b = Bitboard::start();
-            let mut columns = Vec::new();
-            let mut over = false;
-            while columns.len() < stones {
-                let mut cols = [0u8; WIDTH];
-                let n = b.moves(&mut cols);
-                let c = cols[toss::game::index_below(&mut rng, n)] as usize;
-                b.play(c);
-                columns.push(c);
-                if b.last_mover_won() {
-                    over = true;
-                    break;
-                }
-            }
-            if over || b.wins_at_once() {
+            let Some((b, columns)) = random_position(&mut rng, stones) else {
                 continue;
-            }
+            };
             found += 1;
             let derived = replay(&Connect4, &columns);
             let interpreted = replay(interp, &columns);
@@ -759,23 +764,9 @@ fn check(per: usize, seed: u64, stones: &[usize], budget: u64, interp_too: bool)
         let mut tries = 0;
         while found < per && tries < 100 * per {
             tries += 1;
-            let mut b = Bitboard::start();
-            let mut columns = Vec::new();
-            let mut over = false;
-            while columns.len() < n {
-                let mut cols = [0u8; WIDTH];
-                let k = b.moves(&mut cols);
-                let c = cols[toss::game::index_below(&mut rng, k)] as usize;
-                b.play(c);
-                columns.push(c);
-                if b.last_mover_won() {
-                    over = true;
-                    break;
-                }
-            }
-            if over || b.wins_at_once() {
+            let Some((b, columns)) = random_position(&mut rng, n) else {
                 continue;
-            }
+            };
             let h = run_hand(&b, 0.0, Some(budget));
             if !h.proved() {
                 continue;
