@@ -28,6 +28,15 @@ use std::collections::{HashMap, HashSet};
 use super::formulas::{map_lit, shift};
 use crate::{Atom, Description, Literal, Rule, Sym, Term};
 
+/// The clauses of each relation, in file order.
+fn clauses_by_relation(desc: &Description) -> HashMap<Sym, Vec<&Rule>> {
+    let mut by_rel: HashMap<Sym, Vec<&Rule>> = HashMap::new();
+    for r in &desc.rules {
+        by_rel.entry(r.head.rel).or_default().push(r);
+    }
+    by_rel
+}
+
 /// Most clauses one `legal` clause may unfold into.
 const MAX_UNFOLDED: usize = 4096;
 
@@ -39,10 +48,7 @@ pub(super) fn unfold_legal(
     legal: Sym,
     keywords: &[Sym],
 ) -> (Description, Vec<usize>) {
-    let mut by_rel: HashMap<Sym, Vec<&Rule>> = HashMap::new();
-    for r in &desc.rules {
-        by_rel.entry(r.head.rel).or_default().push(r);
-    }
+    let by_rel = clauses_by_relation(desc);
     let recursive = recursive_relations(desc);
     let resolvable = |rel: Sym| {
         rel != legal
@@ -82,10 +88,7 @@ pub(super) fn inline_does_relations(
     does: Sym,
     keywords: &[Sym],
 ) -> (Description, Vec<usize>) {
-    let mut by_rel: HashMap<Sym, Vec<&Rule>> = HashMap::new();
-    for r in &desc.rules {
-        by_rel.entry(r.head.rel).or_default().push(r);
-    }
+    let by_rel = clauses_by_relation(desc);
     let recursive = recursive_relations(desc);
     let uses_does = relations_using(desc, does);
     let inlinable = |rel: Sym| {
