@@ -16,27 +16,12 @@ use toss_search::player::{Budget, Player};
 /// order), in canonical order: the first mover's moves vary slowest.
 pub fn joint_moves<G: Game>(g: &G, s: &G::State) -> Vec<Vec<G::Move>> {
     let mut movers = Vec::new();
-    g.movers(s, &mut movers);
-    let mut joints: Vec<Vec<G::Move>> = if movers.is_empty() {
-        Vec::new()
-    } else {
-        vec![Vec::new()]
-    };
     let mut moves = Vec::new();
-    for &p in &movers {
-        g.legal_moves(s, p, &mut moves);
-        joints = joints
-            .into_iter()
-            .flat_map(|j| {
-                moves.iter().map(move |m| {
-                    let mut j = j.clone();
-                    j.push(m.clone());
-                    j
-                })
-            })
-            .collect();
+    g.movers_and_moves(s, &mut movers, &mut moves);
+    if movers.is_empty() {
+        return Vec::new();
     }
-    joints
+    toss_search::player::all_joint_moves(&moves[..movers.len()])
 }
 
 /// A joint move as text: the movers' moves joined by ` & `.

@@ -77,6 +77,25 @@ impl<G: Game> Player<G> for RandomPlayer {
     }
 }
 
+/// Every joint move of movers with these legal moves (one move per mover,
+/// in order), in canonical order: the first mover's moves vary slowest.
+pub fn all_joint_moves<M: Clone>(moves: &[Vec<M>]) -> Vec<Vec<M>> {
+    let mut out: Vec<Vec<M>> = vec![Vec::new()];
+    for ms in moves {
+        out = out
+            .into_iter()
+            .flat_map(|j| {
+                ms.iter().map(move |m| {
+                    let mut j = j.clone();
+                    j.push(m.clone());
+                    j
+                })
+            })
+            .collect();
+    }
+    out
+}
+
 /// The result of a match.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MatchResult {

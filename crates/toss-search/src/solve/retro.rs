@@ -23,6 +23,7 @@ use super::table::WordMap;
 use super::{
     Method, SolveError, joint_pair, joint_with, matrix_movers, single_chooser, successors,
 };
+use crate::player::all_joint_moves;
 
 /// One successor along a joint move.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -583,7 +584,7 @@ pub fn positions_by_plies<G: Game>(
             if movers.is_empty() {
                 continue;
             }
-            let joints = all_joints(&moves[..movers.len()]);
+            let joints = all_joint_moves(&moves[..movers.len()]);
             for joint in joints {
                 successors(game, s, &joint, &mut outcomes).map_err(RetroError::Solve)?;
                 for (_, t) in outcomes.drain(..) {
@@ -611,23 +612,4 @@ pub fn positions_by_plies<G: Game>(
         return Err(RetroError::Solve(SolveError::Fault(f)));
     }
     Ok(counts)
-}
-
-/// Every joint move: one move per mover, the first mover's varying
-/// slowest.
-fn all_joints<M: Clone>(moves: &[Vec<M>]) -> Vec<Vec<M>> {
-    let mut out: Vec<Vec<M>> = vec![Vec::new()];
-    for ms in moves {
-        out = out
-            .into_iter()
-            .flat_map(|j| {
-                ms.iter().map(move |m| {
-                    let mut j = j.clone();
-                    j.push(m.clone());
-                    j
-                })
-            })
-            .collect();
-    }
-    out
 }
