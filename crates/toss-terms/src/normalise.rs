@@ -24,11 +24,11 @@
 //!   by [`Limits::max_depth`] and every rewrite result is checked against
 //!   it, so a growing term is an error, never a stack overflow.
 
-use std::collections::HashMap;
 use std::fmt;
+use std::rc::Rc;
 
-use crate::decl::names;
-use crate::rewrite::{InstantiateError, Rules};
+use crate::rewrite::{InstantiateError, Matcher, Rules, SharedOutcome, SharedRule};
+use crate::shared::{Arena, HeadId, Id, Special};
 use crate::term::{Head, Signature, Term};
 
 /// The bounds of a normalisation.
@@ -92,16 +92,28 @@ pub struct Step {
 }
 
 /// Normalises terms with a signature and rules; the memo table lives as
-/// long as the normaliser (the rules cannot change under it).
+/// long as the normaliser (the rules cannot change under it), and so do
+/// the shared terms it is keyed by.
 pub struct Normaliser<'a> {
     sig: &'a Signature,
     rules: &'a Rules,
     limits: Limits,
-    memo: HashMap<Term, Term>,
+    arena: Arena,
+    /// The rules of each head, compiled on first use (`None`: not yet).
+    compiled: Vec<Option<Rc<[SharedRule]>>>,
+    matcher: Matcher,
+    /// The memo table: a call's id to its normal form's, `NO_ENTRY` if none.
+    memo: Vec<Id>,
+    memo_len: usize,
+    /// Calls rewritten at the positions being normalised, with the step
+    /// they were rewritten at (a stack over the nested positions).
+    pending: Vec<(Id, u64)>,
     steps: u64,
-    steps_by_function: HashMap<String, u64>,
+    steps_by_head: Vec<u64>,
     trace: Option<Vec<Step>>,
 }
+
+const NO_ENTRY: Id = Id::MAX;
 
 impl<'a> Normaliser<'a> {
     pub fn new(sig: &'a Signature, rules: &'a Rules, limits: Limits) -> Normaliser<'a> {
@@ -109,9 +121,14 @@ impl<'a> Normaliser<'a> {
             sig,
             rules,
             limits,
-            memo: HashMap::new(),
+            arena: Arena::new(),
+            compiled: Vec::new(),
+            matcher: Matcher::default(),
+            memo: Vec::new(),
+            memo_len: 0,
+            pending: Vec::new(),
             steps: 0,
-            steps_by_function: HashMap::new(),
+            steps_by_head: Vec::new(),
             trace: None,
         }
     }
@@ -133,160 +150,281 @@ impl<'a> Normaliser<'a> {
 
     /// Rewrite steps taken so far at calls of the function `f`.
     pub fn steps_of(&self, f: &str) -> u64 {
-        self.steps_by_function.get(f).copied().unwrap_or(0)
+        self.arena
+            .find_head(&Head::Sym(f.to_string()))
+            .and_then(|h| self.steps_by_head.get(h as usize))
+            .copied()
+            .unwrap_or(0)
     }
 
     /// Entries in the memo table.
     pub fn memo_len(&self) -> usize {
-        self.memo.len()
+        self.memo_len
     }
 
     /// The whole normalisation of 2.5.2: brackets, Algorithm 5, verbatim.
     /// The step limit counts from the start of this call.
     pub fn normalise(&mut self, t: &Term) -> Result<Term, NormError> {
         let start = self.steps;
-        let t = remove_brackets(t, 0, self.limits.max_depth)?;
+        // What an earlier call left after an error.
+        self.arena.scratch.clear();
+        self.pending.clear();
+        let t = self.remove_brackets(t, 0)?;
         let n = self.main(t, 0, start)?;
-        remove_verbatim(n, 0, self.limits.max_depth)
+        self.remove_verbatim(n, 0)
     }
 
-    fn is(&self, t: &Term, name: &str) -> bool {
-        matches!(&t.head, Head::Sym(f) if f == name)
-    }
-
-    fn count(&mut self, before: &Term, after: &Term, start: u64) -> Result<(), NormError> {
-        self.steps += 1;
-        if let Head::Sym(f) = &before.head {
-            *self.steps_by_function.entry(f.clone()).or_default() += 1;
+    fn depth_error(&self) -> NormError {
+        NormError::DepthLimit {
+            limit: self.limits.max_depth,
         }
+    }
+
+    /// The first pass: every bracketing `( x )` replaced by `x`, the
+    /// result shared.
+    fn remove_brackets(&mut self, t: &Term, depth: usize) -> Result<Id, NormError> {
+        if depth > self.limits.max_depth {
+            return Err(self.depth_error());
+        }
+        let head = self.arena.head_id(&t.head, self.sig);
+        if self.arena.info(head).special == Special::Bracket && t.args.len() == 1 {
+            return self.remove_brackets(&t.args[0], depth + 1);
+        }
+        let base = self.arena.scratch.len();
+        for a in &t.args {
+            let id = self.remove_brackets(a, depth + 1)?;
+            self.arena.scratch.push(id);
+        }
+        Ok(self.arena.intern_scratch(head, base))
+    }
+
+    /// The last pass: `verbatim(x) -> x` where no verbatim is above; the
+    /// result as a tree.
+    fn remove_verbatim(&self, t: Id, depth: usize) -> Result<Term, NormError> {
+        if depth > self.limits.max_depth {
+            return Err(self.depth_error());
+        }
+        let a = &self.arena;
+        if a.head_info(t).special == Special::Verbatim && a.arity(t) == 1 {
+            return Ok(a.to_term(a.arg(t, 0)));
+        }
+        Ok(Term {
+            head: a.head_info(t).head.clone(),
+            args: a
+                .args(t)
+                .iter()
+                .map(|&x| self.remove_verbatim(x, depth + 1))
+                .collect::<Result<_, _>>()?,
+        })
+    }
+
+    fn count(&mut self, before: Id, after: Id, start: u64) -> Result<(), NormError> {
+        self.steps += 1;
+        let h = self.arena.head(before) as usize;
+        if self.steps_by_head.len() <= h {
+            self.steps_by_head.resize(self.arena.heads_len(), 0);
+        }
+        self.steps_by_head[h] += 1;
         if self.steps - start > self.limits.max_steps {
             return Err(NormError::StepLimit {
                 limit: self.limits.max_steps,
-                term: before.clone(),
+                term: self.arena.to_term(before),
             });
         }
-        if exceeds_depth(after, self.limits.max_depth) {
-            return Err(NormError::DepthLimit {
-                limit: self.limits.max_depth,
-            });
+        if self.arena.height(after) > self.limits.max_depth {
+            return Err(self.depth_error());
         }
         if let Some(trace) = &mut self.trace {
             trace.push(Step {
-                before: before.clone(),
-                after: after.clone(),
+                before: self.arena.to_term(before),
+                after: self.arena.to_term(after),
             });
         }
         Ok(())
     }
 
-    /// Algorithm 5 (NORMALISE); `start` is the step count when the whole
-    /// normalisation began.
-    fn main(&mut self, mut t: Term, depth: usize, start: u64) -> Result<Term, NormError> {
-        if depth > self.limits.max_depth {
-            return Err(NormError::DepthLimit {
-                limit: self.limits.max_depth,
-            });
+    /// `t` with each argument replaced by `f` of it (the same id when no
+    /// argument changed).
+    fn map_args(
+        &mut self,
+        t: Id,
+        depth: usize,
+        start: u64,
+        f: fn(&mut Self, Id, usize, u64) -> Result<Id, NormError>,
+    ) -> Result<Id, NormError> {
+        let arity = self.arena.arity(t);
+        if arity == 0 {
+            return Ok(t);
         }
-        // Calls rewritten at this position, memoised with the final result.
-        let mut pending: Vec<(Term, u64)> = Vec::new();
+        let base = self.arena.scratch.len();
+        let mut changed = false;
+        for i in 0..arity {
+            let a = self.arena.arg(t, i);
+            let n = f(self, a, depth + 1, start)?;
+            changed |= n != a;
+            self.arena.scratch.push(n);
+        }
+        if !changed {
+            self.arena.scratch.truncate(base);
+            return Ok(t);
+        }
+        let head = self.arena.head(t);
+        Ok(self.arena.intern_scratch(head, base))
+    }
+
+    /// Algorithm 5 (NORMALISE); `start` is the step count when the whole
+    /// normalisation began. Its result is marked as a normal form:
+    /// normalising it again takes no step and gives it back, so a marked
+    /// subterm is returned at once.
+    fn main(&mut self, mut t: Id, depth: usize, start: u64) -> Result<Id, NormError> {
+        if self.arena.is_normal(t) {
+            // Walking it would have met its deepest node.
+            if depth + self.arena.height(t) > self.limits.max_depth + 1 {
+                return Err(self.depth_error());
+            }
+            return Ok(t);
+        }
+        if depth > self.limits.max_depth {
+            return Err(self.depth_error());
+        }
+        let pending_base = self.pending.len();
         let result = loop {
-            let head_function = matches!(&t.head, Head::Sym(f) if self.sig.is_function(f));
-            if !head_function {
+            let info = self.arena.head_info(t);
+            if !info.function {
                 // A constructor or a variable.
-                let args = std::mem::take(&mut t.args)
-                    .into_iter()
-                    .map(|a| self.main(a, depth + 1, start))
-                    .collect::<Result<_, _>>()?;
-                break Term { head: t.head, args };
+                break self.map_args(t, depth, start, Self::main)?;
             }
-            if self.is(&t, names::VERBATIM) {
-                break t;
-            }
-            if self.is(&t, names::IF) && t.args.len() == 3 {
-                let mut args = std::mem::take(&mut t.args).into_iter();
-                let (Some(c), Some(yes), Some(no)) = (args.next(), args.next(), args.next()) else {
-                    unreachable!("three arguments checked above")
-                };
-                let c = self.main(c, depth + 1, start)?;
-                let chosen = if self.is(&c, names::TRUE) && c.args.is_empty() {
-                    Some(yes.clone())
-                } else if self.is(&c, names::FALSE) && c.args.is_empty() {
-                    Some(no.clone())
-                } else {
-                    None
-                };
-                let t2 = Term::sym(names::IF, vec![c, yes, no]);
-                match chosen {
-                    Some(next) => {
-                        self.count(&t2, &next, start)?;
-                        t = next;
-                        continue;
+            match info.special {
+                Special::Verbatim => break t,
+                Special::If if self.arena.arity(t) == 3 => {
+                    let [c, yes, no] = [0, 1, 2].map(|i| self.arena.arg(t, i));
+                    let c2 = self.main(c, depth + 1, start)?;
+                    let chosen = if self.arena.is_leaf(c2, Special::True) {
+                        Some(yes)
+                    } else if self.arena.is_leaf(c2, Special::False) {
+                        Some(no)
+                    } else {
+                        None
+                    };
+                    let t2 = if c2 == c {
+                        t
+                    } else {
+                        let head = self.arena.head(t);
+                        self.arena.intern(head, &[c2, yes, no])
+                    };
+                    match chosen {
+                        Some(next) => {
+                            self.count(t2, next, start)?;
+                            t = next;
+                            continue;
+                        }
+                        None => break self.special(t2, depth, start)?,
                     }
-                    None => break self.special(t2, depth, start)?,
                 }
+                _ => {}
             }
             // A function call: arguments first.
-            let args = std::mem::take(&mut t.args)
-                .into_iter()
-                .map(|a| self.main(a, depth + 1, start))
-                .collect::<Result<_, _>>()?;
-            let t2 = Term { head: t.head, args };
+            let t2 = self.map_args(t, depth, start, Self::main)?;
             if self.limits.memo
-                && let Some(found) = self.memo.get(&t2)
+                && let Some(&found) = self.memo.get(t2 as usize)
+                && found != NO_ENTRY
             {
-                break found.clone();
+                break found;
             }
-            match self
-                .rules
-                .rewrite(self.sig, &t2)
-                .map_err(NormError::Instantiate)?
-            {
+            match self.rewrite(t2)? {
                 None => break t2,
                 Some(next) => {
-                    self.count(&t2, &next, start)?;
-                    pending.push((t2, self.steps - 1));
+                    self.count(t2, next, start)?;
+                    self.pending.push((t2, self.steps - 1));
                     t = next;
                 }
             }
         };
+        self.arena.mark_normal(result);
         if self.limits.memo {
-            for (call, at) in pending {
+            for i in pending_base..self.pending.len() {
+                let (call, at) = self.pending[i];
                 if self.steps - at >= self.limits.memo_min_steps {
-                    self.memo.insert(call, result.clone());
+                    if self.memo.len() <= call as usize {
+                        self.memo.resize(self.arena.len(), NO_ENTRY);
+                    }
+                    if self.memo[call as usize] == NO_ENTRY {
+                        self.memo_len += 1;
+                    }
+                    self.memo[call as usize] = result;
                 }
             }
         }
+        self.pending.truncate(pending_base);
         Ok(result)
     }
 
-    /// NORMALISE-SPECIAL: only if-then-else is rewritten; verbatim stays.
-    fn special(&mut self, t: Term, depth: usize, start: u64) -> Result<Term, NormError> {
-        if depth > self.limits.max_depth {
-            return Err(NormError::DepthLimit {
-                limit: self.limits.max_depth,
-            });
+    /// Ordered first-match rewriting of a function call (the rules of
+    /// [`Rules::rewrite`], compiled against the arena).
+    fn rewrite(&mut self, t: Id) -> Result<Option<Id>, NormError> {
+        let head = self.arena.head(t);
+        let rules = match self.compiled.get(head as usize) {
+            Some(Some(rules)) => Rc::clone(rules),
+            _ => self.compile(head),
+        };
+        for rule in rules.iter() {
+            match rule.try_rule(&self.arena, t, &mut self.matcher) {
+                SharedOutcome::Reject => continue,
+                SharedOutcome::Clog => return Ok(None),
+                SharedOutcome::Apply => {
+                    return rule
+                        .instantiate(&mut self.arena, &self.matcher)
+                        .map(Some)
+                        .map_err(NormError::Instantiate);
+                }
+            }
         }
-        if self.is(&t, names::VERBATIM) {
+        Ok(None)
+    }
+
+    fn compile(&mut self, head: HeadId) -> Rc<[SharedRule]> {
+        let function = match &self.arena.info(head).head {
+            Head::Sym(f) if self.sig.is_function(f) => Some(f.clone()),
+            _ => None,
+        };
+        let rules: Rc<[SharedRule]> = match function {
+            Some(f) => self
+                .rules
+                .of(&f)
+                .iter()
+                .map(|r| SharedRule::compile(r, &mut self.arena, self.sig))
+                .collect(),
+            None => Rc::from([]),
+        };
+        if self.compiled.len() <= head as usize {
+            self.compiled.resize(self.arena.heads_len(), None);
+        }
+        self.compiled[head as usize] = Some(Rc::clone(&rules));
+        rules
+    }
+
+    /// NORMALISE-SPECIAL: only if-then-else is rewritten; verbatim stays.
+    fn special(&mut self, t: Id, depth: usize, start: u64) -> Result<Id, NormError> {
+        if depth > self.limits.max_depth {
+            return Err(self.depth_error());
+        }
+        // A normal form has no if-then-else to choose outside verbatim.
+        if self.arena.is_normal(t) || self.arena.head_info(t).special == Special::Verbatim {
             return Ok(t);
         }
-        let args: Vec<Term> = t
-            .args
-            .into_iter()
-            .map(|a| self.special(a, depth + 1, start))
-            .collect::<Result<_, _>>()?;
-        let t = Term { head: t.head, args };
-        if self.is(&t, names::IF) && t.args.len() == 3 {
-            let c = &t.args[0];
-            let pick = if self.is(c, names::TRUE) && c.args.is_empty() {
+        let t = self.map_args(t, depth, start, Self::special)?;
+        if self.arena.head_info(t).special == Special::If && self.arena.arity(t) == 3 {
+            let c = self.arena.arg(t, 0);
+            let pick = if self.arena.is_leaf(c, Special::True) {
                 Some(1)
-            } else if self.is(c, names::FALSE) && c.args.is_empty() {
+            } else if self.arena.is_leaf(c, Special::False) {
                 Some(2)
             } else {
                 None
             };
             if let Some(i) = pick {
-                let next = t.args[i].clone();
-                self.count(&t, &next, start)?;
+                let next = self.arena.arg(t, i);
+                self.count(t, next, start)?;
                 return Ok(next);
             }
         }
@@ -294,59 +432,10 @@ impl<'a> Normaliser<'a> {
     }
 }
 
-/// Whether a term nests deeper than `limit` (without recursing).
-fn exceeds_depth(t: &Term, limit: usize) -> bool {
-    let mut stack = vec![(t, 1usize)];
-    while let Some((n, d)) = stack.pop() {
-        if d > limit {
-            return true;
-        }
-        stack.extend(n.args.iter().map(|a| (a, d + 1)));
-    }
-    false
-}
-
-/// The first pass: every bracketing `( x )` replaced by `x`.
-fn remove_brackets(t: &Term, depth: usize, limit: usize) -> Result<Term, NormError> {
-    if depth > limit {
-        return Err(NormError::DepthLimit { limit });
-    }
-    if matches!(&t.head, Head::Sym(f) if f == names::BRACKET) && t.args.len() == 1 {
-        return remove_brackets(&t.args[0], depth + 1, limit);
-    }
-    Ok(Term {
-        head: t.head.clone(),
-        args: t
-            .args
-            .iter()
-            .map(|a| remove_brackets(a, depth + 1, limit))
-            .collect::<Result<_, _>>()?,
-    })
-}
-
-/// The last pass: `verbatim(x) -> x` where no verbatim is above.
-fn remove_verbatim(t: Term, depth: usize, limit: usize) -> Result<Term, NormError> {
-    if depth > limit {
-        return Err(NormError::DepthLimit { limit });
-    }
-    let verbatim = matches!(&t.head, Head::Sym(f) if f == names::VERBATIM);
-    if verbatim && t.args.len() == 1 {
-        let mut args = t.args;
-        return args.pop().ok_or(NormError::DepthLimit { limit });
-    }
-    Ok(Term {
-        head: t.head,
-        args: t
-            .args
-            .into_iter()
-            .map(|a| remove_verbatim(a, depth + 1, limit))
-            .collect::<Result<_, _>>()?,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::decl::names;
     use crate::decl::{basic_definitions, read_declarations};
     use crate::rewrite::Rule;
     use crate::syntax::Definitions;

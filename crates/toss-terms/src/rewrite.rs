@@ -18,6 +18,7 @@
 
 use std::fmt;
 
+use crate::shared::{Arena, HeadId, Id};
 use crate::term::{Head, Signature, SymKind, Term, VType};
 use crate::types::Type;
 use crate::typing::{TypeError, reconstruct, reconstruct_expecting};
@@ -530,6 +531,265 @@ impl Rules {
         }
         Ok(None)
     }
+}
+
+// ---- Algorithm 4 on shared terms (what normalisation uses) ----
+
+/// A left side with its variables numbered in the order first seen.
+#[derive(Clone, Debug)]
+enum Pattern {
+    Var(usize),
+    Node(HeadId, Vec<Pattern>),
+}
+
+/// A right side: variables by number, subterms without variables built
+/// once.
+#[derive(Clone, Debug)]
+enum Template {
+    Var(usize),
+    /// A variable with arguments (rule iii of 2.4.1).
+    Applied(usize, Vec<Template>),
+    Node(HeadId, Vec<Template>),
+    Ground(Id),
+}
+
+/// A rule compiled against an arena.
+#[derive(Clone, Debug)]
+pub(crate) struct SharedRule {
+    lhs: Pattern,
+    rhs: Template,
+    /// The variables' names, by number.
+    vars: Vec<String>,
+    /// No variable twice on the left: STEP TWO always passes.
+    linear: bool,
+}
+
+/// The answer of Algorithm 4 on shared terms; the substitution is in the
+/// matcher's bindings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SharedOutcome {
+    Reject,
+    Clog,
+    Apply,
+}
+
+/// Bindings found by STEP ONE: each variable with every subterm it met.
+#[derive(Debug, Default)]
+pub(crate) struct Matcher {
+    found: Vec<(usize, Id)>,
+    /// The first subterm of each variable.
+    first: Vec<Id>,
+}
+
+impl SharedRule {
+    pub fn compile(rule: &Rule, arena: &mut Arena, sig: &Signature) -> SharedRule {
+        let mut vars = Vec::new();
+        let mut linear = true;
+        let lhs = compile_pattern(&rule.lhs, arena, sig, &mut vars, &mut linear);
+        let rhs = compile_template(&rule.rhs, arena, sig, &vars);
+        SharedRule {
+            lhs,
+            rhs,
+            vars,
+            linear,
+        }
+    }
+
+    /// Algorithm 4: whether the rule applies to `t`.
+    pub fn try_rule(&self, arena: &Arena, t: Id, m: &mut Matcher) -> SharedOutcome {
+        m.found.clear();
+        let mut clog = false;
+        // STEP ONE
+        if shared_step_one(arena, &self.lhs, t, true, &mut m.found, &mut clog).is_err() {
+            return SharedOutcome::Reject;
+        }
+        if clog {
+            return SharedOutcome::Clog;
+        }
+        m.first.clear();
+        m.first.resize(self.vars.len(), Id::MAX);
+        for &(x, w) in &m.found {
+            if m.first[x] == Id::MAX {
+                m.first[x] = w;
+            }
+        }
+        if self.linear {
+            return SharedOutcome::Apply;
+        }
+        // STEP TWO, variables in the order first seen (their numbers).
+        for x in 0..self.vars.len() {
+            let set: Vec<Id> = m
+                .found
+                .iter()
+                .filter(|(y, _)| *y == x)
+                .map(|&(_, w)| w)
+                .collect();
+            match shared_sub_algorithm(arena, &set) {
+                Sub::Reject => return SharedOutcome::Reject,
+                Sub::Clog => clog = true,
+                Sub::Pass => {}
+            }
+        }
+        if clog {
+            SharedOutcome::Clog
+        } else {
+            SharedOutcome::Apply
+        }
+    }
+
+    /// `s̄(r)` with the substitution of the last [`SharedRule::try_rule`].
+    pub fn instantiate(&self, arena: &mut Arena, m: &Matcher) -> Result<Id, InstantiateError> {
+        self.build(&self.rhs, arena, m)
+    }
+
+    fn build(&self, r: &Template, arena: &mut Arena, m: &Matcher) -> Result<Id, InstantiateError> {
+        match r {
+            Template::Var(x) => Ok(m.first[*x]),
+            Template::Ground(id) => Ok(*id),
+            Template::Node(head, args) => {
+                let base = arena.scratch.len();
+                for a in args {
+                    let id = self.build(a, arena, m)?;
+                    arena.scratch.push(id);
+                }
+                Ok(arena.intern_scratch(*head, base))
+            }
+            Template::Applied(x, args) => {
+                let value = m.first[*x];
+                if arena.arity(value) > 0 {
+                    return Err(InstantiateError {
+                        variable: self.vars[*x].clone(),
+                        value: arena.to_term(value),
+                    });
+                }
+                let head = arena.head(value);
+                let base = arena.scratch.len();
+                for a in args {
+                    let id = self.build(a, arena, m)?;
+                    arena.scratch.push(id);
+                }
+                Ok(arena.intern_scratch(head, base))
+            }
+        }
+    }
+}
+
+fn compile_pattern(
+    t: &Term,
+    arena: &mut Arena,
+    sig: &Signature,
+    vars: &mut Vec<String>,
+    linear: &mut bool,
+) -> Pattern {
+    if let Head::Var(x) = &t.head {
+        // Variables of a left side are leaves (condition 4).
+        if let Some(i) = vars.iter().position(|y| y == x) {
+            *linear = false;
+            return Pattern::Var(i);
+        }
+        vars.push(x.clone());
+        return Pattern::Var(vars.len() - 1);
+    }
+    let head = arena.head_id(&t.head, sig);
+    let args = t
+        .args
+        .iter()
+        .map(|a| compile_pattern(a, arena, sig, vars, linear))
+        .collect();
+    Pattern::Node(head, args)
+}
+
+fn compile_template(t: &Term, arena: &mut Arena, sig: &Signature, vars: &[String]) -> Template {
+    let args: Vec<Template> = t
+        .args
+        .iter()
+        .map(|a| compile_template(a, arena, sig, vars))
+        .collect();
+    if let Head::Var(x) = &t.head
+        && let Some(i) = vars.iter().position(|y| y == x)
+    {
+        return if args.is_empty() {
+            Template::Var(i)
+        } else {
+            Template::Applied(i, args)
+        };
+    }
+    let head = arena.head_id(&t.head, sig);
+    let ground: Option<Vec<Id>> = args
+        .iter()
+        .map(|a| match a {
+            Template::Ground(id) => Some(*id),
+            _ => None,
+        })
+        .collect();
+    match ground {
+        Some(ids) => Template::Ground(arena.intern(head, &ids)),
+        None => Template::Node(head, args),
+    }
+}
+
+fn shared_step_one(
+    arena: &Arena,
+    a: &Pattern,
+    b: Id,
+    top: bool,
+    found: &mut Vec<(usize, Id)>,
+    clog: &mut bool,
+) -> Result<(), RejectNow> {
+    let (head, args) = match a {
+        Pattern::Var(x) => {
+            found.push((*x, b));
+            return Ok(());
+        }
+        Pattern::Node(head, args) => (*head, args),
+    };
+    if !top && arena.head_info(b).opaque() {
+        // Report CLOG, continue, abandon the positions below.
+        *clog = true;
+        return Ok(());
+    }
+    if head != arena.head(b) || args.len() != arena.arity(b) {
+        return Err(RejectNow);
+    }
+    for (i, x) in args.iter().enumerate() {
+        shared_step_one(arena, x, arena.arg(b, i), false, found, clog)?;
+    }
+    Ok(())
+}
+
+/// The SUB ALGORITHM on a set of shared terms (equal terms are equal ids).
+fn shared_sub_algorithm(arena: &Arena, items: &[Id]) -> Sub {
+    let mut set: Vec<Id> = Vec::new();
+    for &t in items {
+        if !set.contains(&t) {
+            set.push(t);
+        }
+    }
+    if set.len() <= 1 {
+        return Sub::Pass;
+    }
+    let constructors: Vec<Id> = set
+        .iter()
+        .copied()
+        .filter(|&t| !arena.head_info(t).opaque())
+        .collect();
+    if let Some(&first) = constructors.first()
+        && constructors
+            .iter()
+            .any(|&t| arena.head(t) != arena.head(first) || arena.arity(t) != arena.arity(first))
+    {
+        return Sub::Reject;
+    }
+    if constructors.len() < set.len() {
+        return Sub::Clog;
+    }
+    let arity = arena.arity(set[0]);
+    let mut worst = Sub::Pass;
+    for k in 0..arity {
+        let column: Vec<Id> = set.iter().map(|&t| arena.arg(t, k)).collect();
+        worst = worst.max(shared_sub_algorithm(arena, &column));
+    }
+    worst
 }
 
 #[cfg(test)]
