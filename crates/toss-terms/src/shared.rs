@@ -1,8 +1,8 @@
 //! Shared terms for normalisation: an arena of hash-consed nodes, each a
-//! head and the ids of its children, so equal terms are equal ids. A node
-//! caches its hash, its height and whether it is a normal form, which
-//! makes the costs of a rewrite step independent of the size of the terms
-//! it moves around: a substitution holds ids, comparing two terms compares
+//! head and the ids of its children, so equal terms are equal ids. The
+//! hash-consing table keeps each node's hash; a node keeps its height and
+//! whether it is a normal form. This makes the cost of a rewrite step
+//! independent of the size of the terms it moves around: a substitution holds ids, comparing two terms compares
 //! two numbers and a normal subterm is never normalised again.
 //!
 //! Nothing is ever freed: an arena lives as long as one normaliser, whose
@@ -46,14 +46,30 @@ impl HeadInfo {
     }
 }
 
+/// Children of a node: up to [`INLINE`] in the node itself (most terms
+/// have few, and this saves a memory access per look-up), more in
+/// [`Arena::children`] from `kids[0]` on.
+const INLINE: usize = 2;
+
 #[derive(Clone, Copy, Debug)]
 struct Node {
     head: HeadId,
-    start: u32,
     len: u32,
+    kids: [Id; INLINE],
     height: u32,
-    hash: u64,
     normal: bool,
+}
+
+impl Node {
+    fn args<'a>(&'a self, children: &'a [Id]) -> &'a [Id] {
+        let len = self.len as usize;
+        if len <= INLINE {
+            &self.kids[..len]
+        } else {
+            let start = self.kids[0] as usize;
+            &children[start..start + len]
+        }
+    }
 }
 
 const EMPTY: u32 = u32::MAX;
@@ -65,8 +81,9 @@ pub(crate) struct Arena {
     head_ids: HashMap<Head, HeadId>,
     nodes: Vec<Node>,
     children: Vec<Id>,
-    /// Open addressing, a power of two long, at most half full.
-    table: Vec<u32>,
+    /// Open addressing, a power of two long, at most half full: a node
+    /// and the low bits of its hash (most misses need no node read).
+    table: Vec<(Id, u32)>,
     /// Children of nodes under construction (a stack: each builder pushes
     /// above what it found and truncates back).
     pub scratch: Vec<Id>,
@@ -76,11 +93,11 @@ fn mix(h: u64, x: u64) -> u64 {
     (h.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95)
 }
 
-fn node_hash(head: HeadId, args: &[Id]) -> u64 {
+fn node_hash(head: HeadId, args: &[Id]) -> u32 {
     let h = args
         .iter()
         .fold(mix(0, u64::from(head)), |h, &a| mix(h, u64::from(a)));
-    h ^ (h >> 29)
+    (h >> 32) as u32
 }
 
 impl Arena {
@@ -90,7 +107,7 @@ impl Arena {
             head_ids: HashMap::new(),
             nodes: Vec::new(),
             children: Vec::new(),
-            table: vec![EMPTY; 1 << 10],
+            table: vec![(EMPTY, 0); 1 << 10],
             scratch: Vec::new(),
         }
     }
@@ -150,8 +167,7 @@ impl Arena {
     }
 
     pub fn args(&self, t: Id) -> &[Id] {
-        let n = &self.nodes[t as usize];
-        &self.children[n.start as usize..(n.start + n.len) as usize]
+        self.nodes[t as usize].args(&self.children)
     }
 
     pub fn arity(&self, t: Id) -> usize {
@@ -159,8 +175,7 @@ impl Arena {
     }
 
     pub fn arg(&self, t: Id, i: usize) -> Id {
-        let n = &self.nodes[t as usize];
-        self.children[n.start as usize + i]
+        self.args(t)[i]
     }
 
     /// The number of nodes on the longest path from the root.
@@ -188,38 +203,42 @@ impl Arena {
         let mask = self.table.len() - 1;
         let mut slot = hash as usize & mask;
         loop {
-            let found = self.table[slot];
+            let (found, found_hash) = self.table[slot];
             if found == EMPTY {
                 break;
             }
-            let n = &self.nodes[found as usize];
-            if n.hash == hash
-                && n.head == head
-                && self.children[n.start as usize..(n.start + n.len) as usize]
-                    == self.scratch[base..]
-            {
-                self.scratch.truncate(base);
-                return found;
+            if found_hash == hash {
+                let n = &self.nodes[found as usize];
+                if n.head == head && n.args(&self.children) == &self.scratch[base..] {
+                    self.scratch.truncate(base);
+                    return found;
+                }
             }
             slot = (slot + 1) & mask;
         }
-        let height = 1 + self.scratch[base..]
+        let args = &self.scratch[base..];
+        let height = 1 + args
             .iter()
             .map(|&a| self.nodes[a as usize].height)
             .max()
             .unwrap_or(0);
+        let mut kids = [0; INLINE];
+        if args.len() <= INLINE {
+            kids[..args.len()].copy_from_slice(args);
+        } else {
+            kids[0] = u32::try_from(self.children.len()).unwrap_or(EMPTY);
+            self.children.extend_from_slice(args);
+        }
         let id = u32::try_from(self.nodes.len()).unwrap_or(EMPTY);
         self.nodes.push(Node {
             head,
-            start: u32::try_from(self.children.len()).unwrap_or(EMPTY),
-            len: u32::try_from(self.scratch.len() - base).unwrap_or(EMPTY),
+            len: u32::try_from(args.len()).unwrap_or(EMPTY),
+            kids,
             height,
-            hash,
             normal: false,
         });
-        self.children.extend_from_slice(&self.scratch[base..]);
         self.scratch.truncate(base);
-        self.table[slot] = id;
+        self.table[slot] = (id, hash);
         if self.nodes.len() * 2 > self.table.len() {
             self.grow();
         }
@@ -236,13 +255,16 @@ impl Arena {
     fn grow(&mut self) {
         let size = self.table.len() * 2;
         let mask = size - 1;
-        let mut table = vec![EMPTY; size];
-        for (i, n) in self.nodes.iter().enumerate() {
-            let mut slot = n.hash as usize & mask;
-            while table[slot] != EMPTY {
+        let mut table = vec![(EMPTY, 0); size];
+        for &(id, hash) in &self.table {
+            if id == EMPTY {
+                continue;
+            }
+            let mut slot = hash as usize & mask;
+            while table[slot].0 != EMPTY {
                 slot = (slot + 1) & mask;
             }
-            table[slot] = u32::try_from(i).unwrap_or(EMPTY);
+            table[slot] = (id, hash);
         }
         self.table = table;
     }
