@@ -707,14 +707,140 @@ mod tests {
                     (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("plus({a}, {b})")),
                     (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("times({a}, {b})")),
                     inner.clone().prop_map(|a| format!("fib({a})")),
+                    inner
+                        .clone()
+                        .prop_map(|a| format!("{}({a})", names::BRACKET)),
+                    inner
+                        .clone()
+                        .prop_map(|a| format!("{}({a})", names::VERBATIM)),
                     (inner.clone(), inner.clone(), inner)
                         .prop_map(|(a, b, c)| format!("{}(iszero({a}), {b}, {c})", names::IF)),
                 ]
             })
         }
 
+        /// Algorithm 5 on term trees, without the memo table, as plainly
+        /// as the spec writes it: the normal form and the steps taken, or
+        /// `None` past `limit` steps.
+        fn reference(p: &Peano, t: &Term, limit: u64) -> Option<(Term, u64)> {
+            fn strip(t: &Term, name: &str, deep: bool) -> Term {
+                if t.head.name() == name && t.args.len() == 1 {
+                    return if deep {
+                        strip(&t.args[0], name, deep)
+                    } else {
+                        t.args[0].clone()
+                    };
+                }
+                Term {
+                    head: t.head.clone(),
+                    args: t.args.iter().map(|a| strip(a, name, deep)).collect(),
+                }
+            }
+            fn step(steps: &mut u64, limit: u64) -> Option<()> {
+                *steps += 1;
+                (*steps <= limit).then_some(())
+            }
+            fn truth(t: &Term) -> Option<bool> {
+                match (t.head.name(), t.args.len()) {
+                    (names::TRUE, 0) => Some(true),
+                    (names::FALSE, 0) => Some(false),
+                    _ => None,
+                }
+            }
+            fn special(t: &Term, steps: &mut u64, limit: u64) -> Option<Term> {
+                if t.head.name() == names::VERBATIM {
+                    return Some(t.clone());
+                }
+                let args = t
+                    .args
+                    .iter()
+                    .map(|a| special(a, steps, limit))
+                    .collect::<Option<Vec<_>>>()?;
+                if t.head.name() == names::IF
+                    && args.len() == 3
+                    && let Some(c) = truth(&args[0])
+                {
+                    step(steps, limit)?;
+                    return Some(args[if c { 1 } else { 2 }].clone());
+                }
+                Some(Term {
+                    head: t.head.clone(),
+                    args,
+                })
+            }
+            fn main(p: &Peano, t: &Term, steps: &mut u64, limit: u64) -> Option<Term> {
+                let function = p.sig.is_function(t.head.name()) && matches!(t.head, Head::Sym(_));
+                if !function {
+                    let args = t
+                        .args
+                        .iter()
+                        .map(|a| main(p, a, steps, limit))
+                        .collect::<Option<_>>()?;
+                    return Some(Term {
+                        head: t.head.clone(),
+                        args,
+                    });
+                }
+                if t.head.name() == names::VERBATIM {
+                    return Some(t.clone());
+                }
+                if t.head.name() == names::IF && t.args.len() == 3 {
+                    let c = main(p, &t.args[0], steps, limit)?;
+                    let chosen = truth(&c).map(|b| t.args[if b { 1 } else { 2 }].clone());
+                    let t2 = Term {
+                        head: t.head.clone(),
+                        args: vec![c, t.args[1].clone(), t.args[2].clone()],
+                    };
+                    return match chosen {
+                        Some(next) => {
+                            step(steps, limit)?;
+                            main(p, &next, steps, limit)
+                        }
+                        None => special(&t2, steps, limit),
+                    };
+                }
+                let args = t
+                    .args
+                    .iter()
+                    .map(|a| main(p, a, steps, limit))
+                    .collect::<Option<_>>()?;
+                let t2 = Term {
+                    head: t.head.clone(),
+                    args,
+                };
+                match p.rules.rewrite(&p.sig, &t2).ok()? {
+                    None => Some(t2),
+                    Some(next) => {
+                        step(steps, limit)?;
+                        main(p, &next, steps, limit)
+                    }
+                }
+            }
+            let mut steps = 0;
+            let n = main(p, &strip(t, names::BRACKET, true), &mut steps, limit)?;
+            Some((strip(&n, names::VERBATIM, false), steps))
+        }
+
         proptest! {
             #![proptest_config(ProptestConfig::with_cases(200))]
+
+            /// Shared terms change neither the normal form nor the steps.
+            #[test]
+            fn shared_normalisation_is_the_plain_algorithm(text in arb_nat_term()) {
+                let p = peano();
+                let limit = 20_000;
+                let t = p.term(&text);
+                let limits = Limits { max_steps: limit, memo: false, ..Limits::default() };
+                let mut n = Normaliser::new(&p.sig, &p.rules, limits);
+                let shared = n.normalise(&t);
+                match reference(&p, &t, limit) {
+                    Some((normal, steps)) => {
+                        prop_assert_eq!(shared, Ok(normal));
+                        prop_assert_eq!(n.steps(), steps);
+                    }
+                    None => prop_assert!(shared.is_err(), "{:?}", shared),
+                }
+            }
 
             #[test]
             fn memo_does_not_change_normal_forms(texts in prop::collection::vec(arb_nat_term(), 1..4)) {
