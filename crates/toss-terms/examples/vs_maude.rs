@@ -9,7 +9,7 @@
 //! are short texts: Maude's parser is slow on deeply nested input, which
 //! a wall-time measurement would count.
 //!
-//! `cargo run -p toss-terms --release --example vs_maude [REPS]` (needs
+//! `cargo run -p toss-terms --release --example vs_maude [REPS [NAME]]` (needs
 //! `maude` on the path). Prints a table: rewrite steps, median times and
 //! rewrites per second (steps / time; for Maude its rewrites over its cpu
 //! time).
@@ -216,7 +216,10 @@ fn run() -> Result<(), String> {
         "maude ms",
         "maude rw/s"
     );
-    for w in &workloads {
+    // An optional second argument keeps the workloads whose name starts
+    // with it (for profiling one).
+    let only = std::env::args().nth(2).unwrap_or_default();
+    for w in workloads.iter().filter(|w| w.name.starts_with(&only)) {
         // Checked against the signature like typed text would be.
         toss_terms::typing::reconstruct(&sig, &w.term, &vtype).map_err(|e| e.to_string())?;
         let (mut a, mut b, mut c) = (Vec::new(), Vec::new(), Vec::new());

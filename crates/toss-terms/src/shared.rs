@@ -209,7 +209,9 @@ impl Arena {
             }
             if found_hash == hash {
                 let n = &self.nodes[found as usize];
-                if n.head == head && n.args(&self.children) == &self.scratch[base..] {
+                let (a, b) = (n.args(&self.children), &self.scratch[base..]);
+                // Element by element: a call to memcmp costs more on so few.
+                if n.head == head && a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y) {
                     self.scratch.truncate(base);
                     return found;
                 }
@@ -271,11 +273,11 @@ impl Arena {
 
     /// A term tree into the arena.
     #[cfg(test)]
-    pub fn from_term(&mut self, t: &Term, sig: &Signature) -> Id {
+    pub fn share(&mut self, t: &Term, sig: &Signature) -> Id {
         let head = self.head_id(&t.head, sig);
         let base = self.scratch.len();
         for a in &t.args {
-            let id = self.from_term(a, sig);
+            let id = self.share(a, sig);
             self.scratch.push(id);
         }
         self.intern_scratch(head, base)
@@ -306,10 +308,10 @@ mod tests {
         let numeral =
             |n: usize| (0..n).fold(Term::sym("zero", vec![]), |t, _| Term::sym("s", vec![t]));
         // Enough nodes to grow the table a few times.
-        let ids: Vec<Id> = (0..3000).map(|n| a.from_term(&numeral(n), &sig)).collect();
+        let ids: Vec<Id> = (0..3000).map(|n| a.share(&numeral(n), &sig)).collect();
         assert_eq!(a.len(), 3000);
         for (n, &id) in ids.iter().enumerate().step_by(97) {
-            assert_eq!(a.from_term(&numeral(n), &sig), id);
+            assert_eq!(a.share(&numeral(n), &sig), id);
             assert_eq!(a.to_term(id), numeral(n));
             assert_eq!(a.height(id), n + 1);
         }
