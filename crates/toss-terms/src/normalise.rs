@@ -27,7 +27,7 @@
 use std::fmt;
 use std::rc::Rc;
 
-use crate::rewrite::{InstantiateError, Matcher, Rules, SharedOutcome, SharedRule};
+use crate::rewrite::{InstantiateError, Matcher, Rules, SharedOutcome, SharedRule, Template};
 use crate::shared::{Arena, HeadId, Id, Special};
 use crate::term::{Head, Signature, Term};
 
@@ -108,12 +108,25 @@ pub struct Normaliser<'a> {
     /// Calls rewritten at the positions being normalised, with the step
     /// they were rewritten at (a stack over the nested positions).
     pending: Vec<(Id, u64)>,
+    /// The bindings of the rules applied at the positions being
+    /// normalised (a stack like `pending`).
+    bound: Vec<Id>,
     steps: u64,
     steps_by_head: Vec<u64>,
     trace: Option<Vec<Step>>,
 }
 
 const NO_ENTRY: Id = Id::MAX;
+
+/// What is normalised at one position: a node, or a node of the right side
+/// of a rule just applied (rules, which rule, which node of its right side,
+/// where its bindings start in `bound`). A right side is instantiated as
+/// it is normalised, so the calls in it become nodes only when they stay
+/// or the memo table needs them.
+enum Current {
+    Node(Id),
+    Instance(Rc<[SharedRule]>, usize, usize, usize),
+}
 
 impl<'a> Normaliser<'a> {
     pub fn new(sig: &'a Signature, rules: &'a Rules, limits: Limits) -> Normaliser<'a> {
@@ -127,6 +140,7 @@ impl<'a> Normaliser<'a> {
             memo: Vec::new(),
             memo_len: 0,
             pending: Vec::new(),
+            bound: Vec::new(),
             steps: 0,
             steps_by_head: Vec::new(),
             trace: None,
@@ -169,6 +183,7 @@ impl<'a> Normaliser<'a> {
         // What an earlier call left after an error.
         self.arena.scratch.clear();
         self.pending.clear();
+        self.bound.clear();
         let t = self.remove_brackets(t, 0)?;
         let n = self.main(t, 0, start)?;
         self.remove_verbatim(n, 0)
@@ -218,13 +233,11 @@ impl<'a> Normaliser<'a> {
         })
     }
 
-    fn count(&mut self, before: Id, after: Id, start: u64) -> Result<(), NormError> {
+    /// One rewrite step from `before` to `after`: the step limit, the depth
+    /// limit and the trace.
+    fn count_step(&mut self, before: Id, after: Id, start: u64) -> Result<(), NormError> {
         self.steps += 1;
-        let h = self.arena.head(before) as usize;
-        if self.steps_by_head.len() <= h {
-            self.steps_by_head.resize(self.arena.heads_len(), 0);
-        }
-        self.steps_by_head[h] += 1;
+        self.count_head(self.arena.head(before));
         if self.steps - start > self.limits.max_steps {
             return Err(NormError::StepLimit {
                 limit: self.limits.max_steps,
@@ -276,69 +289,177 @@ impl<'a> Normaliser<'a> {
     /// normalisation began. Its result is marked as a normal form:
     /// normalising it again takes no step and gives it back, so a marked
     /// subterm is returned at once.
-    fn main(&mut self, mut t: Id, depth: usize, start: u64) -> Result<Id, NormError> {
-        if self.arena.is_normal(t) {
-            // Walking it would have met its deepest node.
-            if depth + self.arena.height(t) > self.limits.max_depth + 1 {
-                return Err(self.depth_error());
-            }
+    fn main(&mut self, t: Id, depth: usize, start: u64) -> Result<Id, NormError> {
+        self.run(Current::Node(t), depth, start)
+    }
+
+    /// Whether a normal form `t` at `depth` is within the depth limit
+    /// (walking it would have met its deepest node).
+    fn check_normal(&self, t: Id, depth: usize) -> Result<(), NormError> {
+        if depth + self.arena.height(t) > self.limits.max_depth + 1 {
+            return Err(self.depth_error());
+        }
+        Ok(())
+    }
+
+    /// NORMALISE of what is at one position; a rewrite there replaces it
+    /// and goes round the loop again.
+    fn run(&mut self, mut current: Current, depth: usize, start: u64) -> Result<Id, NormError> {
+        if let Current::Node(t) = current
+            && self.arena.is_normal(t)
+        {
+            self.check_normal(t, depth)?;
             return Ok(t);
         }
         if depth > self.limits.max_depth {
             return Err(self.depth_error());
         }
         let pending_base = self.pending.len();
+        let bound_base = self.bound.len();
         let result = loop {
-            let info = self.arena.head_info(t);
-            if !info.function {
-                // A constructor or a variable.
-                break self.map_args(t, depth, start, Self::main)?;
-            }
-            match info.special {
-                Special::Verbatim => break t,
-                Special::If if self.arena.arity(t) == 3 => {
-                    let [c, yes, no] = [0, 1, 2].map(|i| self.arena.arg(t, i));
-                    let c2 = self.main(c, depth + 1, start)?;
-                    let chosen = if self.arena.is_leaf(c2, Special::True) {
-                        Some(yes)
-                    } else if self.arena.is_leaf(c2, Special::False) {
-                        Some(no)
-                    } else {
-                        None
-                    };
-                    let t2 = if c2 == c {
-                        t
-                    } else {
-                        let head = self.arena.head(t);
-                        self.arena.intern(head, &[c2, yes, no])
-                    };
-                    match chosen {
-                        Some(next) => {
-                            self.count(t2, next, start)?;
-                            t = next;
+            // A call with its arguments normalised: its head, where its
+            // arguments start on the scratch and its node if it has one.
+            let (head, base, node) = match current {
+                Current::Node(t) => {
+                    if self.arena.is_normal(t) {
+                        self.check_normal(t, depth)?;
+                        break t;
+                    }
+                    let info = self.arena.head_info(t);
+                    if !info.function {
+                        // A constructor or a variable.
+                        break self.map_args(t, depth, start, Self::main)?;
+                    }
+                    match info.special {
+                        Special::Verbatim => break t,
+                        Special::If if self.arena.arity(t) == 3 => {
+                            let [c, yes, no] = [0, 1, 2].map(|i| self.arena.arg(t, i));
+                            let c2 = self.main(c, depth + 1, start)?;
+                            let chosen = if self.arena.is_leaf(c2, Special::True) {
+                                Some(yes)
+                            } else if self.arena.is_leaf(c2, Special::False) {
+                                Some(no)
+                            } else {
+                                None
+                            };
+                            let t2 = if c2 == c {
+                                t
+                            } else {
+                                let head = self.arena.head(t);
+                                self.arena.intern(head, &[c2, yes, no])
+                            };
+                            match chosen {
+                                Some(next) => {
+                                    self.count_step(t2, next, start)?;
+                                    current = Current::Node(next);
+                                    continue;
+                                }
+                                None => break self.special(t2, depth, start)?,
+                            }
+                        }
+                        _ => {}
+                    }
+                    // A function call: arguments first.
+                    let t2 = self.map_args(t, depth, start, Self::main)?;
+                    (self.arena.head(t2), self.arena.scratch.len(), Some(t2))
+                }
+                Current::Instance(ref rules, r, n, bb) => {
+                    let rules = Rc::clone(rules);
+                    let rule = &rules[r];
+                    let (head, kids) = match &rule.rhs[n] {
+                        Template::Var(x) => {
+                            current = Current::Node(self.bound[bb + x]);
                             continue;
                         }
-                        None => break self.special(t2, depth, start)?,
+                        Template::Ground(id) => {
+                            current = Current::Node(*id);
+                            continue;
+                        }
+                        Template::Node(head, kids) => (*head, kids),
+                        Template::Applied(x, kids) => (
+                            rule.applied_head(*x, &self.arena, &self.bound[bb..])
+                                .map_err(NormError::Instantiate)?,
+                            kids,
+                        ),
+                    };
+                    let info = self.arena.info(head);
+                    let function = info.function;
+                    if function
+                        && (info.special == Special::Verbatim
+                            || (info.special == Special::If && kids.len() == 3))
+                    {
+                        // Their arguments are not normalised first: build
+                        // them as they are.
+                        let t = rule
+                            .build(n, &mut self.arena, &self.bound[bb..])
+                            .map_err(NormError::Instantiate)?;
+                        current = Current::Node(t);
+                        continue;
                     }
+                    let base = self.arena.scratch.len();
+                    for &k in kids.iter() {
+                        let next = Current::Instance(Rc::clone(&rules), r, k, bb);
+                        let a = self.run(next, depth + 1, start)?;
+                        self.arena.scratch.push(a);
+                    }
+                    if !function {
+                        break self.arena.intern_scratch(head, base);
+                    }
+                    (head, base, None)
                 }
-                _ => {}
-            }
-            // A function call: arguments first.
-            let t2 = self.map_args(t, depth, start, Self::main)?;
+            };
+            // The memo table is keyed by nodes.
+            let node = match node {
+                None if self.limits.memo => Some(self.arena.intern_scratch(head, base)),
+                other => other,
+            };
             if self.limits.memo
+                && let Some(t2) = node
                 && let Some(&found) = self.memo.get(t2 as usize)
                 && found != NO_ENTRY
             {
                 break found;
             }
-            match self.rewrite(t2)? {
-                None => break t2,
-                Some(next) => {
-                    self.count(t2, next, start)?;
-                    self.pending.push((t2, self.steps - 1));
-                    t = next;
+            // Ordered first-match rewriting.
+            let rules = self.rules_of(head);
+            let mut applied = None;
+            for (i, rule) in rules.iter().enumerate() {
+                let outcome = match node {
+                    Some(t2) => rule.try_rule(&self.arena, t2, &mut self.matcher),
+                    None => rule.try_call(
+                        &self.arena,
+                        head,
+                        &self.arena.scratch[base..],
+                        &mut self.matcher,
+                    ),
+                };
+                match outcome {
+                    SharedOutcome::Reject => continue,
+                    SharedOutcome::Clog => break,
+                    SharedOutcome::Apply => {
+                        applied = Some(i);
+                        break;
+                    }
                 }
             }
+            let Some(i) = applied else {
+                break match node {
+                    Some(t2) => t2,
+                    None => self.arena.intern_scratch(head, base),
+                };
+            };
+            let rule = &rules[i];
+            let bound = rule.bindings(&self.matcher);
+            rule.check(&self.arena, bound)
+                .map_err(NormError::Instantiate)?;
+            self.bound.truncate(bound_base);
+            self.bound.extend_from_slice(bound);
+            self.count_rule(head, base, node, rule, bound_base, start)?;
+            self.arena.scratch.truncate(base);
+            if let Some(t2) = node {
+                self.pending.push((t2, self.steps - 1));
+            }
+            current = Current::Instance(Rc::clone(&rules), i, rule.root(), bound_base);
         };
         self.arena.mark_normal(result);
         if self.limits.memo {
@@ -356,30 +477,60 @@ impl<'a> Normaliser<'a> {
             }
         }
         self.pending.truncate(pending_base);
+        self.bound.truncate(bound_base);
         Ok(result)
     }
 
-    /// Ordered first-match rewriting of a function call (the rules of
-    /// [`Rules::rewrite`], compiled against the arena).
-    fn rewrite(&mut self, t: Id) -> Result<Option<Id>, NormError> {
-        let head = self.arena.head(t);
-        let rules = match self.compiled.get(head as usize) {
+    /// Counts the rewrite of the call `head(scratch[base..])` (its node if
+    /// it has one) by `rule` with the bindings from `bound[bb..]`.
+    fn count_rule(
+        &mut self,
+        head: HeadId,
+        base: usize,
+        node: Option<Id>,
+        rule: &SharedRule,
+        bb: usize,
+        start: u64,
+    ) -> Result<(), NormError> {
+        let over_limit = self.steps + 1 - start > self.limits.max_steps;
+        if over_limit || self.trace.is_some() {
+            // Both need the terms: build them (rarely, or when asked).
+            let before = match node {
+                Some(t2) => t2,
+                None => {
+                    let args = self.arena.scratch[base..].to_vec();
+                    self.arena.intern(head, &args)
+                }
+            };
+            let bound = self.bound[bb..].to_vec();
+            let after = rule
+                .build(rule.root(), &mut self.arena, &bound)
+                .map_err(NormError::Instantiate)?;
+            return self.count_step(before, after, start);
+        }
+        self.steps += 1;
+        self.count_head(head);
+        let height = rule.height(rule.root(), &self.arena, &self.bound[bb..]);
+        if height > self.limits.max_depth {
+            return Err(self.depth_error());
+        }
+        Ok(())
+    }
+
+    fn count_head(&mut self, h: HeadId) {
+        let h = h as usize;
+        if self.steps_by_head.len() <= h {
+            self.steps_by_head.resize(self.arena.heads_len(), 0);
+        }
+        self.steps_by_head[h] += 1;
+    }
+
+    /// The compiled rules of a head.
+    fn rules_of(&mut self, head: HeadId) -> Rc<[SharedRule]> {
+        match self.compiled.get(head as usize) {
             Some(Some(rules)) => Rc::clone(rules),
             _ => self.compile(head),
-        };
-        for rule in rules.iter() {
-            match rule.try_rule(&self.arena, t, &mut self.matcher) {
-                SharedOutcome::Reject => continue,
-                SharedOutcome::Clog => return Ok(None),
-                SharedOutcome::Apply => {
-                    return rule
-                        .instantiate(&mut self.arena, &self.matcher)
-                        .map(Some)
-                        .map_err(NormError::Instantiate);
-                }
-            }
         }
-        Ok(None)
     }
 
     fn compile(&mut self, head: HeadId) -> Rc<[SharedRule]> {
@@ -424,7 +575,7 @@ impl<'a> Normaliser<'a> {
             };
             if let Some(i) = pick {
                 let next = self.arena.arg(t, i);
-                self.count(t, next, start)?;
+                self.count_step(t, next, start)?;
                 return Ok(next);
             }
         }
@@ -472,6 +623,9 @@ mod tests {
         sig.add("f", Type::fun(vec![nat()], nat()), SymKind::Function);
         sig.add("g", Type::fun(vec![nat()], nat()), SymKind::Function);
         sig.add("grow", Type::fun(vec![nat()], nat()), SymKind::Function);
+        for f in ["pred", "keep"] {
+            sig.add(f, Type::fun(vec![nat()], nat()), SymKind::Function);
+        }
         let a = Type::var("a");
         sig.add(
             names::IF,
@@ -506,6 +660,13 @@ mod tests {
             ("f(x)", "g(x)"),
             ("g(x)", "f(x)"),
             ("grow(x)", "grow(s(x))"),
+            // If-then-else and verbatim on right sides.
+            ("pred(s(x))", "x"),
+            (
+                "pred(x)",
+                &format!("{}(iszero(x), zero, pred(x))", names::IF),
+            ),
+            ("keep(x)", &format!("s({}(plus(x, zero)))", names::VERBATIM)),
         ] {
             let lt = parse_functional(l, &sig, &vtype).expect("lhs");
             let rt = parse_functional(r, &sig, &vtype).expect("rhs");
@@ -641,6 +802,37 @@ mod tests {
         assert!(with.steps() < without.steps());
     }
 
+    /// A variable applied to arguments on a right side takes the name it
+    /// stands for, and is an error when it stands for more than a name.
+    #[test]
+    fn applied_variables_on_the_right() {
+        let mut p = peano();
+        let unary = Type::fun(vec![nat()], nat());
+        p.sig.add(
+            "apply",
+            Type::fun(vec![unary.clone(), nat()], nat()),
+            SymKind::Function,
+        );
+        p.vtype.insert("q".to_string(), unary);
+        let rule = Rule::new(
+            &p.sig,
+            p.term("apply(q, x)"),
+            &p.vtype,
+            p.term("q(x)"),
+            &p.vtype,
+        )
+        .expect("valid");
+        p.rules.add(rule);
+        assert_eq!(
+            p.norm("apply(s, zero)", Limits::default()),
+            Ok(p.term("s(zero)"))
+        );
+        assert!(matches!(
+            p.norm("apply(s(zero), zero)", Limits::default()),
+            Err(NormError::Instantiate(_))
+        ));
+    }
+
     #[test]
     fn trace_records_each_step() {
         let p = peano();
@@ -707,6 +899,8 @@ mod tests {
                     (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("plus({a}, {b})")),
                     (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("times({a}, {b})")),
                     inner.clone().prop_map(|a| format!("fib({a})")),
+                    inner.clone().prop_map(|a| format!("pred({a})")),
+                    inner.clone().prop_map(|a| format!("keep({a})")),
                     inner
                         .clone()
                         .prop_map(|a| format!("{}({a})", names::BRACKET)),

@@ -542,14 +542,14 @@ enum Pattern {
     Node(HeadId, Vec<Pattern>),
 }
 
-/// A right side: variables by number, subterms without variables built
-/// once.
+/// A node of a right side: variables by number, subterms without
+/// variables built once, children by their index in [`SharedRule::rhs`].
 #[derive(Clone, Debug)]
-enum Template {
+pub(crate) enum Template {
     Var(usize),
     /// A variable with arguments (rule iii of 2.4.1).
-    Applied(usize, Vec<Template>),
-    Node(HeadId, Vec<Template>),
+    Applied(usize, Box<[usize]>),
+    Node(HeadId, Box<[usize]>),
     Ground(Id),
 }
 
@@ -557,9 +557,12 @@ enum Template {
 #[derive(Clone, Debug)]
 pub(crate) struct SharedRule {
     lhs: Pattern,
-    rhs: Template,
+    /// The right side's nodes, children before parents: the root is last.
+    pub rhs: Vec<Template>,
     /// The variables' names, by number.
     vars: Vec<String>,
+    /// The variables applied to arguments on the right.
+    applied: Vec<usize>,
     /// No variable twice on the left: STEP TWO always passes.
     linear: bool,
 }
@@ -586,22 +589,55 @@ impl SharedRule {
         let mut vars = Vec::new();
         let mut linear = true;
         let lhs = compile_pattern(&rule.lhs, arena, sig, &mut vars, &mut linear);
-        let rhs = compile_template(&rule.rhs, arena, sig, &vars);
+        let mut rhs = Vec::new();
+        compile_template(&rule.rhs, arena, sig, &vars, &mut rhs);
+        let applied = rhs
+            .iter()
+            .filter_map(|n| match n {
+                Template::Applied(x, _) => Some(*x),
+                _ => None,
+            })
+            .collect();
         SharedRule {
             lhs,
             rhs,
             vars,
+            applied,
             linear,
         }
     }
 
+    /// The index of the right side's root in [`SharedRule::rhs`].
+    pub fn root(&self) -> usize {
+        self.rhs.len() - 1
+    }
+
     /// Algorithm 4: whether the rule applies to `t`.
     pub fn try_rule(&self, arena: &Arena, t: Id, m: &mut Matcher) -> SharedOutcome {
+        self.try_call(arena, arena.head(t), arena.args(t), m)
+    }
+
+    /// Algorithm 4 on the call `head(args)`, which need not be a node.
+    pub fn try_call(
+        &self,
+        arena: &Arena,
+        head: HeadId,
+        args: &[Id],
+        m: &mut Matcher,
+    ) -> SharedOutcome {
         m.found.clear();
         let mut clog = false;
-        // STEP ONE
-        if shared_step_one(arena, &self.lhs, t, true, &mut m.found, &mut clog).is_err() {
+        // STEP ONE, the top by hand: it is no node of the arena.
+        let Pattern::Node(top, patterns) = &self.lhs else {
             return SharedOutcome::Reject;
+        };
+        if *top != head || patterns.len() != args.len() {
+            return SharedOutcome::Reject;
+        }
+        for (p, &a) in patterns.iter().zip(args) {
+            if shared_step_one(arena, p, a, false, &mut m.found, &mut clog).is_err() {
+                return SharedOutcome::Reject;
+            }
         }
         if clog {
             return SharedOutcome::Clog;
@@ -637,38 +673,66 @@ impl SharedRule {
         }
     }
 
-    /// `s̄(r)` with the substitution of the last [`SharedRule::try_rule`].
-    pub fn instantiate(&self, arena: &mut Arena, m: &Matcher) -> Result<Id, InstantiateError> {
-        self.build(&self.rhs, arena, m)
+    /// The substitution found by the last successful match, by variable
+    /// number.
+    pub fn bindings<'m>(&self, m: &'m Matcher) -> &'m [Id] {
+        &m.first
     }
 
-    fn build(&self, r: &Template, arena: &mut Arena, m: &Matcher) -> Result<Id, InstantiateError> {
-        match r {
-            Template::Var(x) => Ok(m.first[*x]),
-            Template::Ground(id) => Ok(*id),
-            Template::Node(head, args) => {
-                let base = arena.scratch.len();
-                for a in args {
-                    let id = self.build(a, arena, m)?;
-                    arena.scratch.push(id);
-                }
-                Ok(arena.intern_scratch(*head, base))
-            }
-            Template::Applied(x, args) => {
-                let value = m.first[*x];
-                if arena.arity(value) > 0 {
-                    return Err(InstantiateError {
-                        variable: self.vars[*x].clone(),
-                        value: arena.to_term(value),
-                    });
-                }
-                let head = arena.head(value);
-                let base = arena.scratch.len();
-                for a in args {
-                    let id = self.build(a, arena, m)?;
-                    arena.scratch.push(id);
-                }
-                Ok(arena.intern_scratch(head, base))
+    /// Whether `s̄(r)` exists: a variable applied to arguments must stand
+    /// for a name (rule iii).
+    pub fn check(&self, arena: &Arena, bound: &[Id]) -> Result<(), InstantiateError> {
+        for &x in &self.applied {
+            self.applied_head(x, arena, bound)?;
+        }
+        Ok(())
+    }
+
+    /// The head that the variable `x`, applied to arguments, stands for.
+    pub fn applied_head(
+        &self,
+        x: usize,
+        arena: &Arena,
+        bound: &[Id],
+    ) -> Result<HeadId, InstantiateError> {
+        let value = bound[x];
+        if arena.arity(value) > 0 {
+            return Err(InstantiateError {
+                variable: self.vars[x].clone(),
+                value: arena.to_term(value),
+            });
+        }
+        Ok(arena.head(value))
+    }
+
+    /// The node `n` of the right side instantiated with `bound`.
+    pub fn build(&self, n: usize, arena: &mut Arena, bound: &[Id]) -> Result<Id, InstantiateError> {
+        let (head, kids) = match &self.rhs[n] {
+            Template::Var(x) => return Ok(bound[*x]),
+            Template::Ground(id) => return Ok(*id),
+            Template::Node(head, kids) => (*head, kids),
+            Template::Applied(x, kids) => (self.applied_head(*x, arena, bound)?, kids),
+        };
+        let base = arena.scratch.len();
+        for &k in kids.iter() {
+            let id = self.build(k, arena, bound)?;
+            arena.scratch.push(id);
+        }
+        Ok(arena.intern_scratch(head, base))
+    }
+
+    /// The height of the node `n` of the right side instantiated with
+    /// `bound`, without building it.
+    pub fn height(&self, n: usize, arena: &Arena, bound: &[Id]) -> usize {
+        match &self.rhs[n] {
+            Template::Var(x) => arena.height(bound[*x]),
+            Template::Ground(id) => arena.height(*id),
+            Template::Node(_, kids) | Template::Applied(_, kids) => {
+                1 + kids
+                    .iter()
+                    .map(|&k| self.height(k, arena, bound))
+                    .max()
+                    .unwrap_or(0)
             }
         }
     }
@@ -699,33 +763,43 @@ fn compile_pattern(
     Pattern::Node(head, args)
 }
 
-fn compile_template(t: &Term, arena: &mut Arena, sig: &Signature, vars: &[String]) -> Template {
-    let args: Vec<Template> = t
+/// Adds the nodes of `t` to `out`, children first; the index of its root.
+fn compile_template(
+    t: &Term,
+    arena: &mut Arena,
+    sig: &Signature,
+    vars: &[String],
+    out: &mut Vec<Template>,
+) -> usize {
+    let kids: Box<[usize]> = t
         .args
         .iter()
-        .map(|a| compile_template(a, arena, sig, vars))
+        .map(|a| compile_template(a, arena, sig, vars, out))
         .collect();
-    if let Head::Var(x) = &t.head
+    let node = if let Head::Var(x) = &t.head
         && let Some(i) = vars.iter().position(|y| y == x)
     {
-        return if args.is_empty() {
+        if kids.is_empty() {
             Template::Var(i)
         } else {
-            Template::Applied(i, args)
-        };
-    }
-    let head = arena.head_id(&t.head, sig);
-    let ground: Option<Vec<Id>> = args
-        .iter()
-        .map(|a| match a {
-            Template::Ground(id) => Some(*id),
-            _ => None,
-        })
-        .collect();
-    match ground {
-        Some(ids) => Template::Ground(arena.intern(head, &ids)),
-        None => Template::Node(head, args),
-    }
+            Template::Applied(i, kids)
+        }
+    } else {
+        let head = arena.head_id(&t.head, sig);
+        let ground: Option<Vec<Id>> = kids
+            .iter()
+            .map(|&k| match out[k] {
+                Template::Ground(id) => Some(id),
+                _ => None,
+            })
+            .collect();
+        match ground {
+            Some(ids) => Template::Ground(arena.intern(head, &ids)),
+            None => Template::Node(head, kids),
+        }
+    };
+    out.push(node);
+    out.len() - 1
 }
 
 fn shared_step_one(
