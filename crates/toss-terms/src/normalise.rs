@@ -223,13 +223,13 @@ impl<'a> Normaliser<'a> {
         if a.head_info(t).special == Special::Verbatim && a.arity(t) == 1 {
             return Ok(a.to_term(a.arg(t, 0)));
         }
+        let mut args = Vec::with_capacity(a.arity(t));
+        for &x in a.args(t) {
+            args.push(self.remove_verbatim(x, depth + 1)?);
+        }
         Ok(Term {
             head: a.head_info(t).head.clone(),
-            args: a
-                .args(t)
-                .iter()
-                .map(|&x| self.remove_verbatim(x, depth + 1))
-                .collect::<Result<_, _>>()?,
+            args,
         })
     }
 

@@ -285,9 +285,13 @@ impl Arena {
 
     /// The term tree of an id.
     pub fn to_term(&self, t: Id) -> Term {
+        let mut args = Vec::with_capacity(self.arity(t));
+        for &a in self.args(t) {
+            args.push(self.to_term(a));
+        }
         Term {
             head: self.head_info(t).head.clone(),
-            args: self.args(t).iter().map(|&a| self.to_term(a)).collect(),
+            args,
         }
     }
 }
