@@ -290,6 +290,10 @@ impl<'a> Normaliser<'a> {
     /// normalising it again takes no step and gives it back, so a marked
     /// subterm is returned at once.
     fn main(&mut self, t: Id, depth: usize, start: u64) -> Result<Id, NormError> {
+        if self.arena.is_normal(t) {
+            self.check_normal(t, depth)?;
+            return Ok(t);
+        }
         self.run(Current::Node(t), depth, start)
     }
 
@@ -398,8 +402,16 @@ impl<'a> Normaliser<'a> {
                     }
                     let base = self.arena.scratch.len();
                     for &k in kids.iter() {
-                        let next = Current::Instance(Rc::clone(&rules), r, k, bb);
-                        let a = self.run(next, depth + 1, start)?;
+                        let a = match rule.rhs[k] {
+                            // Most arguments are variables or constants:
+                            // straight to their nodes.
+                            Template::Var(x) => self.main(self.bound[bb + x], depth + 1, start)?,
+                            Template::Ground(id) => self.main(id, depth + 1, start)?,
+                            _ => {
+                                let next = Current::Instance(Rc::clone(&rules), r, k, bb);
+                                self.run(next, depth + 1, start)?
+                            }
+                        };
                         self.arena.scratch.push(a);
                     }
                     if !function {

@@ -643,14 +643,16 @@ impl SharedRule {
             return SharedOutcome::Clog;
         }
         m.first.clear();
+        if self.linear {
+            // Each variable once, met in the order of its number.
+            m.first.extend(m.found.iter().map(|&(_, w)| w));
+            return SharedOutcome::Apply;
+        }
         m.first.resize(self.vars.len(), Id::MAX);
         for &(x, w) in &m.found {
             if m.first[x] == Id::MAX {
                 m.first[x] = w;
             }
-        }
-        if self.linear {
-            return SharedOutcome::Apply;
         }
         // STEP TWO, variables in the order first seen (their numbers).
         for x in 0..self.vars.len() {
