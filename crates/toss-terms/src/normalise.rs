@@ -465,7 +465,10 @@ impl<'a> Normaliser<'a> {
             rule.check(&self.arena, bound)
                 .map_err(NormError::Instantiate)?;
             self.bound.truncate(bound_base);
-            self.bound.extend_from_slice(bound);
+            // Pushed one by one: a call to memcpy costs more on so few.
+            for &b in bound {
+                self.bound.push(b);
+            }
             self.count_rule(head, base, node, rule, bound_base, start)?;
             self.arena.scratch.truncate(base);
             if let Some(t2) = node {
@@ -522,8 +525,7 @@ impl<'a> Normaliser<'a> {
         }
         self.steps += 1;
         self.count_head(head);
-        let height = rule.height(rule.root(), &self.arena, &self.bound[bb..]);
-        if height > self.limits.max_depth {
+        if !rule.fits(&self.arena, &self.bound[bb..], self.limits.max_depth) {
             return Err(self.depth_error());
         }
         Ok(())

@@ -563,6 +563,8 @@ pub(crate) struct SharedRule {
     vars: Vec<String>,
     /// The variables applied to arguments on the right.
     applied: Vec<usize>,
+    /// The right side's height with its variables as height 0.
+    rhs_height: usize,
     /// No variable twice on the left: STEP TWO always passes.
     linear: bool,
 }
@@ -598,12 +600,17 @@ impl SharedRule {
                 _ => None,
             })
             .collect();
-        SharedRule {
+        let rule = SharedRule {
             lhs,
             rhs,
             vars,
             applied,
+            rhs_height: 0,
             linear,
+        };
+        SharedRule {
+            rhs_height: rule.height_of(rule.root(), arena, &vec![Id::MAX; rule.vars.len()]),
+            ..rule
         }
     }
 
@@ -723,16 +730,26 @@ impl SharedRule {
         Ok(arena.intern_scratch(head, base))
     }
 
+    /// Whether the right side instantiated with `bound` is at most `limit`
+    /// high, without building it.
+    pub fn fits(&self, arena: &Arena, bound: &[Id], limit: usize) -> bool {
+        // First a bound: the right side's own height plus the highest value.
+        let highest = bound.iter().map(|&b| arena.height(b)).max().unwrap_or(0);
+        self.rhs_height + highest <= limit || self.height_of(self.root(), arena, bound) <= limit
+    }
+
     /// The height of the node `n` of the right side instantiated with
-    /// `bound`, without building it.
-    pub fn height(&self, n: usize, arena: &Arena, bound: &[Id]) -> usize {
+    /// `bound`.
+    fn height_of(&self, n: usize, arena: &Arena, bound: &[Id]) -> usize {
         match &self.rhs[n] {
+            // No value yet: while compiling.
+            Template::Var(x) if bound[*x] == Id::MAX => 0,
             Template::Var(x) => arena.height(bound[*x]),
             Template::Ground(id) => arena.height(*id),
             Template::Node(_, kids) | Template::Applied(_, kids) => {
                 1 + kids
                     .iter()
-                    .map(|&k| self.height(k, arena, bound))
+                    .map(|&k| self.height_of(k, arena, bound))
                     .max()
                     .unwrap_or(0)
             }
