@@ -23,6 +23,18 @@
 //!   recursion, so only the nesting of terms uses the stack; it is bounded
 //!   by [`Limits::max_depth`] and every rewrite result is checked against
 //!   it, so a growing term is an error, never a stack overflow.
+//! - Terms are normalised as shared terms (module `shared`): equal terms
+//!   are one node, a substitution holds nodes, the memo table is keyed by
+//!   them, and a node returned by NORMALISE is marked as a normal form, so
+//!   it is never normalised again (doing so would take no step and give it
+//!   back). A step then costs the same however large the terms it moves.
+//!   A rule's right side is normalised as it is instantiated: its calls
+//!   are rewritten without becoming nodes unless they stay or the memo
+//!   table needs them. The steps are those of the plain algorithm on trees
+//!   (a property test compares the two).
+//! - A marked normal form is checked against the depth limit by its
+//!   height, verbatim contents included, where walking it would not enter
+//!   them.
 
 use std::fmt;
 use std::rc::Rc;
