@@ -1,14 +1,19 @@
-//! Speed of normalisation against Maude on Peano arithmetic, one
+//! Speed of normalisation against Maude on syntactic rules (Peano
+//! addition and multiplication, naive Fibonacci, naive list reversal), one
 //! interleaved run on one machine: for each workload and repetition, this
 //! crate (memo table on, then off) and then Maude's `reduce` with the same
 //! equations. Maude's time is the cpu time it reports for the reduction
 //! alone (parsing and start-up excluded), in whole milliseconds: 0 means
-//! under a millisecond. Ours is the wall time of `normalise`. The inputs
+//! under a millisecond. Ours is the cpu time of the thread running
+//! `normalise` (wall time where Linux's schedstat is missing), a mean over
+//! repeated runs when one is short. The inputs
 //! are short texts: Maude's parser is slow on deeply nested input, which
 //! a wall-time measurement would count.
 //!
-//! `cargo run -p toss-terms --release --example vs_maude [REPS]` (needs
-//! `maude` on the path). Prints a table: rewrite steps and median times.
+//! `cargo run -p toss-terms --release --example vs_maude [REPS [NAME]]` (needs
+//! `maude` on the path). Prints a table: rewrite steps, median times and
+//! rewrites per second (steps / time; for Maude its rewrites over its cpu
+//! time).
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -26,7 +31,13 @@ fmod PEANO is
   op s : Nat -> Nat [ctor] .
   ops plus times : Nat Nat -> Nat .
   op fib : Nat -> Nat .
+  sort List .
+  op nil : -> List [ctor] .
+  op cons : Nat List -> List [ctor] .
+  op append : List List -> List .
+  op rev : List -> List .
   vars X Y : Nat .
+  vars L K : List .
   eq plus(zero, Y) = Y .
   eq plus(s(X), Y) = s(plus(X, Y)) .
   eq times(zero, Y) = zero .
@@ -34,6 +45,10 @@ fmod PEANO is
   eq fib(zero) = zero .
   eq fib(s(zero)) = s(zero) .
   eq fib(s(s(X))) = plus(fib(s(X)), fib(X)) .
+  eq append(nil, K) = K .
+  eq append(cons(X, L), K) = cons(X, append(L, K)) .
+  eq rev(nil) = nil .
+  eq rev(cons(X, L)) = append(rev(L), cons(X, nil)) .
 endfm
 ";
 
@@ -62,7 +77,30 @@ fn program() -> Result<(Signature, Rules, VType), String> {
         Type::fun(vec![nat.clone()], nat.clone()),
         SymKind::Function,
     );
-    let vtype: VType = [("x".to_string(), nat.clone()), ("y".to_string(), nat)].into();
+    let list = Type::sym("list", vec![]);
+    sig.add("nil", list.clone(), SymKind::Constructor);
+    sig.add(
+        "cons",
+        Type::fun(vec![nat.clone(), list.clone()], list.clone()),
+        SymKind::Constructor,
+    );
+    sig.add(
+        "append",
+        Type::fun(vec![list.clone(), list.clone()], list.clone()),
+        SymKind::Function,
+    );
+    sig.add(
+        "rev",
+        Type::fun(vec![list.clone()], list.clone()),
+        SymKind::Function,
+    );
+    let vtype: VType = [
+        ("x".to_string(), nat.clone()),
+        ("y".to_string(), nat),
+        ("l".to_string(), list.clone()),
+        ("k".to_string(), list),
+    ]
+    .into();
     let mut rules = Rules::new();
     for (l, r) in [
         ("plus(zero, y)", "y"),
@@ -72,6 +110,10 @@ fn program() -> Result<(Signature, Rules, VType), String> {
         ("fib(zero)", "zero"),
         ("fib(s(zero))", "s(zero)"),
         ("fib(s(s(x)))", "plus(fib(s(x)), fib(x))"),
+        ("append(nil, k)", "k"),
+        ("append(cons(x, l), k)", "cons(x, append(l, k))"),
+        ("rev(nil)", "nil"),
+        ("rev(cons(x, l))", "append(rev(l), cons(x, nil))"),
     ] {
         let l = parse_functional(l, &sig, &vtype).map_err(|e| e.to_string())?;
         let r = parse_functional(r, &sig, &vtype).map_err(|e| e.to_string())?;
@@ -80,7 +122,8 @@ fn program() -> Result<(Signature, Rules, VType), String> {
     Ok((sig, rules, vtype))
 }
 
-/// Our time in ms and steps for one normalisation.
+/// Our time in ms and steps for one normalisation: the mean over as many
+/// as take 50 ms together (the cpu clock ticks in milliseconds).
 fn ours(sig: &Signature, rules: &Rules, t: &Term, memo: bool) -> Result<(f64, u64), String> {
     let limits = Limits {
         max_steps: 100_000_000,
@@ -88,10 +131,29 @@ fn ours(sig: &Signature, rules: &Rules, t: &Term, memo: bool) -> Result<(f64, u6
         memo,
         ..Limits::default()
     };
-    let mut n = Normaliser::new(sig, rules, limits);
-    let start = Instant::now();
-    n.normalise(t).map_err(|e| e.to_string())?;
-    Ok((start.elapsed().as_secs_f64() * 1e3, n.steps()))
+    let (wall, cpu) = (Instant::now(), thread_cpu_ns());
+    let mut runs = 0u32;
+    let mut steps = 0;
+    let elapsed_ms = || match (cpu, thread_cpu_ns()) {
+        (Some(a), Some(b)) => (b - a) as f64 / 1e6,
+        _ => wall.elapsed().as_secs_f64() * 1e3,
+    };
+    while runs == 0 || elapsed_ms() < 50.0 {
+        // A new normaliser each time: no memo table or shared term carries
+        // over between runs.
+        let mut n = Normaliser::new(sig, rules, limits);
+        n.normalise(t).map_err(|e| e.to_string())?;
+        steps = n.steps();
+        runs += 1;
+    }
+    Ok((elapsed_ms() / f64::from(runs), steps))
+}
+
+/// The cpu time of this thread in nanoseconds (Linux), like the cpu time
+/// Maude reports: on a shared machine wall time counts the waits too.
+fn thread_cpu_ns() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    text.split_whitespace().next()?.parse().ok()
 }
 
 /// Maude's reported cpu time in ms and rewrites for one reduction.
@@ -143,74 +205,111 @@ fn run() -> Result<(), String> {
     }
     let (sig, rules, vtype) = program()?;
     let workloads = [
-        format!("fib({})", numeral(15)),
-        format!("fib({})", numeral(20)),
-        format!("times({}, {})", numeral(100), numeral(100)),
-        format!("times({}, {})", numeral(30), numeral(100)),
+        Workload::call("fib", &[15]),
+        Workload::call("fib", &[20]),
+        Workload::call("fib", &[25]),
+        Workload::call("times", &[30, 100]),
+        Workload::call("times", &[100, 100]),
+        Workload::call("times", &[300, 300]),
+        Workload::reverse(500),
+        Workload::reverse(1000),
     ];
     println!(
-        "{:<18} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
-        "workload", "steps", "memo ms", "steps", "no-memo ms", "maude rw", "maude ms"
+        "{:<16} {:>9} {:>9} {:>9} {:>10} {:>12} {:>9} {:>9} {:>12}",
+        "workload",
+        "steps",
+        "memo ms",
+        "steps",
+        "no-memo ms",
+        "no-memo rw/s",
+        "maude rw",
+        "maude ms",
+        "maude rw/s"
     );
-    for w in &workloads {
-        // The reader's depth limit is for text typed by people.
-        let t = build(w, &sig, &vtype)?;
+    // An optional second argument keeps the workloads whose name starts
+    // with it (for profiling one).
+    let only = std::env::args().nth(2).unwrap_or_default();
+    for w in workloads.iter().filter(|w| w.name.starts_with(&only)) {
+        // Checked against the signature like typed text would be.
+        toss_terms::typing::reconstruct(&sig, &w.term, &vtype).map_err(|e| e.to_string())?;
         let (mut a, mut b, mut c) = (Vec::new(), Vec::new(), Vec::new());
         let (mut sa, mut sb, mut sc) = (0, 0, 0);
         for _ in 0..reps {
-            let (ms, st) = ours(&sig, &rules, &t, true)?;
+            let (ms, st) = ours(&sig, &rules, &w.term, true)?;
             a.push(ms);
             sa = st;
-            let (ms, st) = ours(&sig, &rules, &t, false)?;
+            let (ms, st) = ours(&sig, &rules, &w.term, false)?;
             b.push(ms);
             sb = st;
-            let (ms, rw) = maude(w)?;
+            let (ms, rw) = maude(&w.text)?;
             c.push(ms);
             sc = rw;
         }
-        let name = describe(w);
+        let (b, c) = (median(b), median(c));
+        let rate = |steps: u64, ms: f64| {
+            if ms > 0.0 {
+                format!("{:.0}", steps as f64 / ms * 1e3)
+            } else {
+                "-".to_string()
+            }
+        };
         println!(
-            "{:<18} {:>10} {:>10.2} {:>10} {:>10.2} {:>10} {:>10.0}",
-            name,
+            "{:<16} {:>9} {:>9.2} {:>9} {:>10.2} {:>12} {:>9} {:>9.0} {:>12}",
+            w.name,
             sa,
             median(a),
             sb,
-            median(b),
+            b,
+            rate(sb, b),
             sc,
-            median(c)
+            c,
+            rate(sc, c)
         );
     }
     Ok(())
 }
 
-/// `fib(20)`, `times(100, 100)`: the workload with numerals as numbers.
-fn describe(w: &str) -> String {
-    let open = w.find('(').unwrap_or(w.len());
-    let sizes: Vec<String> = w[open.min(w.len())..]
-        .trim_start_matches('(')
-        .trim_end_matches(')')
-        .split(", ")
-        .map(|a| a.matches("s(").count().to_string())
-        .collect();
-    format!("{}({})", &w[..open], sizes.join(", "))
+/// A term to normalise: its name in the table, the term built directly
+/// (numerals and lists nest deeper than the reader's limit for typed
+/// text) and the same term as text for Maude.
+struct Workload {
+    name: String,
+    term: Term,
+    text: String,
 }
 
-/// Builds `f(numeral, numeral)` terms directly: deeper than the reader's
-/// limit for typed text.
-fn build(w: &str, sig: &Signature, vtype: &VType) -> Result<Term, String> {
-    let open = w.find('(').ok_or("workload")?;
-    let f = &w[..open];
-    let args: Vec<Term> = w[open + 1..w.len() - 1]
-        .split(", ")
-        .map(|a| {
-            let n = a.matches("s(").count();
-            (0..n).fold(Term::sym("zero", vec![]), |t, _| Term::sym("s", vec![t]))
-        })
-        .collect();
-    let t = Term::sym(f, args);
-    // Checked against the signature like typed text would be.
-    toss_terms::typing::reconstruct(sig, &t, vtype).map_err(|e| e.to_string())?;
-    Ok(t)
+impl Workload {
+    /// `f(n1, ..., nk)` on numerals.
+    fn call(f: &str, numbers: &[usize]) -> Workload {
+        let shown: Vec<String> = numbers.iter().map(usize::to_string).collect();
+        let texts: Vec<String> = numbers.iter().map(|&n| numeral(n)).collect();
+        Workload {
+            name: format!("{f}({})", shown.join(", ")),
+            term: Term::sym(f, numbers.iter().map(|&n| numeral_term(n)).collect()),
+            text: format!("{f}({})", texts.join(", ")),
+        }
+    }
+
+    /// `rev` of a list of `n` small numerals (0 to 6 repeating, so the
+    /// reversed lists are new terms).
+    fn reverse(n: usize) -> Workload {
+        let items = (0..n).map(|i| i % 7);
+        let term = items.clone().rev().fold(Term::sym("nil", vec![]), |l, k| {
+            Term::sym("cons", vec![numeral_term(k), l])
+        });
+        let mut text: String = items.map(|k| format!("cons({}, ", numeral(k))).collect();
+        text.push_str("nil");
+        text.push_str(&")".repeat(n));
+        Workload {
+            name: format!("rev({n})"),
+            term: Term::sym("rev", vec![term]),
+            text: format!("rev({text})"),
+        }
+    }
+}
+
+fn numeral_term(n: usize) -> Term {
+    (0..n).fold(Term::sym("zero", vec![]), |t, _| Term::sym("s", vec![t]))
 }
 
 fn main() {

@@ -13,7 +13,8 @@
 //! - [`rewrite`]: rewrite rules and their six conditions, Algorithm 4
 //!   (REJECT / CLOG / APPLY), ordered first-match rewriting (2.4, 2.5.1);
 //! - [`normalise`]: normalisation, Algorithm 5, with brackets,
-//!   if-then-else, verbatim, the memo table and the step limit (2.5.2);
+//!   if-then-else, verbatim, the memo table and the step limit (2.5.2),
+//!   on shared terms (`shared`: hash-consed, equal terms are equal ids);
 //! - [`parse`]: the lexer, the chart parser with type reconstruction,
 //!   disambiguation by generality and preferences (2.6);
 //! - [`program`]: `.terms` files (declarations, `Let ... be ...` rules,
@@ -30,6 +31,7 @@ pub mod normalise;
 pub mod parse;
 pub mod program;
 pub mod rewrite;
+mod shared;
 pub mod syntax;
 pub mod term;
 pub mod types;

@@ -23,12 +23,24 @@
 //!   recursion, so only the nesting of terms uses the stack; it is bounded
 //!   by [`Limits::max_depth`] and every rewrite result is checked against
 //!   it, so a growing term is an error, never a stack overflow.
+//! - Terms are normalised as shared terms (module `shared`): equal terms
+//!   are one node, a substitution holds nodes, the memo table is keyed by
+//!   them, and a node returned by NORMALISE is marked as a normal form, so
+//!   it is never normalised again (doing so would take no step and give it
+//!   back). A step then costs the same however large the terms it moves.
+//!   A rule's right side is normalised as it is instantiated: its calls
+//!   are rewritten without becoming nodes unless they stay or the memo
+//!   table needs them. The steps are those of the plain algorithm on trees
+//!   (a property test compares the two).
+//! - A marked normal form is checked against the depth limit by its
+//!   height, verbatim contents included, where walking it would not enter
+//!   them.
 
-use std::collections::HashMap;
 use std::fmt;
+use std::rc::Rc;
 
-use crate::decl::names;
-use crate::rewrite::{InstantiateError, Rules};
+use crate::rewrite::{InstantiateError, Matcher, Rules, SharedOutcome, SharedRule, Template};
+use crate::shared::{Arena, HeadId, Id, Special};
 use crate::term::{Head, Signature, Term};
 
 /// The bounds of a normalisation.
@@ -92,15 +104,40 @@ pub struct Step {
 }
 
 /// Normalises terms with a signature and rules; the memo table lives as
-/// long as the normaliser (the rules cannot change under it).
+/// long as the normaliser (the rules cannot change under it), and so do
+/// the shared terms it is keyed by.
 pub struct Normaliser<'a> {
     sig: &'a Signature,
     rules: &'a Rules,
     limits: Limits,
-    memo: HashMap<Term, Term>,
+    arena: Arena,
+    /// The rules of each head, compiled on first use (`None`: not yet).
+    compiled: Vec<Option<Rc<[SharedRule]>>>,
+    matcher: Matcher,
+    /// The memo table: a call's id to its normal form's, `NO_ENTRY` if none.
+    memo: Vec<Id>,
+    memo_len: usize,
+    /// Calls rewritten at the positions being normalised, with the step
+    /// they were rewritten at (a stack over the nested positions).
+    pending: Vec<(Id, u64)>,
+    /// The bindings of the rules applied at the positions being
+    /// normalised (a stack like `pending`).
+    bound: Vec<Id>,
     steps: u64,
-    steps_by_function: HashMap<String, u64>,
+    steps_by_head: Vec<u64>,
     trace: Option<Vec<Step>>,
+}
+
+const NO_ENTRY: Id = Id::MAX;
+
+/// What is normalised at one position: a node, or a node of the right side
+/// of a rule just applied (rules, which rule, which node of its right side,
+/// where its bindings start in `bound`). A right side is instantiated as
+/// it is normalised, so the calls in it become nodes only when they stay
+/// or the memo table needs them.
+enum Current {
+    Node(Id),
+    Instance(Rc<[SharedRule]>, usize, usize, usize),
 }
 
 impl<'a> Normaliser<'a> {
@@ -109,9 +146,15 @@ impl<'a> Normaliser<'a> {
             sig,
             rules,
             limits,
-            memo: HashMap::new(),
+            arena: Arena::new(),
+            compiled: Vec::new(),
+            matcher: Matcher::default(),
+            memo: Vec::new(),
+            memo_len: 0,
+            pending: Vec::new(),
+            bound: Vec::new(),
             steps: 0,
-            steps_by_function: HashMap::new(),
+            steps_by_head: Vec::new(),
             trace: None,
         }
     }
@@ -133,160 +176,432 @@ impl<'a> Normaliser<'a> {
 
     /// Rewrite steps taken so far at calls of the function `f`.
     pub fn steps_of(&self, f: &str) -> u64 {
-        self.steps_by_function.get(f).copied().unwrap_or(0)
+        self.arena
+            .find_head(&Head::Sym(f.to_string()))
+            .and_then(|h| self.steps_by_head.get(h as usize))
+            .copied()
+            .unwrap_or(0)
     }
 
     /// Entries in the memo table.
     pub fn memo_len(&self) -> usize {
-        self.memo.len()
+        self.memo_len
     }
 
     /// The whole normalisation of 2.5.2: brackets, Algorithm 5, verbatim.
     /// The step limit counts from the start of this call.
     pub fn normalise(&mut self, t: &Term) -> Result<Term, NormError> {
         let start = self.steps;
-        let t = remove_brackets(t, 0, self.limits.max_depth)?;
+        // What an earlier call left after an error.
+        self.arena.scratch.clear();
+        self.pending.clear();
+        self.bound.clear();
+        let t = self.remove_brackets(t, 0)?;
         let n = self.main(t, 0, start)?;
-        remove_verbatim(n, 0, self.limits.max_depth)
+        self.remove_verbatim(n, 0)
     }
 
-    fn is(&self, t: &Term, name: &str) -> bool {
-        matches!(&t.head, Head::Sym(f) if f == name)
-    }
-
-    fn count(&mut self, before: &Term, after: &Term, start: u64) -> Result<(), NormError> {
-        self.steps += 1;
-        if let Head::Sym(f) = &before.head {
-            *self.steps_by_function.entry(f.clone()).or_default() += 1;
+    fn depth_error(&self) -> NormError {
+        NormError::DepthLimit {
+            limit: self.limits.max_depth,
         }
+    }
+
+    /// The first pass: every bracketing `( x )` replaced by `x`, the
+    /// result shared.
+    fn remove_brackets(&mut self, t: &Term, depth: usize) -> Result<Id, NormError> {
+        if depth > self.limits.max_depth {
+            return Err(self.depth_error());
+        }
+        let head = self.arena.head_id(&t.head, self.sig);
+        if self.arena.info(head).special == Special::Bracket && t.args.len() == 1 {
+            return self.remove_brackets(&t.args[0], depth + 1);
+        }
+        let base = self.arena.scratch.len();
+        for a in &t.args {
+            let id = self.remove_brackets(a, depth + 1)?;
+            self.arena.scratch.push(id);
+        }
+        Ok(self.arena.intern_scratch(head, base))
+    }
+
+    /// The last pass: `verbatim(x) -> x` where no verbatim is above; the
+    /// result as a tree.
+    fn remove_verbatim(&self, t: Id, depth: usize) -> Result<Term, NormError> {
+        if depth > self.limits.max_depth {
+            return Err(self.depth_error());
+        }
+        let a = &self.arena;
+        if a.head_info(t).special == Special::Verbatim && a.arity(t) == 1 {
+            return Ok(a.to_term(a.arg(t, 0)));
+        }
+        let mut args = Vec::with_capacity(a.arity(t));
+        for &x in a.args(t) {
+            args.push(self.remove_verbatim(x, depth + 1)?);
+        }
+        Ok(Term {
+            head: a.head_info(t).head.clone(),
+            args,
+        })
+    }
+
+    /// One rewrite step from `before` to `after`: the step limit, the depth
+    /// limit and the trace.
+    fn count_step(&mut self, before: Id, after: Id, start: u64) -> Result<(), NormError> {
+        self.steps += 1;
+        self.count_head(self.arena.head(before));
         if self.steps - start > self.limits.max_steps {
             return Err(NormError::StepLimit {
                 limit: self.limits.max_steps,
-                term: before.clone(),
+                term: self.arena.to_term(before),
             });
         }
-        if exceeds_depth(after, self.limits.max_depth) {
-            return Err(NormError::DepthLimit {
-                limit: self.limits.max_depth,
-            });
+        if self.arena.height(after) > self.limits.max_depth {
+            return Err(self.depth_error());
         }
         if let Some(trace) = &mut self.trace {
             trace.push(Step {
-                before: before.clone(),
-                after: after.clone(),
+                before: self.arena.to_term(before),
+                after: self.arena.to_term(after),
             });
         }
         Ok(())
     }
 
-    /// Algorithm 5 (NORMALISE); `start` is the step count when the whole
-    /// normalisation began.
-    fn main(&mut self, mut t: Term, depth: usize, start: u64) -> Result<Term, NormError> {
-        if depth > self.limits.max_depth {
-            return Err(NormError::DepthLimit {
-                limit: self.limits.max_depth,
-            });
+    /// `t` with each argument replaced by `f` of it (the same id when no
+    /// argument changed).
+    fn map_args(
+        &mut self,
+        t: Id,
+        depth: usize,
+        start: u64,
+        f: fn(&mut Self, Id, usize, u64) -> Result<Id, NormError>,
+    ) -> Result<Id, NormError> {
+        let arity = self.arena.arity(t);
+        if arity == 0 {
+            return Ok(t);
         }
-        // Calls rewritten at this position, memoised with the final result.
-        let mut pending: Vec<(Term, u64)> = Vec::new();
+        let base = self.arena.scratch.len();
+        let mut changed = false;
+        for i in 0..arity {
+            let a = self.arena.arg(t, i);
+            let n = f(self, a, depth + 1, start)?;
+            changed |= n != a;
+            self.arena.scratch.push(n);
+        }
+        if !changed {
+            self.arena.scratch.truncate(base);
+            return Ok(t);
+        }
+        let head = self.arena.head(t);
+        Ok(self.arena.intern_scratch(head, base))
+    }
+
+    /// Algorithm 5 (NORMALISE); `start` is the step count when the whole
+    /// normalisation began. Its result is marked as a normal form:
+    /// normalising it again takes no step and gives it back, so a marked
+    /// subterm is returned at once.
+    fn main(&mut self, t: Id, depth: usize, start: u64) -> Result<Id, NormError> {
+        if self.arena.is_normal(t) {
+            self.check_normal(t, depth)?;
+            return Ok(t);
+        }
+        self.run(Current::Node(t), depth, start)
+    }
+
+    /// Whether a normal form `t` at `depth` is within the depth limit
+    /// (walking it would have met its deepest node).
+    fn check_normal(&self, t: Id, depth: usize) -> Result<(), NormError> {
+        if depth + self.arena.height(t) > self.limits.max_depth + 1 {
+            return Err(self.depth_error());
+        }
+        Ok(())
+    }
+
+    /// NORMALISE of what is at one position; a rewrite there replaces it
+    /// and goes round the loop again.
+    fn run(&mut self, mut current: Current, depth: usize, start: u64) -> Result<Id, NormError> {
+        if let Current::Node(t) = current
+            && self.arena.is_normal(t)
+        {
+            self.check_normal(t, depth)?;
+            return Ok(t);
+        }
+        if depth > self.limits.max_depth {
+            return Err(self.depth_error());
+        }
+        let pending_base = self.pending.len();
+        let bound_base = self.bound.len();
         let result = loop {
-            let head_function = matches!(&t.head, Head::Sym(f) if self.sig.is_function(f));
-            if !head_function {
-                // A constructor or a variable.
-                let args = std::mem::take(&mut t.args)
-                    .into_iter()
-                    .map(|a| self.main(a, depth + 1, start))
-                    .collect::<Result<_, _>>()?;
-                break Term { head: t.head, args };
-            }
-            if self.is(&t, names::VERBATIM) {
-                break t;
-            }
-            if self.is(&t, names::IF) && t.args.len() == 3 {
-                let mut args = std::mem::take(&mut t.args).into_iter();
-                let (Some(c), Some(yes), Some(no)) = (args.next(), args.next(), args.next()) else {
-                    unreachable!("three arguments checked above")
-                };
-                let c = self.main(c, depth + 1, start)?;
-                let chosen = if self.is(&c, names::TRUE) && c.args.is_empty() {
-                    Some(yes.clone())
-                } else if self.is(&c, names::FALSE) && c.args.is_empty() {
-                    Some(no.clone())
-                } else {
-                    None
-                };
-                let t2 = Term::sym(names::IF, vec![c, yes, no]);
-                match chosen {
-                    Some(next) => {
-                        self.count(&t2, &next, start)?;
-                        t = next;
+            // A call with its arguments normalised: its head, where its
+            // arguments start on the scratch and its node if it has one.
+            let (head, base, node) = match current {
+                Current::Node(t) => {
+                    if self.arena.is_normal(t) {
+                        self.check_normal(t, depth)?;
+                        break t;
+                    }
+                    let info = self.arena.head_info(t);
+                    if !info.function {
+                        // A constructor or a variable.
+                        break self.map_args(t, depth, start, Self::main)?;
+                    }
+                    match info.special {
+                        Special::Verbatim => break t,
+                        Special::If if self.arena.arity(t) == 3 => {
+                            let [c, yes, no] = [0, 1, 2].map(|i| self.arena.arg(t, i));
+                            let c2 = self.main(c, depth + 1, start)?;
+                            let chosen = if self.arena.is_leaf(c2, Special::True) {
+                                Some(yes)
+                            } else if self.arena.is_leaf(c2, Special::False) {
+                                Some(no)
+                            } else {
+                                None
+                            };
+                            let t2 = if c2 == c {
+                                t
+                            } else {
+                                let head = self.arena.head(t);
+                                self.arena.intern(head, &[c2, yes, no])
+                            };
+                            match chosen {
+                                Some(next) => {
+                                    self.count_step(t2, next, start)?;
+                                    current = Current::Node(next);
+                                    continue;
+                                }
+                                None => break self.special(t2, depth, start)?,
+                            }
+                        }
+                        _ => {}
+                    }
+                    // A function call: arguments first.
+                    let t2 = self.map_args(t, depth, start, Self::main)?;
+                    (self.arena.head(t2), self.arena.scratch.len(), Some(t2))
+                }
+                Current::Instance(ref rules, r, n, bb) => {
+                    let rules = Rc::clone(rules);
+                    let rule = &rules[r];
+                    let (head, kids) = match &rule.rhs[n] {
+                        Template::Var(x) => {
+                            current = Current::Node(self.bound[bb + x]);
+                            continue;
+                        }
+                        Template::Ground(id) => {
+                            current = Current::Node(*id);
+                            continue;
+                        }
+                        Template::Node(head, kids) => (*head, kids),
+                        Template::Applied(x, kids) => (
+                            rule.applied_head(*x, &self.arena, &self.bound[bb..])
+                                .map_err(NormError::Instantiate)?,
+                            kids,
+                        ),
+                    };
+                    let info = self.arena.info(head);
+                    let function = info.function;
+                    if function
+                        && (info.special == Special::Verbatim
+                            || (info.special == Special::If && kids.len() == 3))
+                    {
+                        // Their arguments are not normalised first: build
+                        // them as they are.
+                        let t = rule
+                            .build(n, &mut self.arena, &self.bound[bb..])
+                            .map_err(NormError::Instantiate)?;
+                        current = Current::Node(t);
                         continue;
                     }
-                    None => break self.special(t2, depth, start)?,
+                    let base = self.arena.scratch.len();
+                    for &k in kids.iter() {
+                        let a = match rule.rhs[k] {
+                            // Most arguments are variables or constants:
+                            // straight to their nodes.
+                            Template::Var(x) => self.main(self.bound[bb + x], depth + 1, start)?,
+                            Template::Ground(id) => self.main(id, depth + 1, start)?,
+                            _ => {
+                                let next = Current::Instance(Rc::clone(&rules), r, k, bb);
+                                self.run(next, depth + 1, start)?
+                            }
+                        };
+                        self.arena.scratch.push(a);
+                    }
+                    if !function {
+                        break self.arena.intern_scratch(head, base);
+                    }
+                    (head, base, None)
                 }
-            }
-            // A function call: arguments first.
-            let args = std::mem::take(&mut t.args)
-                .into_iter()
-                .map(|a| self.main(a, depth + 1, start))
-                .collect::<Result<_, _>>()?;
-            let t2 = Term { head: t.head, args };
+            };
+            // The memo table is keyed by nodes.
+            let node = match node {
+                None if self.limits.memo => Some(self.arena.intern_scratch(head, base)),
+                other => other,
+            };
             if self.limits.memo
-                && let Some(found) = self.memo.get(&t2)
+                && let Some(t2) = node
+                && let Some(&found) = self.memo.get(t2 as usize)
+                && found != NO_ENTRY
             {
-                break found.clone();
+                break found;
             }
-            match self
-                .rules
-                .rewrite(self.sig, &t2)
-                .map_err(NormError::Instantiate)?
-            {
-                None => break t2,
-                Some(next) => {
-                    self.count(&t2, &next, start)?;
-                    pending.push((t2, self.steps - 1));
-                    t = next;
+            // Ordered first-match rewriting.
+            let rules = self.rules_of(head);
+            let mut applied = None;
+            for (i, rule) in rules.iter().enumerate() {
+                let outcome = match node {
+                    Some(t2) => rule.try_rule(&self.arena, t2, &mut self.matcher),
+                    None => rule.try_call(
+                        &self.arena,
+                        head,
+                        &self.arena.scratch[base..],
+                        &mut self.matcher,
+                    ),
+                };
+                match outcome {
+                    SharedOutcome::Reject => continue,
+                    SharedOutcome::Clog => break,
+                    SharedOutcome::Apply => {
+                        applied = Some(i);
+                        break;
+                    }
                 }
             }
+            let Some(i) = applied else {
+                break match node {
+                    Some(t2) => t2,
+                    None => self.arena.intern_scratch(head, base),
+                };
+            };
+            let rule = &rules[i];
+            let bound = rule.bindings(&self.matcher);
+            rule.check(&self.arena, bound)
+                .map_err(NormError::Instantiate)?;
+            self.bound.truncate(bound_base);
+            // Pushed one by one: a call to memcpy costs more on so few.
+            for &b in bound {
+                self.bound.push(b);
+            }
+            self.count_rule(head, base, node, rule, bound_base, start)?;
+            self.arena.scratch.truncate(base);
+            if let Some(t2) = node {
+                self.pending.push((t2, self.steps - 1));
+            }
+            current = Current::Instance(Rc::clone(&rules), i, rule.root(), bound_base);
         };
+        self.arena.mark_normal(result);
         if self.limits.memo {
-            for (call, at) in pending {
+            for i in pending_base..self.pending.len() {
+                let (call, at) = self.pending[i];
                 if self.steps - at >= self.limits.memo_min_steps {
-                    self.memo.insert(call, result.clone());
+                    if self.memo.len() <= call as usize {
+                        self.memo.resize(self.arena.len(), NO_ENTRY);
+                    }
+                    if self.memo[call as usize] == NO_ENTRY {
+                        self.memo_len += 1;
+                    }
+                    self.memo[call as usize] = result;
                 }
             }
         }
+        self.pending.truncate(pending_base);
+        self.bound.truncate(bound_base);
         Ok(result)
     }
 
-    /// NORMALISE-SPECIAL: only if-then-else is rewritten; verbatim stays.
-    fn special(&mut self, t: Term, depth: usize, start: u64) -> Result<Term, NormError> {
-        if depth > self.limits.max_depth {
-            return Err(NormError::DepthLimit {
-                limit: self.limits.max_depth,
-            });
+    /// Counts the rewrite of the call `head(scratch[base..])` (its node if
+    /// it has one) by `rule` with the bindings from `bound[bb..]`.
+    fn count_rule(
+        &mut self,
+        head: HeadId,
+        base: usize,
+        node: Option<Id>,
+        rule: &SharedRule,
+        bb: usize,
+        start: u64,
+    ) -> Result<(), NormError> {
+        let over_limit = self.steps + 1 - start > self.limits.max_steps;
+        if over_limit || self.trace.is_some() {
+            // Both need the terms: build them (rarely, or when asked).
+            let before = match node {
+                Some(t2) => t2,
+                None => {
+                    let args = self.arena.scratch[base..].to_vec();
+                    self.arena.intern(head, &args)
+                }
+            };
+            let bound = self.bound[bb..].to_vec();
+            let after = rule
+                .build(rule.root(), &mut self.arena, &bound)
+                .map_err(NormError::Instantiate)?;
+            return self.count_step(before, after, start);
         }
-        if self.is(&t, names::VERBATIM) {
+        self.steps += 1;
+        self.count_head(head);
+        if !rule.fits(&self.arena, &self.bound[bb..], self.limits.max_depth) {
+            return Err(self.depth_error());
+        }
+        Ok(())
+    }
+
+    fn count_head(&mut self, h: HeadId) {
+        let h = h as usize;
+        if self.steps_by_head.len() <= h {
+            self.steps_by_head.resize(self.arena.heads_len(), 0);
+        }
+        self.steps_by_head[h] += 1;
+    }
+
+    /// The compiled rules of a head.
+    fn rules_of(&mut self, head: HeadId) -> Rc<[SharedRule]> {
+        match self.compiled.get(head as usize) {
+            Some(Some(rules)) => Rc::clone(rules),
+            _ => self.compile(head),
+        }
+    }
+
+    fn compile(&mut self, head: HeadId) -> Rc<[SharedRule]> {
+        let function = match &self.arena.info(head).head {
+            Head::Sym(f) if self.sig.is_function(f) => Some(f.clone()),
+            _ => None,
+        };
+        let rules: Rc<[SharedRule]> = match function {
+            Some(f) => self
+                .rules
+                .of(&f)
+                .iter()
+                .map(|r| SharedRule::compile(r, &mut self.arena, self.sig))
+                .collect(),
+            None => Rc::from([]),
+        };
+        if self.compiled.len() <= head as usize {
+            self.compiled.resize(self.arena.heads_len(), None);
+        }
+        self.compiled[head as usize] = Some(Rc::clone(&rules));
+        rules
+    }
+
+    /// NORMALISE-SPECIAL: only if-then-else is rewritten; verbatim stays.
+    fn special(&mut self, t: Id, depth: usize, start: u64) -> Result<Id, NormError> {
+        if depth > self.limits.max_depth {
+            return Err(self.depth_error());
+        }
+        // A normal form has no if-then-else to choose outside verbatim.
+        if self.arena.is_normal(t) || self.arena.head_info(t).special == Special::Verbatim {
             return Ok(t);
         }
-        let args: Vec<Term> = t
-            .args
-            .into_iter()
-            .map(|a| self.special(a, depth + 1, start))
-            .collect::<Result<_, _>>()?;
-        let t = Term { head: t.head, args };
-        if self.is(&t, names::IF) && t.args.len() == 3 {
-            let c = &t.args[0];
-            let pick = if self.is(c, names::TRUE) && c.args.is_empty() {
+        let t = self.map_args(t, depth, start, Self::special)?;
+        if self.arena.head_info(t).special == Special::If && self.arena.arity(t) == 3 {
+            let c = self.arena.arg(t, 0);
+            let pick = if self.arena.is_leaf(c, Special::True) {
                 Some(1)
-            } else if self.is(c, names::FALSE) && c.args.is_empty() {
+            } else if self.arena.is_leaf(c, Special::False) {
                 Some(2)
             } else {
                 None
             };
             if let Some(i) = pick {
-                let next = t.args[i].clone();
-                self.count(&t, &next, start)?;
+                let next = self.arena.arg(t, i);
+                self.count_step(t, next, start)?;
                 return Ok(next);
             }
         }
@@ -294,59 +609,10 @@ impl<'a> Normaliser<'a> {
     }
 }
 
-/// Whether a term nests deeper than `limit` (without recursing).
-fn exceeds_depth(t: &Term, limit: usize) -> bool {
-    let mut stack = vec![(t, 1usize)];
-    while let Some((n, d)) = stack.pop() {
-        if d > limit {
-            return true;
-        }
-        stack.extend(n.args.iter().map(|a| (a, d + 1)));
-    }
-    false
-}
-
-/// The first pass: every bracketing `( x )` replaced by `x`.
-fn remove_brackets(t: &Term, depth: usize, limit: usize) -> Result<Term, NormError> {
-    if depth > limit {
-        return Err(NormError::DepthLimit { limit });
-    }
-    if matches!(&t.head, Head::Sym(f) if f == names::BRACKET) && t.args.len() == 1 {
-        return remove_brackets(&t.args[0], depth + 1, limit);
-    }
-    Ok(Term {
-        head: t.head.clone(),
-        args: t
-            .args
-            .iter()
-            .map(|a| remove_brackets(a, depth + 1, limit))
-            .collect::<Result<_, _>>()?,
-    })
-}
-
-/// The last pass: `verbatim(x) -> x` where no verbatim is above.
-fn remove_verbatim(t: Term, depth: usize, limit: usize) -> Result<Term, NormError> {
-    if depth > limit {
-        return Err(NormError::DepthLimit { limit });
-    }
-    let verbatim = matches!(&t.head, Head::Sym(f) if f == names::VERBATIM);
-    if verbatim && t.args.len() == 1 {
-        let mut args = t.args;
-        return args.pop().ok_or(NormError::DepthLimit { limit });
-    }
-    Ok(Term {
-        head: t.head,
-        args: t
-            .args
-            .into_iter()
-            .map(|a| remove_verbatim(a, depth + 1, limit))
-            .collect::<Result<_, _>>()?,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::decl::names;
     use crate::decl::{basic_definitions, read_declarations};
     use crate::rewrite::Rule;
     use crate::syntax::Definitions;
@@ -383,6 +649,9 @@ mod tests {
         sig.add("f", Type::fun(vec![nat()], nat()), SymKind::Function);
         sig.add("g", Type::fun(vec![nat()], nat()), SymKind::Function);
         sig.add("grow", Type::fun(vec![nat()], nat()), SymKind::Function);
+        for f in ["pred", "keep"] {
+            sig.add(f, Type::fun(vec![nat()], nat()), SymKind::Function);
+        }
         let a = Type::var("a");
         sig.add(
             names::IF,
@@ -417,6 +686,13 @@ mod tests {
             ("f(x)", "g(x)"),
             ("g(x)", "f(x)"),
             ("grow(x)", "grow(s(x))"),
+            // If-then-else and verbatim on right sides.
+            ("pred(s(x))", "x"),
+            (
+                "pred(x)",
+                &format!("{}(iszero(x), zero, pred(x))", names::IF),
+            ),
+            ("keep(x)", &format!("s({}(plus(x, zero)))", names::VERBATIM)),
         ] {
             let lt = parse_functional(l, &sig, &vtype).expect("lhs");
             let rt = parse_functional(r, &sig, &vtype).expect("rhs");
@@ -552,6 +828,37 @@ mod tests {
         assert!(with.steps() < without.steps());
     }
 
+    /// A variable applied to arguments on a right side takes the name it
+    /// stands for, and is an error when it stands for more than a name.
+    #[test]
+    fn applied_variables_on_the_right() {
+        let mut p = peano();
+        let unary = Type::fun(vec![nat()], nat());
+        p.sig.add(
+            "apply",
+            Type::fun(vec![unary.clone(), nat()], nat()),
+            SymKind::Function,
+        );
+        p.vtype.insert("q".to_string(), unary);
+        let rule = Rule::new(
+            &p.sig,
+            p.term("apply(q, x)"),
+            &p.vtype,
+            p.term("q(x)"),
+            &p.vtype,
+        )
+        .expect("valid");
+        p.rules.add(rule);
+        assert_eq!(
+            p.norm("apply(s, zero)", Limits::default()),
+            Ok(p.term("s(zero)"))
+        );
+        assert!(matches!(
+            p.norm("apply(s(zero), zero)", Limits::default()),
+            Err(NormError::Instantiate(_))
+        ));
+    }
+
     #[test]
     fn trace_records_each_step() {
         let p = peano();
@@ -618,14 +925,142 @@ mod tests {
                     (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("plus({a}, {b})")),
                     (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("times({a}, {b})")),
                     inner.clone().prop_map(|a| format!("fib({a})")),
+                    inner.clone().prop_map(|a| format!("pred({a})")),
+                    inner.clone().prop_map(|a| format!("keep({a})")),
+                    inner
+                        .clone()
+                        .prop_map(|a| format!("{}({a})", names::BRACKET)),
+                    inner
+                        .clone()
+                        .prop_map(|a| format!("{}({a})", names::VERBATIM)),
                     (inner.clone(), inner.clone(), inner)
                         .prop_map(|(a, b, c)| format!("{}(iszero({a}), {b}, {c})", names::IF)),
                 ]
             })
         }
 
+        /// Algorithm 5 on term trees, without the memo table, as plainly
+        /// as the spec writes it: the normal form and the steps taken, or
+        /// `None` past `limit` steps.
+        fn reference(p: &Peano, t: &Term, limit: u64) -> Option<(Term, u64)> {
+            fn strip(t: &Term, name: &str, deep: bool) -> Term {
+                if t.head.name() == name && t.args.len() == 1 {
+                    return if deep {
+                        strip(&t.args[0], name, deep)
+                    } else {
+                        t.args[0].clone()
+                    };
+                }
+                Term {
+                    head: t.head.clone(),
+                    args: t.args.iter().map(|a| strip(a, name, deep)).collect(),
+                }
+            }
+            fn step(steps: &mut u64, limit: u64) -> Option<()> {
+                *steps += 1;
+                (*steps <= limit).then_some(())
+            }
+            fn truth(t: &Term) -> Option<bool> {
+                match (t.head.name(), t.args.len()) {
+                    (names::TRUE, 0) => Some(true),
+                    (names::FALSE, 0) => Some(false),
+                    _ => None,
+                }
+            }
+            fn special(t: &Term, steps: &mut u64, limit: u64) -> Option<Term> {
+                if t.head.name() == names::VERBATIM {
+                    return Some(t.clone());
+                }
+                let args = t
+                    .args
+                    .iter()
+                    .map(|a| special(a, steps, limit))
+                    .collect::<Option<Vec<_>>>()?;
+                if t.head.name() == names::IF
+                    && args.len() == 3
+                    && let Some(c) = truth(&args[0])
+                {
+                    step(steps, limit)?;
+                    return Some(args[if c { 1 } else { 2 }].clone());
+                }
+                Some(Term {
+                    head: t.head.clone(),
+                    args,
+                })
+            }
+            fn main(p: &Peano, t: &Term, steps: &mut u64, limit: u64) -> Option<Term> {
+                let function = p.sig.is_function(t.head.name()) && matches!(t.head, Head::Sym(_));
+                if !function {
+                    let args = t
+                        .args
+                        .iter()
+                        .map(|a| main(p, a, steps, limit))
+                        .collect::<Option<_>>()?;
+                    return Some(Term {
+                        head: t.head.clone(),
+                        args,
+                    });
+                }
+                if t.head.name() == names::VERBATIM {
+                    return Some(t.clone());
+                }
+                if t.head.name() == names::IF && t.args.len() == 3 {
+                    let c = main(p, &t.args[0], steps, limit)?;
+                    let chosen = truth(&c).map(|b| t.args[if b { 1 } else { 2 }].clone());
+                    let t2 = Term {
+                        head: t.head.clone(),
+                        args: vec![c, t.args[1].clone(), t.args[2].clone()],
+                    };
+                    return match chosen {
+                        Some(next) => {
+                            step(steps, limit)?;
+                            main(p, &next, steps, limit)
+                        }
+                        None => special(&t2, steps, limit),
+                    };
+                }
+                let args = t
+                    .args
+                    .iter()
+                    .map(|a| main(p, a, steps, limit))
+                    .collect::<Option<_>>()?;
+                let t2 = Term {
+                    head: t.head.clone(),
+                    args,
+                };
+                match p.rules.rewrite(&p.sig, &t2).ok()? {
+                    None => Some(t2),
+                    Some(next) => {
+                        step(steps, limit)?;
+                        main(p, &next, steps, limit)
+                    }
+                }
+            }
+            let mut steps = 0;
+            let n = main(p, &strip(t, names::BRACKET, true), &mut steps, limit)?;
+            Some((strip(&n, names::VERBATIM, false), steps))
+        }
+
         proptest! {
             #![proptest_config(ProptestConfig::with_cases(200))]
+
+            /// Shared terms change neither the normal form nor the steps.
+            #[test]
+            fn shared_normalisation_is_the_plain_algorithm(text in arb_nat_term()) {
+                let p = peano();
+                let limit = 20_000;
+                let t = p.term(&text);
+                let limits = Limits { max_steps: limit, memo: false, ..Limits::default() };
+                let mut n = Normaliser::new(&p.sig, &p.rules, limits);
+                let shared = n.normalise(&t);
+                match reference(&p, &t, limit) {
+                    Some((normal, steps)) => {
+                        prop_assert_eq!(shared, Ok(normal));
+                        prop_assert_eq!(n.steps(), steps);
+                    }
+                    None => prop_assert!(shared.is_err(), "{:?}", shared),
+                }
+            }
 
             #[test]
             fn memo_does_not_change_normal_forms(texts in prop::collection::vec(arb_nat_term(), 1..4)) {

@@ -18,6 +18,7 @@
 
 use std::fmt;
 
+use crate::shared::{Arena, HeadId, Id};
 use crate::term::{Head, Signature, SymKind, Term, VType};
 use crate::types::Type;
 use crate::typing::{TypeError, reconstruct, reconstruct_expecting};
@@ -530,6 +531,358 @@ impl Rules {
         }
         Ok(None)
     }
+}
+
+// ---- Algorithm 4 on shared terms (what normalisation uses) ----
+
+/// A left side with its variables numbered in the order first seen.
+#[derive(Clone, Debug)]
+enum Pattern {
+    Var(usize),
+    Node(HeadId, Vec<Pattern>),
+}
+
+/// A node of a right side: variables by number, subterms without
+/// variables built once, children by their index in [`SharedRule::rhs`].
+#[derive(Clone, Debug)]
+pub(crate) enum Template {
+    Var(usize),
+    /// A variable with arguments (rule iii of 2.4.1).
+    Applied(usize, Box<[usize]>),
+    Node(HeadId, Box<[usize]>),
+    Ground(Id),
+}
+
+/// A rule compiled against an arena.
+#[derive(Clone, Debug)]
+pub(crate) struct SharedRule {
+    lhs: Pattern,
+    /// The right side's nodes, children before parents: the root is last.
+    pub rhs: Vec<Template>,
+    /// The variables' names, by number.
+    vars: Vec<String>,
+    /// The variables applied to arguments on the right.
+    applied: Vec<usize>,
+    /// The right side's height with its variables as height 0.
+    rhs_height: usize,
+    /// No variable twice on the left: STEP TWO always passes.
+    linear: bool,
+}
+
+/// The answer of Algorithm 4 on shared terms; the substitution is in the
+/// matcher's bindings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SharedOutcome {
+    Reject,
+    Clog,
+    Apply,
+}
+
+/// Bindings found by STEP ONE: each variable with every subterm it met.
+#[derive(Debug, Default)]
+pub(crate) struct Matcher {
+    found: Vec<(usize, Id)>,
+    /// The first subterm of each variable.
+    first: Vec<Id>,
+}
+
+impl SharedRule {
+    pub fn compile(rule: &Rule, arena: &mut Arena, sig: &Signature) -> SharedRule {
+        let mut vars = Vec::new();
+        let mut linear = true;
+        let lhs = compile_pattern(&rule.lhs, arena, sig, &mut vars, &mut linear);
+        let mut rhs = Vec::new();
+        compile_template(&rule.rhs, arena, sig, &vars, &mut rhs);
+        let applied = rhs
+            .iter()
+            .filter_map(|n| match n {
+                Template::Applied(x, _) => Some(*x),
+                _ => None,
+            })
+            .collect();
+        let rule = SharedRule {
+            lhs,
+            rhs,
+            vars,
+            applied,
+            rhs_height: 0,
+            linear,
+        };
+        SharedRule {
+            rhs_height: rule.height_of(rule.root(), arena, &vec![Id::MAX; rule.vars.len()]),
+            ..rule
+        }
+    }
+
+    /// The index of the right side's root in [`SharedRule::rhs`].
+    pub fn root(&self) -> usize {
+        self.rhs.len() - 1
+    }
+
+    /// Algorithm 4: whether the rule applies to `t`.
+    pub fn try_rule(&self, arena: &Arena, t: Id, m: &mut Matcher) -> SharedOutcome {
+        self.try_call(arena, arena.head(t), arena.args(t), m)
+    }
+
+    /// Algorithm 4 on the call `head(args)`, which need not be a node.
+    pub fn try_call(
+        &self,
+        arena: &Arena,
+        head: HeadId,
+        args: &[Id],
+        m: &mut Matcher,
+    ) -> SharedOutcome {
+        m.found.clear();
+        let mut clog = false;
+        // STEP ONE, the top by hand: it is no node of the arena.
+        let Pattern::Node(top, patterns) = &self.lhs else {
+            return SharedOutcome::Reject;
+        };
+        if *top != head || patterns.len() != args.len() {
+            return SharedOutcome::Reject;
+        }
+        for (p, &a) in patterns.iter().zip(args) {
+            if shared_step_one(arena, p, a, false, &mut m.found, &mut clog).is_err() {
+                return SharedOutcome::Reject;
+            }
+        }
+        if clog {
+            return SharedOutcome::Clog;
+        }
+        m.first.clear();
+        if self.linear {
+            // Each variable once, met in the order of its number.
+            m.first.extend(m.found.iter().map(|&(_, w)| w));
+            return SharedOutcome::Apply;
+        }
+        m.first.resize(self.vars.len(), Id::MAX);
+        for &(x, w) in &m.found {
+            if m.first[x] == Id::MAX {
+                m.first[x] = w;
+            }
+        }
+        // STEP TWO, variables in the order first seen (their numbers).
+        for x in 0..self.vars.len() {
+            let set: Vec<Id> = m
+                .found
+                .iter()
+                .filter(|(y, _)| *y == x)
+                .map(|&(_, w)| w)
+                .collect();
+            match shared_sub_algorithm(arena, &set) {
+                Sub::Reject => return SharedOutcome::Reject,
+                Sub::Clog => clog = true,
+                Sub::Pass => {}
+            }
+        }
+        if clog {
+            SharedOutcome::Clog
+        } else {
+            SharedOutcome::Apply
+        }
+    }
+
+    /// The substitution found by the last successful match, by variable
+    /// number.
+    pub fn bindings<'m>(&self, m: &'m Matcher) -> &'m [Id] {
+        &m.first
+    }
+
+    /// Whether `s̄(r)` exists: a variable applied to arguments must stand
+    /// for a name (rule iii).
+    pub fn check(&self, arena: &Arena, bound: &[Id]) -> Result<(), InstantiateError> {
+        for &x in &self.applied {
+            self.applied_head(x, arena, bound)?;
+        }
+        Ok(())
+    }
+
+    /// The head that the variable `x`, applied to arguments, stands for.
+    pub fn applied_head(
+        &self,
+        x: usize,
+        arena: &Arena,
+        bound: &[Id],
+    ) -> Result<HeadId, InstantiateError> {
+        let value = bound[x];
+        if arena.arity(value) > 0 {
+            return Err(InstantiateError {
+                variable: self.vars[x].clone(),
+                value: arena.to_term(value),
+            });
+        }
+        Ok(arena.head(value))
+    }
+
+    /// The node `n` of the right side instantiated with `bound`.
+    pub fn build(&self, n: usize, arena: &mut Arena, bound: &[Id]) -> Result<Id, InstantiateError> {
+        let (head, kids) = match &self.rhs[n] {
+            Template::Var(x) => return Ok(bound[*x]),
+            Template::Ground(id) => return Ok(*id),
+            Template::Node(head, kids) => (*head, kids),
+            Template::Applied(x, kids) => (self.applied_head(*x, arena, bound)?, kids),
+        };
+        let base = arena.scratch.len();
+        for &k in kids.iter() {
+            let id = self.build(k, arena, bound)?;
+            arena.scratch.push(id);
+        }
+        Ok(arena.intern_scratch(head, base))
+    }
+
+    /// Whether the right side instantiated with `bound` is at most `limit`
+    /// high, without building it.
+    pub fn fits(&self, arena: &Arena, bound: &[Id], limit: usize) -> bool {
+        // First a bound: the right side's own height plus the highest value.
+        let highest = bound.iter().map(|&b| arena.height(b)).max().unwrap_or(0);
+        self.rhs_height + highest <= limit || self.height_of(self.root(), arena, bound) <= limit
+    }
+
+    /// The height of the node `n` of the right side instantiated with
+    /// `bound`.
+    fn height_of(&self, n: usize, arena: &Arena, bound: &[Id]) -> usize {
+        match &self.rhs[n] {
+            // No value yet: while compiling.
+            Template::Var(x) if bound[*x] == Id::MAX => 0,
+            Template::Var(x) => arena.height(bound[*x]),
+            Template::Ground(id) => arena.height(*id),
+            Template::Node(_, kids) | Template::Applied(_, kids) => {
+                1 + kids
+                    .iter()
+                    .map(|&k| self.height_of(k, arena, bound))
+                    .max()
+                    .unwrap_or(0)
+            }
+        }
+    }
+}
+
+fn compile_pattern(
+    t: &Term,
+    arena: &mut Arena,
+    sig: &Signature,
+    vars: &mut Vec<String>,
+    linear: &mut bool,
+) -> Pattern {
+    if let Head::Var(x) = &t.head {
+        // Variables of a left side are leaves (condition 4).
+        if let Some(i) = vars.iter().position(|y| y == x) {
+            *linear = false;
+            return Pattern::Var(i);
+        }
+        vars.push(x.clone());
+        return Pattern::Var(vars.len() - 1);
+    }
+    let head = arena.head_id(&t.head, sig);
+    let args = t
+        .args
+        .iter()
+        .map(|a| compile_pattern(a, arena, sig, vars, linear))
+        .collect();
+    Pattern::Node(head, args)
+}
+
+/// Adds the nodes of `t` to `out`, children first; the index of its root.
+fn compile_template(
+    t: &Term,
+    arena: &mut Arena,
+    sig: &Signature,
+    vars: &[String],
+    out: &mut Vec<Template>,
+) -> usize {
+    let kids: Box<[usize]> = t
+        .args
+        .iter()
+        .map(|a| compile_template(a, arena, sig, vars, out))
+        .collect();
+    let node = if let Head::Var(x) = &t.head
+        && let Some(i) = vars.iter().position(|y| y == x)
+    {
+        if kids.is_empty() {
+            Template::Var(i)
+        } else {
+            Template::Applied(i, kids)
+        }
+    } else {
+        let head = arena.head_id(&t.head, sig);
+        let ground: Option<Vec<Id>> = kids
+            .iter()
+            .map(|&k| match out[k] {
+                Template::Ground(id) => Some(id),
+                _ => None,
+            })
+            .collect();
+        match ground {
+            Some(ids) => Template::Ground(arena.intern(head, &ids)),
+            None => Template::Node(head, kids),
+        }
+    };
+    out.push(node);
+    out.len() - 1
+}
+
+fn shared_step_one(
+    arena: &Arena,
+    a: &Pattern,
+    b: Id,
+    top: bool,
+    found: &mut Vec<(usize, Id)>,
+    clog: &mut bool,
+) -> Result<(), RejectNow> {
+    let (head, args) = match a {
+        Pattern::Var(x) => {
+            found.push((*x, b));
+            return Ok(());
+        }
+        Pattern::Node(head, args) => (*head, args),
+    };
+    if !top && arena.head_info(b).opaque() {
+        // Report CLOG, continue, abandon the positions below.
+        *clog = true;
+        return Ok(());
+    }
+    if head != arena.head(b) || args.len() != arena.arity(b) {
+        return Err(RejectNow);
+    }
+    for (i, x) in args.iter().enumerate() {
+        shared_step_one(arena, x, arena.arg(b, i), false, found, clog)?;
+    }
+    Ok(())
+}
+
+/// The SUB ALGORITHM on a set of shared terms (equal terms are equal ids).
+fn shared_sub_algorithm(arena: &Arena, items: &[Id]) -> Sub {
+    let mut set: Vec<Id> = Vec::new();
+    for &t in items {
+        if !set.contains(&t) {
+            set.push(t);
+        }
+    }
+    if set.len() <= 1 {
+        return Sub::Pass;
+    }
+    let constructors: Vec<Id> = set
+        .iter()
+        .copied()
+        .filter(|&t| !arena.head_info(t).opaque())
+        .collect();
+    if let Some(&first) = constructors.first()
+        && constructors
+            .iter()
+            .any(|&t| arena.head(t) != arena.head(first) || arena.arity(t) != arena.arity(first))
+    {
+        return Sub::Reject;
+    }
+    if constructors.len() < set.len() {
+        return Sub::Clog;
+    }
+    let arity = arena.arity(set[0]);
+    let mut worst = Sub::Pass;
+    for k in 0..arity {
+        let column: Vec<Id> = set.iter().map(|&t| arena.arg(t, k)).collect();
+        worst = worst.max(shared_sub_algorithm(arena, &column));
+    }
+    worst
 }
 
 #[cfg(test)]

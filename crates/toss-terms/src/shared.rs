@@ -1,0 +1,324 @@
+//! Shared terms for normalisation: an arena of hash-consed nodes, each a
+//! head and the ids of its children, so equal terms are equal ids. The
+//! hash-consing table keeps each node's hash; a node keeps its height and
+//! whether it is a normal form. This makes the cost of a rewrite step
+//! independent of the size of the terms it moves around: a substitution holds ids, comparing two terms compares
+//! two numbers and a normal subterm is never normalised again.
+//!
+//! Nothing is ever freed: an arena lives as long as one normaliser, whose
+//! step limit bounds its growth.
+
+use std::collections::HashMap;
+
+use crate::decl::names;
+use crate::term::{Head, Signature, Term};
+
+/// A term in an arena.
+pub(crate) type Id = u32;
+
+/// A head in an arena.
+pub(crate) type HeadId = u32;
+
+/// What normalisation needs to know about a head without a string
+/// comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Special {
+    None,
+    If,
+    Bracket,
+    Verbatim,
+    True,
+    False,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct HeadInfo {
+    pub head: Head,
+    /// A function name of the signature.
+    pub function: bool,
+    pub special: Special,
+}
+
+impl HeadInfo {
+    /// Opaque to matching (2.5.1): a variable or a function call.
+    pub fn opaque(&self) -> bool {
+        self.function || matches!(self.head, Head::Var(_))
+    }
+}
+
+/// Children of a node: up to [`INLINE`] in the node itself (most terms
+/// have few, and this saves a memory access per look-up), more in
+/// [`Arena::children`] from `kids[0]` on.
+const INLINE: usize = 2;
+
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    head: HeadId,
+    len: u32,
+    kids: [Id; INLINE],
+    height: u32,
+    normal: bool,
+}
+
+impl Node {
+    fn args<'a>(&'a self, children: &'a [Id]) -> &'a [Id] {
+        let len = self.len as usize;
+        if len <= INLINE {
+            &self.kids[..len]
+        } else {
+            let start = self.kids[0] as usize;
+            &children[start..start + len]
+        }
+    }
+}
+
+const EMPTY: u32 = u32::MAX;
+
+/// The arena: heads, nodes, their children and the hash-consing table.
+#[derive(Debug)]
+pub(crate) struct Arena {
+    heads: Vec<HeadInfo>,
+    head_ids: HashMap<Head, HeadId>,
+    nodes: Vec<Node>,
+    children: Vec<Id>,
+    /// Open addressing, a power of two long, at most half full: a node
+    /// and the low bits of its hash (most misses need no node read).
+    table: Vec<(Id, u32)>,
+    /// Children of nodes under construction (a stack: each builder pushes
+    /// above what it found and truncates back).
+    pub scratch: Vec<Id>,
+}
+
+fn mix(h: u64, x: u64) -> u64 {
+    (h.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95)
+}
+
+fn node_hash(head: HeadId, args: &[Id]) -> u32 {
+    let h = args
+        .iter()
+        .fold(mix(0, u64::from(head)), |h, &a| mix(h, u64::from(a)));
+    (h >> 32) as u32
+}
+
+impl Arena {
+    pub fn new() -> Arena {
+        Arena {
+            heads: Vec::new(),
+            head_ids: HashMap::new(),
+            nodes: Vec::new(),
+            children: Vec::new(),
+            table: vec![(EMPTY, 0); 1 << 10],
+            scratch: Vec::new(),
+        }
+    }
+
+    /// The id of a head, added with its kind on first sight.
+    pub fn head_id(&mut self, head: &Head, sig: &Signature) -> HeadId {
+        if let Some(&h) = self.head_ids.get(head) {
+            return h;
+        }
+        let (function, special) = match head {
+            Head::Var(_) => (false, Special::None),
+            Head::Sym(f) => (
+                sig.is_function(f),
+                match f.as_str() {
+                    names::IF => Special::If,
+                    names::BRACKET => Special::Bracket,
+                    names::VERBATIM => Special::Verbatim,
+                    names::TRUE => Special::True,
+                    names::FALSE => Special::False,
+                    _ => Special::None,
+                },
+            ),
+        };
+        let h = u32::try_from(self.heads.len()).unwrap_or(EMPTY);
+        self.heads.push(HeadInfo {
+            head: head.clone(),
+            function,
+            special,
+        });
+        self.head_ids.insert(head.clone(), h);
+        h
+    }
+
+    /// The id of a head if it was seen.
+    pub fn find_head(&self, head: &Head) -> Option<HeadId> {
+        self.head_ids.get(head).copied()
+    }
+
+    pub fn heads_len(&self) -> usize {
+        self.heads.len()
+    }
+
+    pub fn info(&self, h: HeadId) -> &HeadInfo {
+        &self.heads[h as usize]
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn head(&self, t: Id) -> HeadId {
+        self.nodes[t as usize].head
+    }
+
+    pub fn head_info(&self, t: Id) -> &HeadInfo {
+        self.info(self.head(t))
+    }
+
+    pub fn args(&self, t: Id) -> &[Id] {
+        self.nodes[t as usize].args(&self.children)
+    }
+
+    pub fn arity(&self, t: Id) -> usize {
+        self.nodes[t as usize].len as usize
+    }
+
+    pub fn arg(&self, t: Id, i: usize) -> Id {
+        self.args(t)[i]
+    }
+
+    /// The number of nodes on the longest path from the root.
+    pub fn height(&self, t: Id) -> usize {
+        self.nodes[t as usize].height as usize
+    }
+
+    /// Whether `t` is known to be a normal form of Algorithm 5.
+    pub fn is_normal(&self, t: Id) -> bool {
+        self.nodes[t as usize].normal
+    }
+
+    pub fn mark_normal(&mut self, t: Id) {
+        self.nodes[t as usize].normal = true;
+    }
+
+    /// Whether `t` is the leaf of a special head.
+    pub fn is_leaf(&self, t: Id, special: Special) -> bool {
+        self.arity(t) == 0 && self.head_info(t).special == special
+    }
+
+    /// The node `head(scratch[base..])`; the scratch is truncated to `base`.
+    pub fn intern_scratch(&mut self, head: HeadId, base: usize) -> Id {
+        let hash = node_hash(head, &self.scratch[base..]);
+        let mask = self.table.len() - 1;
+        let mut slot = hash as usize & mask;
+        loop {
+            let (found, found_hash) = self.table[slot];
+            if found == EMPTY {
+                break;
+            }
+            if found_hash == hash {
+                let n = &self.nodes[found as usize];
+                let (a, b) = (n.args(&self.children), &self.scratch[base..]);
+                // Element by element: a call to memcmp costs more on so few.
+                if n.head == head && a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y) {
+                    self.scratch.truncate(base);
+                    return found;
+                }
+            }
+            slot = (slot + 1) & mask;
+        }
+        let args = &self.scratch[base..];
+        let height = 1 + args
+            .iter()
+            .map(|&a| self.nodes[a as usize].height)
+            .max()
+            .unwrap_or(0);
+        let mut kids = [0; INLINE];
+        if args.len() <= INLINE {
+            kids[..args.len()].copy_from_slice(args);
+        } else {
+            kids[0] = u32::try_from(self.children.len()).unwrap_or(EMPTY);
+            self.children.extend_from_slice(args);
+        }
+        let id = u32::try_from(self.nodes.len()).unwrap_or(EMPTY);
+        self.nodes.push(Node {
+            head,
+            len: u32::try_from(args.len()).unwrap_or(EMPTY),
+            kids,
+            height,
+            normal: false,
+        });
+        self.scratch.truncate(base);
+        self.table[slot] = (id, hash);
+        if self.nodes.len() * 2 > self.table.len() {
+            self.grow();
+        }
+        id
+    }
+
+    /// The node `head(args)`.
+    pub fn intern(&mut self, head: HeadId, args: &[Id]) -> Id {
+        let base = self.scratch.len();
+        self.scratch.extend_from_slice(args);
+        self.intern_scratch(head, base)
+    }
+
+    fn grow(&mut self) {
+        let size = self.table.len() * 2;
+        let mask = size - 1;
+        let mut table = vec![(EMPTY, 0); size];
+        for &(id, hash) in &self.table {
+            if id == EMPTY {
+                continue;
+            }
+            let mut slot = hash as usize & mask;
+            while table[slot].0 != EMPTY {
+                slot = (slot + 1) & mask;
+            }
+            table[slot] = (id, hash);
+        }
+        self.table = table;
+    }
+
+    /// A term tree into the arena.
+    #[cfg(test)]
+    pub fn share(&mut self, t: &Term, sig: &Signature) -> Id {
+        let head = self.head_id(&t.head, sig);
+        let base = self.scratch.len();
+        for a in &t.args {
+            let id = self.share(a, sig);
+            self.scratch.push(id);
+        }
+        self.intern_scratch(head, base)
+    }
+
+    /// The term tree of an id.
+    pub fn to_term(&self, t: Id) -> Term {
+        let mut args = Vec::with_capacity(self.arity(t));
+        for &a in self.args(t) {
+            args.push(self.to_term(a));
+        }
+        Term {
+            head: self.head_info(t).head.clone(),
+            args,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::term::SymKind;
+    use crate::types::Type;
+
+    #[test]
+    fn equal_terms_are_equal_ids() {
+        let mut sig = Signature::new();
+        let nat = Type::sym("nat", vec![]);
+        sig.add("zero", nat.clone(), SymKind::Constructor);
+        sig.add("s", Type::fun(vec![nat.clone()], nat), SymKind::Constructor);
+        let mut a = Arena::new();
+        let numeral =
+            |n: usize| (0..n).fold(Term::sym("zero", vec![]), |t, _| Term::sym("s", vec![t]));
+        // Enough nodes to grow the table a few times.
+        let ids: Vec<Id> = (0..3000).map(|n| a.share(&numeral(n), &sig)).collect();
+        assert_eq!(a.len(), 3000);
+        for (n, &id) in ids.iter().enumerate().step_by(97) {
+            assert_eq!(a.share(&numeral(n), &sig), id);
+            assert_eq!(a.to_term(id), numeral(n));
+            assert_eq!(a.height(id), n + 1);
+        }
+        assert_eq!(a.len(), 3000);
+    }
+}
