@@ -38,7 +38,16 @@ fn main() -> std::process::ExitCode {
         .unwrap_or(0);
     let mut input = std::io::stdin().lock();
     let mut out = std::io::stdout();
-    match toss_cli::play::play(&TicTacToe, &mut seats(seed), seed, &mut input, &mut out) {
+    // Tic-tac-toe ends within 9 plies; the limit is never reached.
+    let max_plies = 9;
+    match toss_cli::play::play(
+        &TicTacToe,
+        &mut seats(seed),
+        seed,
+        max_plies,
+        &mut input,
+        &mut out,
+    ) {
         Ok(_) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             let _ = out.flush();

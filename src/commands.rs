@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use toss::Game;
 use toss::analysis::fluent_relations;
 use toss::ir;
+use toss_cli::Finish;
 use toss_cli::load::{Engine, load_toss};
 use toss_cli::matches::{self, PlayerSpec};
 use toss_cli::play::PipeStdout;
@@ -222,20 +223,20 @@ pub fn simulate(
     plot: Option<&Path>,
     via_toss: bool,
     colour: bool,
-) -> Result<(), String> {
+) -> Result<Finish, String> {
     let (game, _) = load_toss_only(path, "simulate", via_toss, colour).map_err(|e| e.rendered)?;
     let mut interp =
         toss::Interpreter::new(&game).map_err(|e| format!("{}: {e}", path.display()))?;
-    let traj =
+    let sim =
         toss_cli::simulate::simulate(&game, &mut interp, opts, plot.is_some(), &mut PipeStdout)?;
     fault_check(&interp)?;
     if let Some(svg) = plot {
         let title = path
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-        toss_cli::simulate::plot(&traj, &title, svg)?;
+        toss_cli::simulate::plot(&sim.trajectories, &title, svg)?;
     }
-    Ok(())
+    Ok(sim.finish)
 }
 
 /// `toss fmt FILE`: the canonical form on standard output.
@@ -246,7 +247,10 @@ pub fn fmt(path: &Path, via_toss: bool, colour: bool) -> Result<(), String> {
 }
 
 /// `toss term FILE [TERM]... [--trace] [--max-steps N]`.
-pub fn term(path: &Path, terms: &[String], trace: bool, max_steps: u64) -> Result<(), String> {
+/// `toss term FILE [TERM]...`: an error (status 1) when a term was not
+/// read, else [`Finish::Cut`] when a term reached the step or depth limit
+/// without a normal form.
+pub fn term(path: &Path, terms: &[String], trace: bool, max_steps: u64) -> Result<Finish, String> {
     use toss_terms::program::Program;
     let name = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
@@ -256,12 +260,20 @@ pub fn term(path: &Path, terms: &[String], trace: bool, max_steps: u64) -> Resul
         ..toss_terms::normalise::Limits::default()
     };
     if !terms.is_empty() {
-        let mut failed = false;
+        let (mut failed, mut limited) = (false, false);
         for (i, t) in terms.iter().enumerate() {
             let source = format!("<term {}>", i + 1);
-            failed |= !evaluate_term(&program, t, &source, limits, trace)?;
+            match evaluate_term(&program, t, &source, limits, trace)? {
+                TermResult::Normal => {}
+                TermResult::Failed => failed = true,
+                TermResult::Limited => limited = true,
+            }
         }
-        return if failed { Err(String::new()) } else { Ok(()) };
+        return match (failed, limited) {
+            (true, _) => Err(String::new()),
+            (false, true) => Ok(Finish::Cut),
+            (false, false) => Ok(Finish::Complete),
+        };
     }
     // Interactive: a line ending with `.` adds statements, others are terms.
     let stdin = std::io::stdin();
@@ -271,7 +283,7 @@ pub fn term(path: &Path, terms: &[String], trace: bool, max_steps: u64) -> Resul
         line.clear();
         number += 1;
         match std::io::BufRead::read_line(&mut stdin.lock(), &mut line) {
-            Ok(0) => return Ok(()),
+            Ok(0) => return Ok(Finish::Complete),
             Ok(_) => {}
             Err(e) => return Err(format!("cannot read standard input: {e}")),
         }
@@ -290,15 +302,25 @@ pub fn term(path: &Path, terms: &[String], trace: bool, max_steps: u64) -> Resul
     }
 }
 
+/// What became of a term given to `toss term`.
+enum TermResult {
+    Normal,
+    /// Not read (a syntax or type error), or not rewritten.
+    Failed,
+    /// No normal form within the step or depth limit.
+    Limited,
+}
+
 /// Prints a term's normal form (and its steps with `trace`), or its error
-/// on standard error; whether it had a normal form.
+/// on standard error.
 fn evaluate_term(
     program: &toss_terms::program::Program,
     text: &str,
     source: &str,
     limits: toss_terms::normalise::Limits,
     trace: bool,
-) -> Result<bool, String> {
+) -> Result<TermResult, String> {
+    use toss_terms::normalise::NormError;
     use toss_terms::program::EvalError;
     let print_steps = |steps: &[(String, String)]| -> Result<(), String> {
         for (before, after) in steps {
@@ -310,16 +332,19 @@ fn evaluate_term(
         Ok(e) => {
             print_steps(&e.steps)?;
             outln!("{}", e.normal_form);
-            Ok(true)
+            Ok(TermResult::Normal)
         }
         Err(EvalError::Parse(e)) => {
             eprint!("{}", e.render(source, text));
-            Ok(false)
+            Ok(TermResult::Failed)
         }
         Err(EvalError::Normalise(e, steps)) => {
             print_steps(&steps)?;
             eprintln!("{source}: error: {}", program.describe(&e));
-            Ok(false)
+            Ok(match e {
+                NormError::StepLimit { .. } | NormError::DepthLimit { .. } => TermResult::Limited,
+                NormError::Instantiate(_) => TermResult::Failed,
+            })
         }
     }
 }
@@ -352,7 +377,8 @@ fn perft_game<G: Game>(g: &G, depth: usize, divide: bool) -> Result<(), String> 
     Ok(())
 }
 
-/// `toss playout FILE -n N [--seed S]`.
+/// `toss playout FILE -n N [--seed S] [--max-plies M]`; [`Finish::Cut`]
+/// when a playout was cut at the limit.
 pub fn playout(
     path: &Path,
     n: u64,
@@ -360,7 +386,7 @@ pub fn playout(
     max_plies: usize,
     engine: Engine,
     colour: bool,
-) -> Result<(), String> {
+) -> Result<Finish, String> {
     if n == 0 {
         return Err("-n 0: give the number of playouts to run, at least 1".into());
     }
@@ -368,7 +394,7 @@ pub fn playout(
     with_game!(&loaded, g => playout_game(g, n, seed, max_plies))
 }
 
-fn playout_game<G: Game>(g: &G, n: u64, seed: u64, max_plies: usize) -> Result<(), String> {
+fn playout_game<G: Game>(g: &G, n: u64, seed: u64, max_plies: usize) -> Result<Finish, String> {
     let bar = indicatif::ProgressBar::new(n);
     bar.set_style(
         indicatif::ProgressStyle::with_template(
@@ -387,30 +413,25 @@ fn playout_game<G: Game>(g: &G, n: u64, seed: u64, max_plies: usize) -> Result<(
     });
     bar.finish_and_clear();
     fault_check(g)?;
-    outln!("{} playouts in {:.2} s", stats.playouts, stats.seconds);
-    outln!(
-        "playouts/s: {:.0}",
-        stats.playouts as f64 / stats.seconds.max(1e-9)
-    );
-    outln!(
-        "mean length: {:.2} turns ({:.2} plies)",
-        stats.mean_turns,
-        stats.mean_plies
-    );
-    for (name, p) in g.player_names().iter().zip(&stats.mean_payoffs) {
-        outln!("mean payoff {name}: {p:.4}");
-    }
-    Ok(())
+    toss_cli::play::write_playout_stats(&mut PipeStdout, g.player_names(), &stats, max_plies)
+        .map_err(stdout_error)?;
+    Ok(if stats.cut > 0 {
+        Finish::Cut
+    } else {
+        Finish::Complete
+    })
 }
 
-/// `toss play FILE [--player SPEC]...`.
+/// `toss play FILE [--player SPEC]... [--max-plies M]`; [`Finish::Cut`]
+/// when the play was cut at the limit.
 pub fn play(
     path: &Path,
     specs: &[PlayerSpec],
     seed: u64,
+    max_plies: usize,
     engine: Engine,
     colour: bool,
-) -> Result<(), String> {
+) -> Result<Finish, String> {
     let loaded = toss_cli::load::load_with(path, colour, engine).map_err(|e| e.rendered)?;
     let n = with_game!(&loaded, g => g.num_players());
     if specs.len() > n {
@@ -431,7 +452,7 @@ pub fn play(
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut out = PipeStdout;
-    match &loaded {
+    let ending = match &loaded {
         toss_cli::load::Loaded::Toss { game, interpreter } => {
             let mut seats = Vec::new();
             for (p, spec) in full.iter().enumerate() {
@@ -447,14 +468,29 @@ pub fn play(
                     Some(player) => toss_cli::play::Seat::Program(player, spec.budget),
                 });
             }
-            toss_cli::play::play(interpreter, &mut seats, seed, &mut input, &mut out)
-                .map_err(|e| e.to_string())?;
+            let ending = toss_cli::play::play(
+                interpreter,
+                &mut seats,
+                seed,
+                max_plies,
+                &mut input,
+                &mut out,
+            )
+            .map_err(|e| e.to_string())?;
             fault_check(interpreter)?;
+            ending
         }
-        toss_cli::load::Loaded::Gdl(g) => play_generic(g, &full, seed, &mut input, &mut out)?,
-        toss_cli::load::Loaded::Grounded(g) => play_generic(g, &full, seed, &mut input, &mut out)?,
-    }
-    Ok(())
+        toss_cli::load::Loaded::Gdl(g) => {
+            play_generic(g, &full, seed, max_plies, &mut input, &mut out)?
+        }
+        toss_cli::load::Loaded::Grounded(g) => {
+            play_generic(g, &full, seed, max_plies, &mut input, &mut out)?
+        }
+    };
+    Ok(match ending {
+        toss_cli::play::Ending::Finished { .. } => Finish::Complete,
+        toss_cli::play::Ending::Cut { .. } => Finish::Cut,
+    })
 }
 
 /// Terminal play of a game without a `.toss` description (GDL).
@@ -462,9 +498,10 @@ fn play_generic<G: Game + Sync + 'static>(
     g: &G,
     full: &[PlayerSpec],
     seed: u64,
+    max_plies: usize,
     input: &mut impl std::io::BufRead,
     out: &mut PipeStdout,
-) -> Result<(), String>
+) -> Result<toss_cli::play::Ending, String>
 where
     G::State: Send + Sync,
     G::Move: Send + Sync,
@@ -477,31 +514,28 @@ where
             Some(player) => toss_cli::play::Seat::Program(player, spec.budget),
         });
     }
-    toss_cli::play::play(g, &mut seats, seed, input, out).map_err(|e| e.to_string())?;
-    Ok(())
+    toss_cli::play::play(g, &mut seats, seed, max_plies, input, out).map_err(|e| e.to_string())
 }
 
-/// `toss match FILE --player SPEC --player SPEC -n GAMES [--seed S] [--swap]`.
+/// `toss match FILE --player SPEC --player SPEC -n GAMES [--seed S]
+/// [--swap] [--max-plies M]`; [`Finish::Cut`] when a game was cut.
 pub fn play_match(
     path: &Path,
     specs: &[PlayerSpec],
-    games: u64,
-    seed: u64,
-    swap: bool,
+    plan: &matches::MatchPlan,
     engine: Engine,
     colour: bool,
-) -> Result<(), String> {
+) -> Result<Finish, String> {
     let loaded = toss_cli::load::load_with(path, colour, engine).map_err(|e| e.rendered)?;
     let specs = &with_description_id(specs, path, &loaded)?;
     match loaded {
         toss_cli::load::Loaded::Toss { game, interpreter } => {
-            matches::run_match(&interpreter, &game, &interpreter, specs, games, seed, swap)?;
-            fault_check(&interpreter)
+            let finish = matches::run_match(&interpreter, &game, &interpreter, specs, plan)?;
+            fault_check(&interpreter)?;
+            Ok(finish)
         }
-        toss_cli::load::Loaded::Gdl(g) => matches::run_match_generic(&g, specs, games, seed, swap),
-        toss_cli::load::Loaded::Grounded(g) => {
-            matches::run_match_generic(&g, specs, games, seed, swap)
-        }
+        toss_cli::load::Loaded::Gdl(g) => matches::run_match_generic(&g, specs, plan),
+        toss_cli::load::Loaded::Grounded(g) => matches::run_match_generic(&g, specs, plan),
     }
 }
 
@@ -736,13 +770,16 @@ use toss::search::uct::{RandomPlayout, Uct, UctConfig};
 struct Compiled;
 
 const USAGE: &str = "usage:
-  NAME play [--seed S] [--iters N]     play first against UCT (N iterations per move)
+  NAME play [--seed S] [--iters N] [--max-plies M]
+                                       play first against UCT (N iterations per move)
   NAME playout [-n N] [--seed S] [--max-plies M]
-                                       random playouts: playouts/s, mean length and payoffs
+                                       random playouts: playouts/s, finished and cut
+                                       playouts, mean length and payoffs of the finished
   NAME perft DEPTH [--divide]          move sequences of that length from the start
   NAME solve [--moves M1,M2,...] [--depth D] [--memory 2G] [--time S]
              [--retrograde [--table OUT]] [--layers N]
-                                       the exact value and best moves (as `toss solve`)";
+                                       the exact value and best moves (as `toss solve`)
+exit status: 0 done, 1 an error, 3 a game cut at its limit (--max-plies, default 100000)";
 
 /// `writeln!` on standard output: a closed pipe ends the program quietly.
 macro_rules! outln {
@@ -772,12 +809,14 @@ fn fault_check(g: &Compiled) -> Result<(), String> {
     }
 }
 
-fn run(args: &[String]) -> Result<(), String> {
+/// Runs a subcommand; `Ok(true)` when a limit cut a game (exit status 3).
+fn run(args: &[String]) -> Result<bool, String> {
     let g = Compiled;
     match args.first().map(String::as_str) {
         Some("play") => {
             let seed = option(args, "--seed", 0u64)?;
             let iters = option(args, "--iters", 5000u64)?;
+            let max_plies = option(args, "--max-plies", 100_000usize)?;
             let mut seats: Vec<Seat<Compiled>> = vec![Seat::Human];
             for p in 1..g.num_players() {
                 let uct = Uct::new(
@@ -788,9 +827,11 @@ fn run(args: &[String]) -> Result<(), String> {
                 seats.push(Seat::Program(Box::new(uct), Budget::Iterations(iters)));
             }
             let mut input = std::io::stdin().lock();
-            toss_cli::play::play(&g, &mut seats, seed, &mut input, &mut PipeStdout)
+            let mut out = PipeStdout;
+            let ending = toss_cli::play::play(&g, &mut seats, seed, max_plies, &mut input, &mut out)
                 .map_err(|e| e.to_string())?;
-            fault_check(&g)
+            fault_check(&g)?;
+            Ok(matches!(ending, toss_cli::play::Ending::Cut { .. }))
         }
         Some("playout") => {
             let n = option(args, "-n", 1000u64)?;
@@ -801,13 +842,10 @@ fn run(args: &[String]) -> Result<(), String> {
             let max_plies = option(args, "--max-plies", 100_000usize)?;
             let stats = toss_cli::play::playouts(&g, n, seed, max_plies, || {});
             fault_check(&g)?;
-            outln!("{} playouts in {:.2} s", stats.playouts, stats.seconds);
-            outln!("playouts/s: {:.0}", stats.playouts as f64 / stats.seconds.max(1e-9));
-            outln!("mean length: {:.2} turns ({:.2} plies)", stats.mean_turns, stats.mean_plies);
-            for (name, p) in g.player_names().iter().zip(&stats.mean_payoffs) {
-                outln!("mean payoff {name}: {p:.4}");
-            }
-            Ok(())
+            let names = g.player_names();
+            toss_cli::play::write_playout_stats(&mut PipeStdout, names, &stats, max_plies)
+                .map_err(|e| format!("cannot write to standard output: {e}"))?;
+            Ok(stats.cut > 0)
         }
         Some("perft") => {
             let depth: usize = args
@@ -826,7 +864,7 @@ fn run(args: &[String]) -> Result<(), String> {
             };
             fault_check(&g)?;
             outln!("{total}");
-            Ok(())
+            Ok(false)
         }
         Some("solve") => {
             let text = |flag: &str| {
@@ -865,7 +903,8 @@ fn run(args: &[String]) -> Result<(), String> {
                 game_id: toss_cli::solve::description_id(include_bytes!("../GAME_FILE"), "generated"),
             };
             toss_cli::solve::run(&g, &run, &mut PipeStdout)?;
-            fault_check(&g)
+            fault_check(&g)?;
+            Ok(false)
         }
         _ => Err(USAGE.to_string()),
     }
@@ -874,7 +913,8 @@ fn run(args: &[String]) -> Result<(), String> {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match run(&args) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(true) => ExitCode::from(toss_cli::LIMIT_STATUS),
+        Ok(false) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("{e}");
             ExitCode::FAILURE

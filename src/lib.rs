@@ -19,6 +19,28 @@ pub mod render;
 pub mod simulate;
 pub mod solve;
 
+/// The default limit on the plies of one game in `toss play` and `toss
+/// match` (and on the turns of a `toss playout` playout): a game still
+/// going after that many is cut.
+pub const DEFAULT_MAX_PLIES: usize = 100_000;
+
+/// The exit status of a command whose work a limit stopped: a game cut at
+/// its ply limit, a simulation stopped before its end time. Distinct from
+/// 1 (an error) and 2 (a bad command line, as clap reports it), so a
+/// script can tell figures that leave something out from a failure.
+pub const LIMIT_STATUS: u8 = 3;
+
+/// How a command's work ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use]
+pub enum Finish {
+    /// Everything asked for was done to its end.
+    Complete,
+    /// A limit stopped some of it (the output says what);
+    /// [`LIMIT_STATUS`].
+    Cut,
+}
+
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

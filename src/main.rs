@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use toss_cli::Finish;
 
 mod commands;
 
@@ -12,7 +13,10 @@ mod commands;
 #[command(
     name = "toss",
     version,
-    about = "Toss in Rust: structure rewriting games"
+    about = "Toss in Rust: structure rewriting games",
+    after_help = "Exit status: 0 done; 1 an error; 2 a bad command line; 3 a limit stopped \
+                  the work (a game cut at its ply limit, a simulation stopped before its \
+                  end): the output says what was cut and leaves it out of the results."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -49,8 +53,11 @@ enum Command {
         #[arg(long)]
         divide: bool,
     },
-    /// Random playouts: playouts/s, mean length in turns and in plies, mean
-    /// payoff per player.
+    /// Random playouts: playouts/s, the playouts finished and those cut at
+    /// --max-plies, and of the finished ones the mean length in turns and
+    /// in plies and the mean payoff per player.
+    ///
+    /// Exit status 3 when a playout was cut (1 on an error).
     Playout {
         file: PathBuf,
         /// Number of playouts (at least 1).
@@ -58,13 +65,16 @@ enum Command {
         n: u64,
         #[arg(long, default_value_t = 0)]
         seed: u64,
-        /// Stop a playout after this many turns (a turn is a ply unless
-        /// one player moves several plies in a row).
-        #[arg(long, default_value_t = 100_000)]
+        /// Cut a playout after this many turns (a turn is a ply unless
+        /// one player moves several plies in a row): it is counted apart
+        /// and left out of the means.
+        #[arg(long, default_value_t = toss_cli::DEFAULT_MAX_PLIES)]
         max_plies: usize,
     },
     /// Play in the terminal: moves by number, by text or by cells (the
     /// cells a move changes, `e2 e4`, or those of its match).
+    ///
+    /// Exit status 3 when the play was cut at --max-plies (1 on an error).
     Play {
         file: PathBuf,
         /// One per player, in order: human, random, uct:iters=N, uct:time=S,
@@ -74,13 +84,20 @@ enum Command {
         players: Vec<toss_cli::matches::PlayerSpec>,
         #[arg(long, default_value_t = 0)]
         seed: u64,
+        /// Cut the play after this many plies (joint moves) if it has not
+        /// ended: it has no result.
+        #[arg(long, default_value_t = toss_cli::DEFAULT_MAX_PLIES)]
+        max_plies: usize,
     },
     /// A match between programs, e.g. --player uct+heur:iters=2000 --player uct:iters=2000.
     ///
     /// Prints per player and seat the wins, draws and losses, the score
     /// (wins plus half the draws, per game) and its 95% Wilson score
-    /// interval, then `result SPEC1 s1 SPEC2 s2`. GDL games: random and
-    /// uct players.
+    /// interval, then the number of games cut at --max-plies (they have
+    /// no result and are not in the table), then `result SPEC1 s1 SPEC2
+    /// s2`. GDL games: random and uct players.
+    ///
+    /// Exit status 3 when a game was cut (1 on an error).
     Match {
         file: PathBuf,
         /// One per player: random, uct:iters=N, uct:time=S, uct+heur:iters=N,
@@ -104,6 +121,10 @@ enum Command {
         /// Rotate the seats every game, so each player plays each side.
         #[arg(long)]
         swap: bool,
+        /// Cut a game after this many plies (joint moves) if it has not
+        /// ended.
+        #[arg(long, default_value_t = toss_cli::DEFAULT_MAX_PLIES)]
+        max_plies: usize,
     },
     /// Compile a game into a standalone release binary with subcommands
     /// play, playout and perft, run by the game's generated code.
@@ -116,6 +137,10 @@ enum Command {
     /// Run a game over continuous time with programs as players: one line
     /// `t=<time> rule=<name>` per rule application, then the final values
     /// of all functions.
+    ///
+    /// Exit status 3 when a limit stopped it before --until (--max-plies,
+    /// or the integrator's limit of 10,000,000 steps), after a line
+    /// `stopped at the limit ...` (1 on an error).
     Simulate {
         file: PathBuf,
         /// Stop at this time.
@@ -133,6 +158,10 @@ enum Command {
         /// Draw the trajectories of the functions over time as SVG.
         #[arg(long)]
         plot: Option<PathBuf>,
+        /// Stop after this many joint moves (a guard for games whose time
+        /// does not advance).
+        #[arg(long, default_value_t = toss_cli::simulate::MAX_PLIES)]
+        max_plies: usize,
     },
     /// Ground a GDL game into a propositional network and print it: its
     /// fluents, actions, gates (each a ground atom defined as an or of
@@ -181,7 +210,8 @@ enum Command {
         /// Print each rewrite step.
         #[arg(long)]
         trace: bool,
-        /// Give up after this many rewrite steps (non-termination).
+        /// Give up after this many rewrite steps (non-termination): exit
+        /// status 3 when a term has no normal form within the limit.
         #[arg(long, default_value_t = 1_000_000)]
         max_steps: u64,
     },
@@ -264,6 +294,9 @@ enum GgpCommand {
     },
     /// Run a match of a GDL game between GGP players, one per role in role
     /// order; prints each step and the goals.
+    ///
+    /// Exit status 3 when the match was cut at --max-steps (the players
+    /// are sent ABORT; no goals), 1 when it was not played.
     Referee {
         file: PathBuf,
         /// A player's address, host:port or http://host:port/.
@@ -286,6 +319,9 @@ enum GgpCommand {
         /// Write the match record there, in ggp-base's JSON format.
         #[arg(long)]
         record: Option<PathBuf>,
+        /// Cut the match after this many steps if the game has not ended.
+        #[arg(long, default_value_t = toss_cli::DEFAULT_MAX_PLIES)]
+        max_steps: usize,
     },
 }
 
@@ -306,14 +342,17 @@ fn main() -> ExitCode {
         }
         (false, e) => e,
     };
+    // The commands that can be cut say how they finished; the others
+    // finish or fail.
+    let done = |r: Result<(), String>| r.map(|()| Finish::Complete);
     let result = match cli.command {
-        Command::Check { files } => commands::check(&files, via_toss, colour),
-        Command::Fmt { file } => commands::fmt(&file, via_toss, colour),
+        Command::Check { files } => done(commands::check(&files, via_toss, colour)),
+        Command::Fmt { file } => done(commands::fmt(&file, via_toss, colour)),
         Command::Perft {
             file,
             depth,
             divide,
-        } => commands::perft(&file, depth, divide, engine, colour),
+        } => done(commands::perft(&file, depth, divide, engine, colour)),
         Command::Playout {
             file,
             n,
@@ -324,16 +363,26 @@ fn main() -> ExitCode {
             file,
             players,
             seed,
-        } => commands::play(&file, &players, seed, engine, colour),
+            max_plies,
+        } => commands::play(&file, &players, seed, max_plies, engine, colour),
         Command::Match {
             file,
             players,
             n,
             seed,
             swap,
-        } => commands::play_match(&file, &players, n, seed, swap, engine, colour),
+            max_plies,
+        } => {
+            let plan = toss_cli::matches::MatchPlan {
+                games: n,
+                seed,
+                swap,
+                max_plies,
+            };
+            commands::play_match(&file, &players, &plan, engine, colour)
+        }
         Command::Build { file, output } => {
-            commands::build(&file, output.as_deref(), via_toss, colour)
+            done(commands::build(&file, output.as_deref(), via_toss, colour))
         }
         Command::Simulate {
             file,
@@ -342,22 +391,24 @@ fn main() -> ExitCode {
             seed,
             players,
             plot,
+            max_plies,
         } => {
             let opts = toss_cli::simulate::Options {
                 until,
                 step,
                 seed,
                 players,
+                max_plies,
             };
             commands::simulate(&file, &opts, plot.as_deref(), via_toss, colour)
         }
-        Command::Ground { file, summary } => commands::ground(&file, summary, colour),
+        Command::Ground { file, summary } => done(commands::ground(&file, summary, colour)),
         Command::Heuristic {
             file,
             rule_condition,
-        } => commands::heuristic(&file, rule_condition, colour),
-        Command::Translate { file, explain } => commands::translate(&file, explain, colour),
-        Command::Solve(opts) => commands::solve(&opts, engine, colour),
+        } => done(commands::heuristic(&file, rule_condition, colour)),
+        Command::Translate { file, explain } => done(commands::translate(&file, explain, colour)),
+        Command::Solve(opts) => done(commands::solve(&opts, engine, colour)),
         Command::Synthesize {
             family,
             game,
@@ -365,14 +416,18 @@ fn main() -> ExitCode {
             bound,
             emit,
             check,
-        } => commands::synthesize(&family, &game, play, bound, &emit, check),
+        } => done(commands::synthesize(
+            &family, &game, play, bound, &emit, check,
+        )),
         Command::Term {
             file,
             terms,
             trace,
             max_steps,
         } => commands::term(&file, &terms, trace, max_steps),
-        Command::Show { file, moves, svg } => commands::show(&file, moves.as_deref(), &svg, colour),
+        Command::Show { file, moves, svg } => {
+            done(commands::show(&file, moves.as_deref(), &svg, colour))
+        }
         Command::Ggp {
             command:
                 GgpCommand::Serve {
@@ -385,17 +440,19 @@ fn main() -> ExitCode {
                     max_connections,
                     translated_player,
                 },
-        } => toss_cli::ggp::cli::serve(&toss_cli::ggp::cli::ServeOptions {
-            host,
-            port,
-            margin,
-            seed,
-            threads,
-            max_matches,
-            max_connections,
-            engine,
-            translated_player,
-        }),
+        } => done(toss_cli::ggp::cli::serve(
+            &toss_cli::ggp::cli::ServeOptions {
+                host,
+                port,
+                margin,
+                seed,
+                threads,
+                max_matches,
+                max_connections,
+                engine,
+                translated_player,
+            },
+        )),
         Command::Ggp {
             command:
                 GgpCommand::Referee {
@@ -407,6 +464,7 @@ fn main() -> ExitCode {
                     match_id,
                     grace,
                     record,
+                    max_steps,
                 },
         } => toss_cli::ggp::cli::referee(
             &toss_cli::ggp::cli::RefereeOptions {
@@ -418,12 +476,14 @@ fn main() -> ExitCode {
                 match_id,
                 grace,
                 record,
+                max_steps,
             },
             colour,
         ),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(Finish::Complete) => ExitCode::SUCCESS,
+        Ok(Finish::Cut) => ExitCode::from(toss_cli::LIMIT_STATUS),
         Err(message) => {
             if !message.is_empty() {
                 eprint!("{message}");

@@ -20,6 +20,9 @@ use toss_search::solve::player::SolverPlayer;
 use toss_search::solve::retro::RetroTable;
 use toss_search::uct::{Parallelism, PlayoutPolicy, RandomPlayout, Uct, UctConfig};
 
+use crate::Finish;
+use crate::play::{Ending, play_over};
+
 /// A parsed player spec.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlayerSpec {
@@ -459,14 +462,9 @@ pub fn choose_joint<G: Game>(
     Some(joint)
 }
 
-/// Plays one game: `seats[p]` plays game player `p`. Returns the payoffs
-/// and the number of plies (joint moves) played.
-pub fn play_one<G: Game>(
-    g: &G,
-    seats: &mut [Seat<G>],
-    seed: u64,
-    max_plies: usize,
-) -> (Vec<f64>, usize) {
+/// Plays one game: `seats[p]` plays game player `p`. After `max_plies`
+/// joint moves a game that has not ended is cut: it has no payoffs.
+pub fn play_one<G: Game>(g: &G, seats: &mut [Seat<G>], seed: u64, max_plies: usize) -> Ending {
     let mut rng = rng_from_seed(seed);
     let mut s = g.initial_state();
     let mut movers = Vec::new();
@@ -477,7 +475,10 @@ pub fn play_one<G: Game>(
             break;
         }
         if movers.iter().any(|&p| seats[p].player.is_none()) {
-            return (vec![0.0; g.num_players()], plies);
+            return Ending::Finished {
+                payoffs: vec![0.0; g.num_players()],
+                plies,
+            };
         }
         let Some(joint) = choose_joint(g, &s, seats, &movers) else {
             break;
@@ -485,42 +486,60 @@ pub fn play_one<G: Game>(
         g.apply(&mut s, &joint, &mut rng);
         plies += 1;
     }
-    let mut pay = vec![0.0; g.num_players()];
-    g.payoffs(&s, &mut pay);
-    (pay, plies)
+    if plies >= max_plies && !play_over(g, &s) {
+        return Ending::Cut { plies };
+    }
+    let mut payoffs = vec![0.0; g.num_players()];
+    g.payoffs(&s, &mut payoffs);
+    Ending::Finished { payoffs, plies }
 }
 
-/// The progress line of one finished game of a match: its number, which
-/// spec played which seat, the result and the plies, e.g.
-/// `game 3/10: white uct+heur:iters=100, black uct:iters=100; black wins; 57 plies`.
+/// The progress line of one game of a match: its number, which spec
+/// played which seat, the result and the plies, e.g.
+/// `game 3/10: white uct+heur:iters=100, black uct:iters=100; black wins; 57 plies`,
+/// or for a game stopped at the ply limit `...; cut at 500 plies`.
 /// `specs_by_seat[p]` is the spec that played seat `p`.
 pub fn game_line(
     number: u64,
     games: u64,
     seat_names: &[String],
     specs_by_seat: &[&str],
-    payoffs: &[f64],
-    plies: usize,
+    ending: &Ending,
 ) -> String {
     let seats: Vec<String> = seat_names
         .iter()
         .zip(specs_by_seat)
         .map(|(name, spec)| format!("{name} {spec}"))
         .collect();
-    let result = match (0..payoffs.len()).find(|&p| outcome(payoffs, p).wins == 1) {
-        Some(p) => format!("{} wins", seat_names[p]),
-        None => "draw".to_string(),
+    let result = match ending {
+        Ending::Cut { plies } => format!("cut at {plies} plies"),
+        Ending::Finished { payoffs, plies } => {
+            let winner = match (0..payoffs.len()).find(|&p| outcome(payoffs, p).wins == 1) {
+                Some(p) => format!("{} wins", seat_names[p]),
+                None => "draw".to_string(),
+            };
+            format!("{winner}; {plies} plies")
+        }
     };
-    format!(
-        "game {number}/{games}: {}; {result}; {plies} plies",
-        seats.join(", ")
-    )
+    format!("game {number}/{games}: {}; {result}", seats.join(", "))
 }
 
-/// A match of `games` games between programs, one spec per game player;
-/// with `swap` the seats rotate every game. Shows a progress bar, prints
-/// one line per finished game to stderr ([`game_line`]), then the table of
-/// wins, draws and losses per spec and seat, then a `result` line. `g`
+/// What a match plays: `games` games from `seed`.
+#[derive(Clone, Copy, Debug)]
+pub struct MatchPlan {
+    pub games: u64,
+    pub seed: u64,
+    /// Rotate the seats every game.
+    pub swap: bool,
+    /// A game still going after this many joint moves is cut.
+    pub max_plies: usize,
+}
+
+/// A match of `plan.games` games between programs, one spec per game
+/// player (see [`MatchPlan`]). Shows a progress bar, prints one line
+/// per game to stderr ([`game_line`]), then the table of wins, draws and
+/// losses per spec and seat (of the games that finished), the number of
+/// cut games, then a `result` line. [`Finish::Cut`] when a game was cut. `g`
 /// implements the description `game` (interpreted as `interp`, or
 /// generated). A heuristic the players derive is derived once, before the
 /// first game (stderr says how long it took).
@@ -529,15 +548,13 @@ pub fn run_match<G: Game + Sync + 'static>(
     game: &ir::Game,
     interp: &Interpreter,
     specs: &[PlayerSpec],
-    games: u64,
-    seed: u64,
-    swap: bool,
-) -> Result<(), String>
+    plan: &MatchPlan,
+) -> Result<Finish, String>
 where
     G::State: Send + Sync,
     G::Move: Send + Sync,
 {
-    check_match(g, specs, games)?;
+    check_match(g, specs, plan.games)?;
     let mut derived: Vec<Option<Heuristics>> = Vec::with_capacity(specs.len());
     for spec in specs {
         if !needs_derived_heuristic(spec, g) {
@@ -563,7 +580,7 @@ where
             }
         }));
     }
-    play_match(g, specs, games, seed, swap, |k, seed| {
+    play_match(g, specs, plan, |k, seed| {
         build_with(&specs[k], g, game, interp, seed, derived[k].as_ref())
     })
 }
@@ -574,19 +591,17 @@ where
 pub fn run_match_generic<G: Game + Sync + 'static>(
     g: &G,
     specs: &[PlayerSpec],
-    games: u64,
-    seed: u64,
-    swap: bool,
-) -> Result<(), String>
+    plan: &MatchPlan,
+) -> Result<Finish, String>
 where
     G::State: Send + Sync,
     G::Move: Send + Sync,
 {
-    check_match(g, specs, games)?;
+    check_match(g, specs, plan.games)?;
     for spec in specs {
         build_generic::<G>(spec, g, 0)?;
     }
-    play_match(g, specs, games, seed, swap, |k, seed| {
+    play_match(g, specs, plan, |k, seed| {
         Ok(Seat {
             spec: specs[k].clone(),
             player: build_generic(&specs[k], g, seed)?,
@@ -617,14 +632,19 @@ fn check_match<G: Game>(g: &G, specs: &[PlayerSpec], games: u64) -> Result<(), S
 fn play_match<G: Game>(
     g: &G,
     specs: &[PlayerSpec],
-    games: u64,
-    seed: u64,
-    swap: bool,
+    plan: &MatchPlan,
     mut seat: impl FnMut(usize, u64) -> Result<Seat<G>, String>,
-) -> Result<(), String> {
+) -> Result<Finish, String> {
+    let &MatchPlan {
+        games,
+        seed,
+        swap,
+        max_plies,
+    } = plan;
     let n = g.num_players();
-    // records[spec][seat]
+    // records[spec][seat]; a cut game has no result, so it is only counted.
     let mut records = vec![vec![Record::default(); n]; n];
+    let mut cut = 0u64;
     let bar = indicatif::ProgressBar::new(games);
     bar.set_style(
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} games (eta {eta}) {msg}")
@@ -640,12 +660,17 @@ fn play_match<G: Game>(
             let k = seat_of_spec.iter().position(|&q| q == p).unwrap_or(p);
             seats.push(seat(k, game_seed.wrapping_add(97 * k as u64))?);
         }
-        let (payoffs, plies) = play_one(g, &mut seats, game_seed, 100_000);
-        for (k, &p) in seat_of_spec.iter().enumerate() {
-            records[k][p].add(outcome(&payoffs, p));
+        let ending = play_one(g, &mut seats, game_seed, max_plies);
+        match &ending {
+            Ending::Finished { payoffs, .. } => {
+                for (k, &p) in seat_of_spec.iter().enumerate() {
+                    records[k][p].add(outcome(payoffs, p));
+                }
+            }
+            Ending::Cut { .. } => cut += 1,
         }
         let by_seat: Vec<&str> = seats.iter().map(|s| s.spec.text.as_str()).collect();
-        let mut line = game_line(i + 1, games, g.player_names(), &by_seat, &payoffs, plies);
+        let mut line = game_line(i + 1, games, g.player_names(), &by_seat, &ending);
         for note in seats
             .iter()
             .filter_map(|s| s.player.as_ref().and_then(|p| p.summary()))
@@ -664,15 +689,23 @@ fn play_match<G: Game>(
     }
     bar.finish_and_clear();
     let mut table = String::new();
+    // Without a finished game there is no score: `-`, not 0.
+    let score = |r: &Record, digits: usize| {
+        if r.games() == 0 {
+            "-".to_string()
+        } else {
+            format!("{:.digits$}", r.score())
+        }
+    };
     let row = |t: &mut String, spec: &str, seat: &str, r: &Record| {
         let (lo, hi) = r.wilson95();
         let _ = writeln!(
             t,
-            "{spec:<24} {seat:<10} {:>6} {:>6} {:>6} {:>7.3} {:>16}",
+            "{spec:<24} {seat:<10} {:>6} {:>6} {:>6} {:>7} {:>16}",
             r.wins,
             r.draws,
             r.losses,
-            r.score(),
+            score(r, 3),
             format!("[{lo:.3}, {hi:.3}]")
         );
     };
@@ -692,12 +725,20 @@ fn play_match<G: Game>(
             row(&mut table, &spec.text, &g.player_names()[p], r);
         }
         row(&mut table, &spec.text, "all", &total);
-        let _ = write!(result, " {} {:.4}", spec.text, total.score());
+        let _ = write!(result, " {} {}", spec.text, score(&total, 4));
     }
+    let _ = writeln!(
+        table,
+        "cut at {max_plies} plies (no result, not in the table): {cut} of {games} games"
+    );
     let mut out = crate::play::PipeStdout;
     writeln!(out, "{table}{result}")
         .map_err(|e| format!("cannot write to standard output: {e}"))?;
-    Ok(())
+    Ok(if cut > 0 {
+        Finish::Cut
+    } else {
+        Finish::Complete
+    })
 }
 
 /// Wins, draws and losses of one spec in one seat.
@@ -777,12 +818,41 @@ mod tests {
     fn a_game_line_names_the_seats_the_winner_and_the_plies() {
         let names = ["white".to_string(), "black".to_string()];
         assert_eq!(
-            game_line(3, 10, &names, &["uct:iters=5", "random"], &[-1.0, 1.0], 57),
+            game_line(
+                3,
+                10,
+                &names,
+                &["uct:iters=5", "random"],
+                &Ending::Finished {
+                    payoffs: vec![-1.0, 1.0],
+                    plies: 57
+                }
+            ),
             "game 3/10: white uct:iters=5, black random; black wins; 57 plies"
         );
         assert_eq!(
-            game_line(1, 1, &names, &["random", "random"], &[0.0, 0.0], 9),
+            game_line(
+                1,
+                1,
+                &names,
+                &["random", "random"],
+                &Ending::Finished {
+                    payoffs: vec![0.0, 0.0],
+                    plies: 9
+                }
+            ),
             "game 1/1: white random, black random; draw; 9 plies"
+        );
+        // A cut game names no winner, even where the payoffs would.
+        assert_eq!(
+            game_line(
+                2,
+                2,
+                &names,
+                &["random", "random"],
+                &Ending::Cut { plies: 50 }
+            ),
+            "game 2/2: white random, black random; cut at 50 plies"
         );
     }
 

@@ -59,21 +59,42 @@ pub fn perft_divide<G: Game>(g: &G, s: &G::State, depth: usize) -> Vec<(String, 
         .collect()
 }
 
-/// What `toss playout` measured.
+/// Whether play has ended in `s`: no mover, or a mover without a legal
+/// move (where the play loops of this crate and of `Game` stop too).
+pub fn play_over<G: Game>(g: &G, s: &G::State) -> bool {
+    let (mut movers, mut moves) = (Vec::new(), Vec::new());
+    g.movers_and_moves(s, &mut movers, &mut moves);
+    movers.is_empty() || moves[..movers.len()].iter().any(Vec::is_empty)
+}
+
+/// What `toss playout` measured. The means are over the finished
+/// playouts only: a playout cut at the limit has no result, and its
+/// length is the limit's, not the game's.
 pub struct PlayoutStats {
     pub playouts: u64,
+    /// Playouts stopped at the turn limit before the end of the play.
+    pub cut: u64,
     pub seconds: f64,
     /// Mean length in turns (maximal runs of plies with one mover, see
-    /// `Game::continues_turn`), as perft and `--max-plies` count.
+    /// `Game::continues_turn`), as perft and `--max-plies` count; NaN when
+    /// no playout finished.
     pub mean_turns: f64,
-    /// Mean length in plies (joint moves).
+    /// Mean length in plies (joint moves); NaN when no playout finished.
     pub mean_plies: f64,
+    /// NaN when no playout finished.
     pub mean_payoffs: Vec<f64>,
+}
+
+impl PlayoutStats {
+    pub fn finished(&self) -> u64 {
+        self.playouts - self.cut
+    }
 }
 
 /// Runs `n` random playouts with one generator seeded from `seed`; `tick`
 /// is called after each playout (for a progress bar). `max_turns` stops a
-/// playout after that many turns.
+/// playout after that many turns; such a playout is counted as cut, apart
+/// from the finished ones, when its play had not ended.
 pub fn playouts<G: Game>(
     g: &G,
     n: u64,
@@ -82,7 +103,7 @@ pub fn playouts<G: Game>(
     mut tick: impl FnMut(),
 ) -> PlayoutStats {
     let mut rng = rng_from_seed(seed);
-    let (mut turns, mut plies) = (0u64, 0u64);
+    let (mut turns, mut plies, mut cut) = (0u64, 0u64, 0u64);
     let mut payoffs = vec![0.0; g.num_players()];
     // Where every ply is a turn, the game's own (possibly generated)
     // playout counts both; otherwise the trait's playout loop runs on a
@@ -93,30 +114,81 @@ pub fn playouts<G: Game>(
     });
     let start = Instant::now();
     for _ in 0..n {
+        // `random_playout` from the initial state, keeping the state to
+        // tell a playout cut at the limit from one that ended there.
+        let mut s = g.initial_state();
+        let before = counting.as_ref().map_or(0, |c| c.plies.get());
         let (len, pay) = match &counting {
-            Some(c) => c.random_playout(&mut rng, max_turns),
-            None => {
-                let (len, pay) = g.random_playout(&mut rng, max_turns);
-                plies += len as u64;
-                (len, pay)
-            }
+            Some(c) => c.random_playout_from(&mut s, &mut rng, max_turns),
+            None => g.random_playout_from(&mut s, &mut rng, max_turns),
         };
-        turns += len as u64;
-        for (sum, p) in payoffs.iter_mut().zip(pay) {
-            *sum += p;
+        if len >= max_turns && !play_over(g, &s) {
+            cut += 1;
+        } else {
+            turns += len as u64;
+            plies += match &counting {
+                Some(c) => c.plies.get() - before,
+                None => len as u64,
+            };
+            for (sum, p) in payoffs.iter_mut().zip(pay) {
+                *sum += p;
+            }
         }
         tick();
     }
     let seconds = start.elapsed().as_secs_f64();
-    plies += counting.map_or(0, |c| c.plies.get());
-    let n_f = n.max(1) as f64;
+    let finished = (n - cut) as f64;
+    let mean = |x: f64| {
+        if finished > 0.0 {
+            x / finished
+        } else {
+            f64::NAN
+        }
+    };
     PlayoutStats {
         playouts: n,
+        cut,
         seconds,
-        mean_turns: turns as f64 / n_f,
-        mean_plies: plies as f64 / n_f,
-        mean_payoffs: payoffs.into_iter().map(|p| p / n_f).collect(),
+        mean_turns: mean(turns as f64),
+        mean_plies: mean(plies as f64),
+        mean_payoffs: payoffs.into_iter().map(mean).collect(),
     }
+}
+
+/// Writes what [`playouts`] measured, as `toss playout` prints it: the
+/// count and time, the rate, the finished and cut playouts, then the
+/// means of the finished ones (length in turns and plies, payoff per
+/// player).
+pub fn write_playout_stats(
+    out: &mut impl Write,
+    names: &[String],
+    stats: &PlayoutStats,
+    max_turns: usize,
+) -> std::io::Result<()> {
+    writeln!(out, "{} playouts in {:.2} s", stats.playouts, stats.seconds)?;
+    writeln!(
+        out,
+        "playouts/s: {:.0}",
+        stats.playouts as f64 / stats.seconds.max(1e-9)
+    )?;
+    writeln!(
+        out,
+        "finished: {}, cut at {max_turns} turns: {}",
+        stats.finished(),
+        stats.cut
+    )?;
+    if stats.finished() == 0 {
+        return writeln!(out, "no playout finished: no mean length or payoff");
+    }
+    writeln!(
+        out,
+        "mean length: {:.2} turns ({:.2} plies)",
+        stats.mean_turns, stats.mean_plies
+    )?;
+    for (name, p) in names.iter().zip(&stats.mean_payoffs) {
+        writeln!(out, "mean payoff {name}: {p:.4}")?;
+    }
+    Ok(())
 }
 
 /// `game`, counting the joint moves applied. It keeps the trait's default
@@ -399,8 +471,17 @@ pub fn picture<G: Game>(g: &G, s: &G::State) -> String {
     out
 }
 
-/// Plays a game in the terminal: humans type moves on `input`, the board
-/// and the moves go to `out`. Returns the payoffs.
+/// How a game played to its end or to a ply limit came out.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ending {
+    /// The play ended after `plies` joint moves, with these payoffs.
+    Finished { payoffs: Vec<f64>, plies: usize },
+    /// The play was stopped after `plies` joint moves, the limit, before
+    /// its end: it has no result (the payoffs of the position reached are
+    /// not the game's).
+    Cut { plies: usize },
+}
+
 /// A seat in `toss play`: a person typing moves, or a program with its
 /// budget per move.
 pub enum Seat<G: Game> {
@@ -408,20 +489,32 @@ pub enum Seat<G: Game> {
     Program(Box<dyn Player<G>>, Budget),
 }
 
+/// Plays a game in the terminal: humans type moves on `input`, the board
+/// and the moves go to `out`. After `max_plies` joint moves a play that
+/// has not ended is cut (it says so); otherwise the payoffs are printed.
 pub fn play<G: Game>(
     g: &G,
     seats: &mut [Seat<G>],
     seed: u64,
+    max_plies: usize,
     input: &mut impl BufRead,
     out: &mut impl Write,
-) -> std::io::Result<Vec<f64>> {
+) -> std::io::Result<Ending> {
     let names = g.player_names();
     let mut rng: Rng = rng_from_seed(seed);
     let mut s = g.initial_state();
     let mut movers = Vec::new();
     let mut moves = Vec::new();
+    let mut plies = 0;
     loop {
         writeln!(out, "{}", picture(g, &s))?;
+        if plies >= max_plies && !play_over(g, &s) {
+            writeln!(
+                out,
+                "The play was cut at the limit of {max_plies} plies (--max-plies); it has no result."
+            )?;
+            return Ok(Ending::Cut { plies });
+        }
         g.movers(&s, &mut movers);
         let mut joint = Vec::new();
         for &p in &movers {
@@ -469,6 +562,7 @@ pub fn play<G: Game>(
             }
         }
         g.apply(&mut s, &joint, &mut rng);
+        plies += 1;
     }
     let mut pay = vec![0.0; g.num_players()];
     g.payoffs(&s, &mut pay);
@@ -476,7 +570,10 @@ pub fn play<G: Game>(
     for (n, p) in names.iter().zip(&pay) {
         writeln!(out, "  {n}: {p}")?;
     }
-    Ok(pay)
+    Ok(Ending::Finished {
+        payoffs: pay,
+        plies,
+    })
 }
 
 /// Reads lines from `input` until one names a legal move of `player` (see

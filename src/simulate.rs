@@ -9,12 +9,12 @@ use toss_core::game::{Game, rng_from_seed};
 use toss_core::ir;
 use toss_core::structure::Structure;
 use toss_runtime::Interpreter;
-use toss_runtime::ode::Method;
+use toss_runtime::ode::{Method, OdeError};
 
 use crate::matches::{self, PlayerSpec};
 
-/// At most this many joint moves are played (a guard for games whose time
-/// does not advance).
+/// By default at most this many joint moves are played (a guard for games
+/// whose time does not advance).
 pub const MAX_PLIES: usize = 100_000;
 
 /// What to simulate.
@@ -27,6 +27,15 @@ pub struct Options {
     pub seed: u64,
     /// One per player (the rest play randomly).
     pub players: Vec<PlayerSpec>,
+    /// Stop after this many joint moves (see [`MAX_PLIES`]).
+    pub max_plies: usize,
+}
+
+/// What a simulation came to: its trajectories (when traced) and whether
+/// a limit stopped it before `until` and the end of the play.
+pub struct Simulation {
+    pub trajectories: Trajectories,
+    pub finish: crate::Finish,
 }
 
 /// Trajectories of every function on every element: `(name, points)`,
@@ -56,14 +65,19 @@ fn record(traj: &mut Trajectories, t: f64, s: &Structure) {
 /// Runs `interp` (the interpreter of `game`) from its start until time
 /// `opts.until` or the end of the play. Writes `t=<time> rule=<name>` per
 /// rule application, then `final t=<time>` and `:f(e) = v` for every
-/// function and live element. Returns the trajectories when `trace`.
+/// function and live element. When a limit stops it first, `opts.max_plies`
+/// joint moves or the integrator's step limit ([`ode::MAX_STEPS`]), a line
+/// `stopped at the limit ...` comes before `final` and the result is
+/// [`crate::Finish::Cut`]. Returns the trajectories when `trace`.
+///
+/// [`ode::MAX_STEPS`]: toss_runtime::ode::MAX_STEPS
 pub fn simulate(
     game: &ir::Game,
     interp: &mut Interpreter,
     opts: &Options,
     trace: bool,
     out: &mut dyn Write,
-) -> Result<Trajectories, String> {
+) -> Result<Simulation, String> {
     if opts.until.is_nan() || opts.until < 0.0 {
         return Err(format!("--until {} is not a non-negative time", opts.until));
     }
@@ -105,7 +119,9 @@ pub fn simulate(
     let mut s = interp.initial_state();
     let mut traj: Trajectories = Vec::new();
     let mut movers = Vec::new();
-    for _ in 0..MAX_PLIES {
+    let mut finish = crate::Finish::Complete;
+    let mut plies = 0;
+    loop {
         if s.time >= opts.until {
             break;
         }
@@ -113,6 +129,17 @@ pub fn simulate(
         if movers.is_empty() {
             break;
         }
+        if plies >= opts.max_plies {
+            writeln!(
+                out,
+                "stopped at the limit of {} plies (--max-plies), before t={}",
+                opts.max_plies, opts.until
+            )
+            .map_err(io)?;
+            finish = crate::Finish::Cut;
+            break;
+        }
+        plies += 1;
         let Some(joint) = matches::choose_joint(interp, &s, &mut seats, &movers) else {
             break;
         };
@@ -128,7 +155,14 @@ pub fn simulate(
             writeln!(out, "t={} rule={rule}", s.time).map_err(io)?;
         }
         if let Some(e) = &ev.error {
-            writeln!(out, "evolution stopped: {e}").map_err(io)?;
+            // The step limit is a limit of the integrator, not a fault of
+            // the game: the simulation is cut, not failed.
+            if let OdeError::TooManySteps(_) = e {
+                writeln!(out, "stopped at the limit of the integrator: {e}").map_err(io)?;
+                finish = crate::Finish::Cut;
+            } else {
+                writeln!(out, "evolution stopped: {e}").map_err(io)?;
+            }
             break;
         }
         if ev.limited {
@@ -152,7 +186,10 @@ pub fn simulate(
     if trace {
         record(&mut traj, s.time, st);
     }
-    Ok(traj)
+    Ok(Simulation {
+        trajectories: traj,
+        finish,
+    })
 }
 
 /// Draws trajectories as an SVG line chart at `path`.

@@ -87,11 +87,14 @@ pub struct RefereeOptions {
     pub grace: f64,
     /// Where to write the match record (ggp-base's JSON).
     pub record: Option<PathBuf>,
+    /// Cut the match after this many steps if the game has not ended.
+    pub max_steps: usize,
 }
 
 /// `toss ggp referee`: one line per step, the faults, then the goals; an
-/// error (status 1, no goals) when the match was not played.
-pub fn referee(o: &RefereeOptions, colour: bool) -> Result<(), String> {
+/// error (status 1, no goals) when the match was not played;
+/// [`crate::Finish::Cut`] (no goals) when it was cut at `max_steps`.
+pub fn referee(o: &RefereeOptions, colour: bool) -> Result<crate::Finish, String> {
     let path: &Path = &o.file;
     if !crate::load::is_gdl(path) {
         return Err(format!(
@@ -120,7 +123,7 @@ pub fn referee(o: &RefereeOptions, colour: bool) -> Result<(), String> {
         start_clock: o.start_clock,
         play_clock: o.play_clock,
         seed: o.seed,
-        max_steps: 100_000,
+        max_steps: o.max_steps,
         grace: Duration::from_secs_f64(o.grace),
     };
     let mut write_error = None;
@@ -142,10 +145,17 @@ pub fn referee(o: &RefereeOptions, colour: bool) -> Result<(), String> {
     if let Some(why) = &record.not_played {
         return Err(format!("the match was not played: {why}"));
     }
+    if record.cut {
+        outln!(
+            "cut at {} steps (--max-steps): the game had not ended, no goals",
+            o.max_steps
+        );
+        return Ok(crate::Finish::Cut);
+    }
     match &record.goals {
         Ok(g) => {
             outln!("goals {}", goals_text(&record.roles, g));
-            Ok(())
+            Ok(crate::Finish::Complete)
         }
         Err(e) => Err(e.clone()),
     }

@@ -121,7 +121,8 @@ pub struct RefereeConfig {
     pub play_clock: u64,
     /// Seeds the random moves that replace faulty replies.
     pub seed: u64,
-    /// At most this many steps are played.
+    /// At most this many steps are played: a game still going then is cut
+    /// (see [`MatchRecord::cut`]).
     pub max_steps: usize,
     /// A reply is accepted up to this long after its clock
     /// ([`GGP_BASE_GRACE`] in ggp-base).
@@ -153,6 +154,9 @@ pub struct MatchRecord {
     /// Why the match does not count, if it does not: a player refused
     /// START (or did not answer it), or never gave a valid reply to PLAY.
     pub not_played: Option<String>,
+    /// The game had not ended after [`RefereeConfig::max_steps`] steps:
+    /// the players were sent ABORT, and there are no goals.
+    pub cut: bool,
     /// The states, the initial one first, in ggp-base's rendering
     /// (`( ( cell 1 1 b ) ( control xplayer ) )`), and when each was
     /// reached (milliseconds since the Unix epoch).
@@ -240,7 +244,7 @@ impl MatchRecord {
             json_string(&self.match_id),
             json_string(&format!("{:016x}", self.start_time)),
             self.start_time,
-            self.not_played.is_some(),
+            self.not_played.is_some() || self.cut,
             json_strings(&self.states),
             moves.join(", "),
             self.state_times
@@ -401,6 +405,7 @@ pub fn run_match(
         goals: Err("the match was not played".into()),
         faults: Vec::new(),
         not_played: None,
+        cut: false,
         states: Vec::new(),
         state_times: Vec::new(),
         start_time,
@@ -451,10 +456,23 @@ pub fn run_match(
     };
     while !game.is_terminal(&state) {
         if moves.len() >= cfg.max_steps {
-            return Err(format!(
-                "the game did not end within {} steps",
+            // Cut: the players are told the match is off, as ggp-base's
+            // referee aborts a match it stops.
+            let abort = format!("(ABORT {})", cfg.match_id);
+            broadcast(players, &vec![abort; players.len()], play_clock + grace);
+            log(&format!(
+                "{}: cut at {} steps, the game had not ended: no goals",
+                cfg.match_id, cfg.max_steps
+            ));
+            record.goals = Err(format!(
+                "cut at {} steps: the game had not ended",
                 cfg.max_steps
             ));
+            record.cut = true;
+            record.moves = moves;
+            record.reply_times = reply_times;
+            record.faults = faults;
+            return Ok(record);
         }
         let step = moves.len() + 1;
         let msg = format!("(PLAY {} {})", cfg.match_id, last_joint(&moves));
