@@ -66,8 +66,11 @@ pub fn check(files: &[PathBuf], via_toss: bool, colour: bool) -> Result<(), Stri
             outln!();
         }
         if toss_cli::load::is_gdl(path) && !via_toss {
-            match toss_cli::load::load_gdl(path, colour) {
-                Ok(g) => out!("{}", gdl_summary(path, &g)),
+            match toss_cli::load::load_gdl_with_warnings(path, colour) {
+                Ok((g, warnings)) => {
+                    eprint!("{warnings}");
+                    out!("{}", gdl_summary(path, &g));
+                }
                 Err(e) => {
                     eprint!("{e}");
                     failed += 1;
@@ -478,7 +481,7 @@ where
         });
     }
     toss_cli::play::play(g, &mut seats, seed, input, out).map_err(|e| e.to_string())?;
-    Ok(())
+    fault_check(g)
 }
 
 /// `toss match FILE --player SPEC --player SPEC -n GAMES [--seed S] [--swap]`.

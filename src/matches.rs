@@ -641,6 +641,15 @@ fn play_match<G: Game>(
             seats.push(seat(k, game_seed.wrapping_add(97 * k as u64))?);
         }
         let (payoffs, plies) = play_one(g, &mut seats, game_seed, 100_000);
+        // A fault (a payoff not finite, a limit reached) leaves the payoffs
+        // meaningless: no game of the match is scored from then on.
+        if let Some(f) = g.fault() {
+            bar.finish_and_clear();
+            return Err(format!(
+                "game {}: the game could not be played on: {f}",
+                i + 1
+            ));
+        }
         for (k, &p) in seat_of_spec.iter().enumerate() {
             records[k][p].add(outcome(&payoffs, p));
         }
