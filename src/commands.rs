@@ -67,8 +67,11 @@ pub fn check(files: &[PathBuf], via_toss: bool, colour: bool) -> Result<(), Stri
             outln!();
         }
         if toss_cli::load::is_gdl(path) && !via_toss {
-            match toss_cli::load::load_gdl(path, colour) {
-                Ok(g) => out!("{}", gdl_summary(path, &g)),
+            match toss_cli::load::load_gdl_with_warnings(path, colour) {
+                Ok((g, warnings)) => {
+                    eprint!("{warnings}");
+                    out!("{}", gdl_summary(path, &g));
+                }
                 Err(e) => {
                     eprint!("{e}");
                     failed += 1;
@@ -514,7 +517,10 @@ where
             Some(player) => toss_cli::play::Seat::Program(player, spec.budget),
         });
     }
-    toss_cli::play::play(g, &mut seats, seed, max_plies, input, out).map_err(|e| e.to_string())
+    let ending = toss_cli::play::play(g, &mut seats, seed, max_plies, input, out)
+        .map_err(|e| e.to_string())?;
+    fault_check(g)?;
+    Ok(ending)
 }
 
 /// `toss match FILE --player SPEC --player SPEC -n GAMES [--seed S]

@@ -156,6 +156,15 @@ pub fn load_gdl(path: &Path, colour: bool) -> Result<toss_gdl::GdlGame, LoadErro
     load_gdl_description(path, colour).map(|(g, _)| g)
 }
 
+/// [`load_gdl`], with the checker's warnings rendered (empty without any),
+/// for `toss check`.
+pub fn load_gdl_with_warnings(
+    path: &Path,
+    colour: bool,
+) -> Result<(toss_gdl::GdlGame, String), LoadError> {
+    read_gdl(path, colour).map(|g| (g.game, g.warnings))
+}
+
 /// [`load_gdl`], with the checked description.
 pub fn load_gdl_description(
     path: &Path,
@@ -172,6 +181,8 @@ struct ReadGdl {
     desc: toss_gdl::Description,
     rule_spans: Vec<toss_gdl::kif::syntax::Span>,
     game: toss_gdl::GdlGame,
+    /// The checker's warnings, rendered like errors.
+    warnings: String,
 }
 
 fn read_gdl(path: &Path, colour: bool) -> Result<ReadGdl, LoadError> {
@@ -192,11 +203,13 @@ fn read_gdl(path: &Path, colour: bool) -> Result<ReadGdl, LoadError> {
             });
         }
     };
+    let checked = toss_gdl::kif::check_gdl(&text);
+    let warnings = toss_lang::render_warnings(&checked.warnings, &text, &shown, colour);
+    // Errors first, then the warnings, which may explain them.
     let rendered = |diags: Vec<toss_lang::Diagnostic>| LoadError {
-        rendered: toss_lang::render_diagnostics(&diags, &text, &shown, colour),
+        rendered: toss_lang::render_diagnostics(&diags, &text, &shown, colour) + &warnings,
         count: diags.len(),
     };
-    let checked = toss_gdl::kif::check_gdl(&text);
     let desc = match checked.description {
         Some(d) if checked.errors.is_empty() => d,
         _ => return Err(rendered(checked.errors)),
@@ -208,6 +221,7 @@ fn read_gdl(path: &Path, colour: bool) -> Result<ReadGdl, LoadError> {
         desc,
         rule_spans: checked.rule_spans,
         game,
+        warnings,
     })
 }
 

@@ -661,6 +661,15 @@ fn play_match<G: Game>(
             seats.push(seat(k, game_seed.wrapping_add(97 * k as u64))?);
         }
         let ending = play_one(g, &mut seats, game_seed, max_plies);
+        // A fault (a payoff not finite, a limit reached) leaves the payoffs
+        // meaningless: no game of the match is scored from then on.
+        if let Some(f) = g.fault() {
+            bar.finish_and_clear();
+            return Err(format!(
+                "game {}: the game could not be played on: {f}",
+                i + 1
+            ));
+        }
         match &ending {
             Ending::Finished { payoffs, .. } => {
                 for (k, &p) in seat_of_spec.iter().enumerate() {

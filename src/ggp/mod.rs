@@ -1104,6 +1104,15 @@ impl<G: MatchGame> Match<G> {
             }
             None => {}
         }
+        // A fault of the description (a role without a legal move, goals
+        // not in 0..100), found here or by a search: every state is
+        // terminal from then on, so it must be told before that.
+        if let Some(f) = self.game.fault() {
+            return Err(GgpError {
+                status: 500,
+                message: format!("step {}: {f}", self.step + 1),
+            });
+        }
         if self.game.is_terminal(&self.state) {
             return Err(GgpError::bad(format!(
                 "the game of match `{}` is over after {} steps (expected STOP)",
@@ -1115,10 +1124,7 @@ impl<G: MatchGame> Match<G> {
         let Some(mv) = self.search(deadline) else {
             return Err(GgpError {
                 status: 500,
-                message: format!(
-                    "role {} has no legal move in this state (a fault of the game description)",
-                    self.role_name()
-                ),
+                message: self.no_move_reason(),
             });
         };
         let text = self
@@ -1161,7 +1167,7 @@ impl<G: MatchGame> Match<G> {
     /// remaining moves the most visited one. A state beyond the limits
     /// (more joint moves than `max_joint_moves`, or facts beyond the
     /// reasoner's limit) is not searched: the move is a random legal one.
-    /// `None` when the state is terminal or our role has no legal move.
+    /// `None` when the state is terminal or a role has no legal move.
     fn search(&mut self, deadline: Instant) -> Option<G::Move> {
         let np = self.game.num_players();
         let overflows = self.game.overflows();
@@ -1170,7 +1176,8 @@ impl<G: MatchGame> Match<G> {
             self.game.legal_moves(&self.state, p, l);
         }
         let dims: Vec<usize> = legal.iter().map(Vec::len).collect();
-        if dims[self.role] == 0 {
+        // Any role without a legal move, ours or not: no joint move.
+        if dims.contains(&0) {
             return None;
         }
         let total = dims
@@ -1327,6 +1334,27 @@ impl<G: MatchGame> Match<G> {
             Ok((n, s)) => format!("{n} iterations in {s:.3} s"),
             Err(why) => why.clone(),
         }
+    }
+
+    /// Why [`Match::search`] found no move in a state that is not
+    /// terminal: the fault of the play if there is one (it names the
+    /// role), else the first role without a legal move, which need not be
+    /// ours.
+    fn no_move_reason(&self) -> String {
+        if let Some(f) = self.game.fault() {
+            return format!("step {}: {f}", self.step + 1);
+        }
+        let mut legal = Vec::new();
+        let stuck = (0..self.game.num_players()).find(|&p| {
+            self.game.legal_moves(&self.state, p, &mut legal);
+            legal.is_empty()
+        });
+        let name = self.game.player_names()[stuck.unwrap_or(self.role)].clone();
+        format!(
+            "step {}: role {name} has no legal move in this state (a fault of the game \
+             description)",
+            self.step + 1
+        )
     }
 
     fn role_name(&self) -> &str {

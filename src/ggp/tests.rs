@@ -907,3 +907,28 @@ fn the_player_of_translated_games_is_the_one_configured() {
     let why = translated::check_player(&plain).expect_err("plain UCT");
     assert!(why.contains("a uct+heur player"), "{why}");
 }
+
+/// Role `b` has no legal move in the initial state, which is not
+/// terminal: a fault of the description, whichever role the player has,
+/// and the reason names `b`, not the player's role.
+#[test]
+fn a_role_without_a_legal_move_is_named_whichever_role_we_play() {
+    const STUCK: &str = "(role a) (role b)
+(init (s 0))
+(<= (legal a go) (true (s 0)))
+(<= (next (s 1)) (true (s 0)))
+(<= terminal (true (s 1)))
+(<= (goal ?r 50) (role ?r))";
+    for role in ["a", "b"] {
+        let p = player();
+        ok(&p, &start(STUCK, "m", role));
+        let (reply, reason) = err(&p, "(PLAY m nil)");
+        assert_eq!(reply, "nil", "{role}");
+        assert!(
+            reason.contains("role `b` has no legal move")
+                || reason.contains("role b has no legal move"),
+            "{role}: {reason}"
+        );
+        assert!(!reason.contains("role a "), "{role}: {reason}");
+    }
+}

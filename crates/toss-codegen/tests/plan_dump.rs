@@ -504,3 +504,30 @@ fn several_matches_read_updates_from_the_state_before() {
     );
     assert!(text.contains("apply_rule_from(s, Some(before),"), "{text}");
 }
+
+/// A payoff without a finite bound (a sum of function values) is compiled
+/// with a check that reports a value not finite as the play's
+/// fault; a bounded one (tic-tac-toe's) is not, so its code is unchanged.
+#[test]
+fn unbounded_payoffs_check_their_value() {
+    let text = expansion("GrowingValue", "tests/fixtures/growing-value.toss");
+    assert!(
+        text.contains("payoffs without a bound found") || !text.contains("payoffs within"),
+        "{text}"
+    );
+    let payoffs = text
+        .split("pub fn payoffs(s: &State, out: &mut [f64])")
+        .nth(1)
+        .expect("a payoffs function");
+    let body = &payoffs[..payoffs.find("\n    }\n").unwrap_or(payoffs.len())];
+    assert!(
+        body.contains("is_finite()") && body.contains("payoff_fault(0, 0,"),
+        "{body}"
+    );
+    assert!(
+        !body.contains("payoff_value"),
+        "compiled, not on the interpreter: {body}"
+    );
+    let ttt = expansion("TicTacToe", "games/tic-tac-toe.toss");
+    assert!(!ttt.contains("payoff_fault"));
+}

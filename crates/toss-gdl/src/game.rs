@@ -10,12 +10,18 @@
 //!   the idle roles a single move (conventionally `noop`). A joint move is
 //!   one move per role, so perft counts joint moves as one ply with the idle
 //!   role's single move a factor of 1, as reference/gdl.md section 7.4 does.
-//!   A role without legal moves in a non-terminal state (an unplayable game)
-//!   makes `legal_moves` empty, which stops playouts and counts 0 in perft.
+//!   A role without legal moves in a non-terminal state (an unplayable game,
+//!   reference/gdl.md "playability") is a fault of the play
+//!   ([`Game::fault`], naming the role and the state): from then on every
+//!   state is terminal.
 //! - Payoffs are the `goal` values. A terminal state in which a role has no
 //!   goal, or several, is a fault of the game file: [`GdlGame::goals`]
-//!   reports it as a [`GoalError`]; [`Game::payoffs`] then uses 0 (no goal)
-//!   or the largest value (several goals).
+//!   reports it as a [`GoalError`]. [`Game::payoffs`] uses the largest value
+//!   (0 without one) and reports as the play's fault a goal value that is
+//!   not a number from 0 to 100 (in any state) and several goals of one
+//!   role in a terminal state. A terminal state without a goal stays 0
+//!   there, not a fault: corpus games have such states (chess.kif), and
+//!   [`GdlGame::goals`] says so to whoever needs the exact goals.
 //!
 //! Evaluation is cached: the derived relations of the last state asked about
 //! are kept (in an engine behind a mutex, so the game is `Sync`; clone the
@@ -24,7 +30,7 @@
 //! needs is computed first, then `legal` or `goal` on demand.
 
 use std::fmt;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use super::Description;
 use super::reasoner::{Engine, Program, ProgramError, RelId};
@@ -105,6 +111,51 @@ pub(crate) fn single_goals(
     Ok(out)
 }
 
+/// The fault of a role without a legal move in a non-terminal state.
+pub(crate) fn no_legal_move(role: &str, state: &str) -> String {
+    format!(
+        "role `{role}` has no legal move in a state that is not terminal (a fault of the game \
+         description: every role needs a legal move in every non-terminal state); state: {state}"
+    )
+}
+
+/// What is wrong with the goals of a state, as a fault of the play: a
+/// value not a number (`not_number`, with its role) or above 100, in any
+/// state; several values of one role in a terminal state (`terminal` is
+/// asked only then). The state is for the caller to add.
+pub(crate) fn goal_fault(
+    values: &[Vec<u64>],
+    not_number: Option<(usize, String)>,
+    roles: &[String],
+    terminal: impl FnOnce() -> bool,
+) -> Option<String> {
+    const NOTE: &str =
+        "(a fault of the game description: a goal value is an integer from 0 to 100)";
+    if let Some((p, v)) = not_number {
+        return Some(format!(
+            "goal value `{v}` of role `{}` is not a number {NOTE}",
+            roles[p]
+        ));
+    }
+    for (p, vs) in values.iter().enumerate() {
+        if let Some(v) = vs.iter().find(|&&v| v > 100) {
+            return Some(format!(
+                "goal value {v} of role `{}` is above 100 {NOTE}",
+                roles[p]
+            ));
+        }
+    }
+    let several = values.iter().position(|vs| vs.len() > 1)?;
+    terminal().then(|| {
+        format!(
+            "the game file defines several goals {:?} for role `{}` in this terminal state (a \
+             fault of the game description: every role needs exactly one goal value in every \
+             terminal state)",
+            values[several], roles[several]
+        )
+    })
+}
+
 struct Cache {
     e: Engine,
     state: Option<Vec<TermId>>,
@@ -124,6 +175,9 @@ pub struct GdlGame {
     roles: Vec<String>,
     role_terms: Vec<TermId>,
     init: GdlState,
+    /// The first fault of the play ([`Game::fault`]), shared with clones,
+    /// which parallel searches play on.
+    fault: Arc<OnceLock<String>>,
 }
 
 impl Clone for GdlGame {
@@ -142,6 +196,7 @@ impl Clone for GdlGame {
             roles: self.roles.clone(),
             role_terms: self.role_terms.clone(),
             init: self.init.clone(),
+            fault: self.fault.clone(),
         }
     }
 }
@@ -211,6 +266,7 @@ impl GdlGame {
             roles,
             role_terms,
             init,
+            fault: Arc::new(OnceLock::new()),
         })
     }
 
@@ -291,22 +347,43 @@ impl GdlGame {
 
     /// All goal values of each role in `s` (numbers only, sorted).
     pub fn goal_values(&self, s: &GdlState) -> Vec<Vec<u64>> {
+        self.goal_terms(s).0
+    }
+
+    /// The goal values of each role in `s` (numbers, sorted), and the
+    /// first goal value that is not a number with its role.
+    fn goal_terms(&self, s: &GdlState) -> (Vec<Vec<u64>>, Option<(usize, String)>) {
         let mut c = self.at(s);
         c.e.ensure(&self.prog, &self.prog.need_goal);
         let mut out = vec![Vec::new(); self.roles.len()];
+        let mut not_number = None;
         for t in c.e.tuples(&self.prog, self.prog.kw.goal) {
-            if let Some(p) = self.role_terms.iter().position(|&r| r == t[0])
-                && c.e.terms.args(t[1]).is_empty()
-                && let Some(v) = self.prog.nat_value[c.e.terms.sym(t[1]) as usize]
-            {
-                out[p].push(v);
+            let Some(p) = self.role_terms.iter().position(|&r| r == t[0]) else {
+                continue;
+            };
+            let value = (c.e.terms.args(t[1]).is_empty())
+                .then(|| self.prog.nat_value[c.e.terms.sym(t[1]) as usize])
+                .flatten();
+            match value {
+                Some(v) => out[p].push(v),
+                None if not_number.is_none() => {
+                    not_number = Some((p, c.e.terms.to_kif(t[1], &self.prog.symbols)));
+                }
+                None => {}
             }
         }
         for v in &mut out {
             v.sort_unstable();
             v.dedup();
         }
-        out
+        (out, not_number)
+    }
+
+    /// Records the first fault of the play (see [`Game::fault`]).
+    fn report_fault(&self, message: impl FnOnce() -> String) {
+        if self.fault.get().is_none() {
+            let _ = self.fault.set(message());
+        }
     }
 
     /// The successor of `s` under a joint move (one move per role).
@@ -407,12 +484,26 @@ impl Game for GdlGame {
         self.init.clone()
     }
 
+    /// All roles in a non-terminal state; none once the play has a fault,
+    /// which a role without a legal move here is.
     fn movers(&self, s: &GdlState, out: &mut Vec<usize>) {
         out.clear();
-        let mut c = self.at(s);
-        if !self.terminal_in(&mut c) {
-            out.extend(0..self.roles.len());
+        if self.fault.get().is_some() {
+            return;
         }
+        let mut c = self.at(s);
+        if self.terminal_in(&mut c) {
+            return;
+        }
+        for p in 0..self.roles.len() {
+            self.legal_in(&mut c, p);
+            if c.legal[p].is_empty() {
+                drop(c);
+                self.report_fault(|| no_legal_move(&self.roles[p], &self.state_to_string(s)));
+                return;
+            }
+        }
+        out.extend(0..self.roles.len());
     }
 
     fn legal_moves(&self, s: &GdlState, player: usize, out: &mut Vec<GdlMove>) {
@@ -427,7 +518,11 @@ impl Game for GdlGame {
     }
 
     fn is_terminal(&self, s: &GdlState) -> bool {
-        self.terminal(s)
+        self.fault.get().is_some() || self.terminal(s)
+    }
+
+    fn fault(&self) -> Option<String> {
+        self.fault.get().cloned()
     }
 
     /// Every role moves in every non-terminal state, so a turn is a ply.
@@ -452,9 +547,12 @@ impl Game for GdlGame {
     }
 
     fn payoffs(&self, s: &GdlState, out: &mut [f64]) {
-        let vals = self.goal_values(s);
-        for (o, v) in out.iter_mut().zip(vals) {
+        let (vals, not_number) = self.goal_terms(s);
+        for (o, v) in out.iter_mut().zip(&vals) {
             *o = v.last().copied().unwrap_or(0) as f64;
+        }
+        if let Some(why) = goal_fault(&vals, not_number, &self.roles, || self.terminal(s)) {
+            self.report_fault(|| format!("{why}; state: {}", self.state_to_string(s)));
         }
     }
 

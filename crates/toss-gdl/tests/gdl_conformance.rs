@@ -210,20 +210,29 @@ fn not_distinct_is_equality_with_warnings() {
     one_move_then_win(rel, "proceed");
 }
 
+/// A relation has one arity in GDL: two are an error. A function symbol
+/// with two arities is a warning, as in gdl-validation.
 #[test]
-fn arity_differences_warn() {
-    for f in [
-        "ggp-base/test_invalid_function_arities_differ.kif",
-        "ggp-base/test_invalid_sentence_arities_differ.kif",
-    ] {
-        let c = checked(f);
-        assert!(c.errors.is_empty(), "{f}: {:?}", c.errors);
-        assert!(
-            c.warnings.iter().any(|w| w.message.contains("used with")),
-            "{f}: {:?}",
-            c.warnings
-        );
-    }
+fn arity_differences_of_relations_are_errors_of_functions_warnings() {
+    let f = "ggp-base/test_invalid_function_arities_differ.kif";
+    let c = checked(f);
+    assert!(c.errors.is_empty(), "{f}: {:?}", c.errors);
+    assert!(
+        c.warnings
+            .iter()
+            .any(|w| w.message.contains("function") && w.message.contains("used with")),
+        "{f}: {:?}",
+        c.warnings
+    );
+    let f = "ggp-base/test_invalid_sentence_arities_differ.kif";
+    let c = checked(f);
+    assert!(
+        c.errors
+            .iter()
+            .any(|e| e.message.contains("relation") && e.message.contains("used with")),
+        "{f}: {:?}",
+        c.errors
+    );
 }
 
 /// One error (or problem) at exactly this byte range.

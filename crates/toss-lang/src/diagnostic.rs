@@ -49,7 +49,7 @@ impl Diagnostic {
 
     /// Renders this diagnostic (see [`render_diagnostics`]).
     pub fn render(&self, source: &str, file_name: &str, colour: bool) -> String {
-        render_one(self, source, file_name, colour)
+        render_one(self, source, file_name, colour, false)
     }
 }
 
@@ -99,12 +99,38 @@ pub fn render_diagnostics(
 ) -> String {
     let mut out = String::new();
     for d in diags {
-        out.push_str(&render_one(d, source, file_name, colour));
+        out.push_str(&render_one(d, source, file_name, colour, false));
     }
     out
 }
 
-fn render_one(d: &Diagnostic, source: &str, file_name: &str, colour: bool) -> String {
+/// [`render_diagnostics`] for warnings: the same file, line, column and
+/// caret, labelled `Warning`.
+pub fn render_warnings(
+    diags: &[Diagnostic],
+    source: &str,
+    file_name: &str,
+    colour: bool,
+) -> String {
+    let mut out = String::new();
+    for d in diags {
+        out.push_str(&render_one(d, source, file_name, colour, true));
+    }
+    out
+}
+
+fn render_one(
+    d: &Diagnostic,
+    source: &str,
+    file_name: &str,
+    colour: bool,
+    warning: bool,
+) -> String {
+    let (kind, label) = if warning {
+        (ReportKind::Warning, "warning")
+    } else {
+        (ReportKind::Error, "error")
+    };
     let span = clamp_span(source, &d.span);
     let mut out = String::new();
     let config = Config::default()
@@ -121,7 +147,7 @@ fn render_one(d: &Diagnostic, source: &str, file_name: &str, colour: bool) -> St
     } else {
         format!("expected {}", join_words(&d.expected))
     });
-    let mut builder = Report::build(ReportKind::Error, (file.clone(), span.clone()))
+    let mut builder = Report::build(kind, (file.clone(), span.clone()))
         .with_config(config)
         .with_message(&d.message)
         .with_label(main);
@@ -140,7 +166,7 @@ fn render_one(d: &Diagnostic, source: &str, file_name: &str, colour: bool) -> St
         Ok(()) => out.push_str(&String::from_utf8_lossy(&buf)),
         Err(_) => {
             out.push_str(&format!(
-                "error: {}\n  --> {}\n",
+                "{label}: {}\n  --> {}\n",
                 d.message,
                 d.location(source, file_name)
             ));

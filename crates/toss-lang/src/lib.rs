@@ -17,7 +17,7 @@ pub mod lower;
 pub mod parse;
 pub mod print;
 
-pub use diagnostic::{Diagnostic, line_col, render_diagnostics};
+pub use diagnostic::{Diagnostic, line_col, render_diagnostics, render_warnings};
 pub use parse::{MAX_NESTING, MAX_TREE_DEPTH};
 pub use print::{print_formula, print_game, print_number, print_real, print_structure};
 

@@ -585,3 +585,39 @@ fn quantified_real_alone_in_comparisons() {
     let src = with_base("REL W() = ex :a (:a < 1 and ex :a (:a > 0))\n");
     assert!(parse_game(&src, "t.toss").is_ok());
 }
+
+/// A payoff infinite or NaN in every state is an error at its part; one
+/// that is only sometimes not finite is left to the run time.
+#[test]
+fn payoffs_never_finite() {
+    let game = |payoff: &str| {
+        format!(
+            "PLAYERS a\nSTART [ e | P:1 {{}} | ]\nLOC 0 {{\n  PLAYER a {{ PAYOFF {payoff} }}\n}}\n"
+        )
+    };
+    expect_err(&game("1/0"), "division by zero", 4, 21);
+    expect_err(&game("0/0"), "division by zero", 4, 21);
+    expect_err(&game("1e999-1e999"), "overflows to infinity", 4, 21);
+    expect_err(
+        &game("1e308 * 10 * (1 + :(ex x P(x)))"),
+        "every value of this term overflows",
+        4,
+        21,
+    );
+    expect_err(&game("sqrt(0 - 1 - :(ex x P(x)))"), "even root", 4, 21);
+    expect_err(&game("(0 - 8) ^ 0.5"), "NaN", 4, 22);
+    expect_err(&game("let :z = 0 in 3 / :z"), "division by zero", 4, 35);
+    // The error points at the part, not the whole payoff.
+    expect_err(&game("1 + 2 / 0"), "division by zero", 4, 25);
+    // Only sometimes zero: the interpreter faults when it is.
+    for ok in [
+        "1 / :(ex x P(x))",
+        "1 / (1 + :(ex x P(x)))",
+        "1 / Sum (x | P(x) : 1)",
+        "1e308 * 0.5",
+    ] {
+        if let Err(d) = parse_game(&game(ok), "t.toss") {
+            panic!("{ok}: {d:#?}");
+        }
+    }
+}

@@ -158,7 +158,7 @@ pub(crate) fn initial_expr(plan: &Plan, module: &Ident) -> TokenStream {
 /// Whether a structure is the starting one with the fluent unary
 /// relations replaced (no fluent function or relation of another arity,
 /// nothing on the interpreter): then no conversion functions are emitted.
-fn plain_structure(plan: &Plan) -> bool {
+pub(crate) fn plain_structure(plan: &Plan) -> bool {
     plan.funs.is_empty() && !plan.has_fallback() && plan.fluent_rels.is_empty()
 }
 

@@ -210,6 +210,9 @@ pub struct GroundGame {
     action_index: Arc<Vec<std::collections::HashMap<String, u32>>>,
     cache: Mutex<Cache>,
     init: GroundState,
+    /// The first fault of the play ([`Game::fault`]), shared with clones
+    /// (as [`GdlGame`](crate::GdlGame)'s).
+    fault: Arc<std::sync::OnceLock<String>>,
 }
 
 impl Clone for GroundGame {
@@ -220,6 +223,7 @@ impl Clone for GroundGame {
             action_index: self.action_index.clone(),
             cache: Mutex::new(Cache::new(&self.prog)),
             init: self.init.clone(),
+            fault: self.fault.clone(),
         }
     }
 }
@@ -260,6 +264,7 @@ impl GroundGame {
             action_index: Arc::new(action_index),
             prog: Arc::new(prog),
             init: GroundState(init.into_boxed_slice()),
+            fault: Arc::new(std::sync::OnceLock::new()),
         }
     }
 
@@ -409,7 +414,9 @@ impl GroundGame {
     }
 
     /// The payoffs of the cached state (the largest goal value of each
-    /// role, 0 without one).
+    /// role, 0 without one); goals that are a fault of the play are
+    /// reported as in [`GdlGame`](crate::GdlGame)'s `payoffs`. (Goal values
+    /// that are not numbers are dropped by grounding.)
     fn payoffs_in(&self, c: &mut Cache, out: &mut [f64]) {
         self.ensure_goals(c);
         let vals = self.vals(c);
@@ -419,6 +426,42 @@ impl GroundGame {
                 .rev()
                 .find(|&&(_, l)| Self::value(vals, l))
                 .map_or(0.0, |&(v, _)| v as f64);
+        }
+        if self.fault.get().is_some() {
+            return;
+        }
+        let values: Vec<Vec<u64>> = self
+            .prog
+            .goals
+            .iter()
+            .map(|gs| {
+                gs.iter()
+                    .filter(|&&(_, l)| Self::value(vals, l))
+                    .map(|&(v, _)| v)
+                    .collect()
+            })
+            .collect();
+        let terminal = || Self::value(vals, self.prog.terminal);
+        if let Some(why) = crate::game::goal_fault(&values, None, &self.prog.roles, terminal) {
+            let state = c
+                .state
+                .as_ref()
+                .map_or_else(String::new, |s| self.state_to_string(s));
+            let _ = self.fault.set(format!("{why}; state: {state}"));
+        }
+    }
+
+    /// Reports role `p` without a legal move in the cached, non-terminal
+    /// state as the play's fault.
+    fn no_legal_move(&self, c: &Cache, p: usize) {
+        if self.fault.get().is_none() {
+            let state = c
+                .state
+                .as_ref()
+                .map_or_else(String::new, |s| self.state_to_string(s));
+            let _ = self
+                .fault
+                .set(crate::game::no_legal_move(&self.prog.roles[p], &state));
         }
     }
 
@@ -542,11 +585,11 @@ impl Game for GroundGame {
         self.init.clone()
     }
 
+    /// All roles in a non-terminal state; none once the play has a fault,
+    /// which a role without a legal move here is.
     fn movers(&self, s: &GroundState, out: &mut Vec<usize>) {
-        out.clear();
-        if !self.terminal(s) {
-            out.extend(0..self.prog.roles.len());
-        }
+        let mut moves = Vec::new();
+        self.movers_and_moves(s, out, &mut moves);
     }
 
     fn legal_moves(&self, s: &GroundState, player: usize, out: &mut Vec<GroundMove>) {
@@ -561,19 +604,26 @@ impl Game for GroundGame {
         moves: &mut Vec<Vec<GroundMove>>,
     ) {
         movers.clear();
+        if self.fault.get().is_some() {
+            return;
+        }
         let c = self.at(s);
         let vals = self.vals(&c);
         if Self::value(vals, self.prog.terminal) {
             return;
         }
         let n = self.prog.roles.len();
-        movers.extend(0..n);
         if moves.len() < n {
             moves.resize_with(n, Vec::new);
         }
         for (p, out) in moves.iter_mut().enumerate().take(n) {
             self.legal_into(&c, p, out);
+            if out.is_empty() {
+                self.no_legal_move(&c, p);
+                return;
+            }
         }
+        movers.extend(0..n);
     }
 
     fn apply(&self, s: &mut GroundState, joint: &[GroundMove], _rng: &mut Rng) {
@@ -581,7 +631,11 @@ impl Game for GroundGame {
     }
 
     fn is_terminal(&self, s: &GroundState) -> bool {
-        self.terminal(s)
+        self.fault.get().is_some() || self.terminal(s)
+    }
+
+    fn fault(&self) -> Option<String> {
+        self.fault.get().cloned()
     }
 
     fn has_compound_turns(&self) -> bool {
@@ -626,7 +680,10 @@ impl Game for GroundGame {
         loop {
             self.load(&mut c, &cur);
             let vals = self.vals(&c);
-            if Self::value(vals, self.prog.terminal) || turns >= max_turns {
+            if Self::value(vals, self.prog.terminal)
+                || turns >= max_turns
+                || self.fault.get().is_some()
+            {
                 break;
             }
             joint.clear();
@@ -635,6 +692,7 @@ impl Game for GroundGame {
                     true => {
                         let k: u32 = words.iter().map(|w| w.count_ones()).sum();
                         if k == 0 {
+                            self.no_legal_move(&c, r);
                             break;
                         }
                         nth_bit(&words, index_below(rng, k as usize))
@@ -642,6 +700,7 @@ impl Game for GroundGame {
                     false => {
                         let k = legal.iter().filter(|&&l| Self::value(vals, l)).count();
                         if k == 0 {
+                            self.no_legal_move(&c, r);
                             break;
                         }
                         let i = index_below(rng, k);

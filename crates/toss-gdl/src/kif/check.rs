@@ -7,9 +7,9 @@
 //! restriction, keyword arities and places (`true`/`does` only in bodies,
 //! `init`/`next` only in heads, `role` only as ground facts,
 //! `legal`/`goal`/`terminal` not depending on `does`, `init`/`base`/`input`
-//! not depending on `true` or `does`), non-ground facts. Warnings: a
-//! relation or function used with several arities (each arity is then its
-//! own relation), empty bodies, `(p)` for `p`, empty and nested
+//! not depending on `true` or `does`), non-ground facts, a relation used
+//! with several arities, a constant goal value outside 0..100. Warnings: a
+//! function symbol used with several arities, empty bodies, `(p)` for `p`, empty and nested
 //! disjunctions, `(not (distinct a b))` (not GDL; read as equality).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -270,6 +270,11 @@ fn check_atoms(clauses: &[AClause], errors: &mut Vec<Diagnostic>, warnings: &mut
                 c.head.span.clone(),
             ));
         }
+        if h == "goal"
+            && let [_, value] = c.head.args.as_slice()
+        {
+            check_goal_value(value, errors);
+        }
         if h == "role" && !c.body.is_empty() {
             errors.push(Diagnostic::new(
                 "`role` must be given by ground facts",
@@ -301,7 +306,10 @@ fn check_atoms(clauses: &[AClause], errors: &mut Vec<Diagnostic>, warnings: &mut
             ));
         }
     }
-    // Arity consistency (warnings).
+    // Arity consistency: GDL gives every relation one arity (reference
+    // gdl.md, restriction 5), so a relation used with two is an error (the
+    // reasoner would silently treat them as two relations); a function
+    // symbol with two arities stays a warning, as in gdl-validation.
     let mut rel_arities: BTreeMap<String, BTreeMap<usize, Span>> = BTreeMap::new();
     let mut fn_arities: BTreeMap<String, BTreeMap<usize, Span>> = BTreeMap::new();
     for (a, _) in &seen_atoms {
@@ -314,21 +322,50 @@ fn check_atoms(clauses: &[AClause], errors: &mut Vec<Diagnostic>, warnings: &mut
             fn_terms(t, &mut fn_arities);
         }
     }
-    for (name, m) in rel_arities.iter().chain(fn_arities.iter()) {
+    let relations = rel_arities.iter().map(|r| (r, true));
+    for ((name, m), is_relation) in relations.chain(fn_arities.iter().map(|f| (f, false))) {
         if m.len() > 1 {
             let mut it = m.iter();
             let (a0, s0) = it.next().map(|(a, s)| (*a, s.clone())).unwrap_or((0, 0..0));
             for (a, s) in it {
-                warnings.push(
-                    Diagnostic::new(
-                        format!("`{name}` is used with {a} and with {a0} arguments"),
-                        s.clone(),
-                    )
-                    .with_label(s0.clone(), format!("used with {a0} here")),
-                );
+                let d = Diagnostic::new(
+                    format!(
+                        "{} `{name}` is used with {a} and with {a0} arguments",
+                        if is_relation { "relation" } else { "function" }
+                    ),
+                    s.clone(),
+                )
+                .with_label(s0.clone(), format!("used with {a0} here"));
+                if is_relation {
+                    errors.push(d.with_note("a GDL relation has one arity"));
+                } else {
+                    warnings.push(d);
+                }
             }
         }
     }
+}
+
+/// The value of a `goal` head written as a constant: GDL's utilities are
+/// the integers 0 to 100 (reference gdl.md, section 2); any other value
+/// would be no goal at run time. A variable is checked when it is bound
+/// (`Game::fault`).
+fn check_goal_value(value: &ATerm, errors: &mut Vec<Diagnostic>) {
+    let why = match value {
+        ATerm::Var(_) => return,
+        ATerm::Const(n) => match crate::parse_nat(&n.text) {
+            Some(v) if v <= 100 => return,
+            Some(v) => format!("goal value {v} is above 100"),
+            None if n.text.starts_with('-') && crate::parse_nat(&n.text[1..]).is_some() => {
+                format!("goal value {} is negative", n.text)
+            }
+            None => format!("goal value `{}` is not a number", n.text),
+        },
+        ATerm::Fn(..) => "a goal value is a number, not a compound term".to_string(),
+    };
+    errors.push(
+        Diagnostic::new(why, value.span()).with_note("a goal value is an integer from 0 to 100"),
+    );
 }
 
 /// Safety: the variables of the head, of negations, of `distinct` and of

@@ -99,6 +99,7 @@ impl Checker<'_> {
                 let consts = BTreeSet::new();
                 let mut sc = Scope::new(Ctx::Payoff, "a payoff", &consts);
                 self.term(t, &mut sc);
+                self.payoff_finite(t);
             }
             for label in &pb.moves {
                 self.label(label);

@@ -7,7 +7,8 @@
 //! of the passes; each pass is an `impl Checker` block in its own file:
 //! [`signature`] (structures), [`rules`], [`locations`], [`continuous`],
 //! [`formulas`] (formulas and terms, used by the rule, location and REL
-//! checks) and [`reals`] (real quantifiers). The calls between them go one
+//! checks), [`payoffs`] (payoffs never finite) and [`reals`] (real
+//! quantifiers). The calls between them go one
 //! way: rules and locations use formulas, formulas use continuous (kept
 //! derivatives) and reals.
 
@@ -19,6 +20,7 @@ use crate::diagnostic::Diagnostic;
 mod continuous;
 mod formulas;
 mod locations;
+mod payoffs;
 mod reals;
 mod rules;
 mod signature;

@@ -438,10 +438,73 @@ impl Interpreter {
     }
 
     /// The payoff of `player` in location `location` on the structure `s`.
+    /// A value that is not finite (a division by 0, an overflow) is also
+    /// reported as the play's fault ([`Interpreter::payoff_fault`]).
     pub fn payoff_value(&self, location: usize, player: usize, s: &Structure) -> f64 {
-        self.solver
-            .value(s, self.locations[location].payoffs[player], &[], &[])
+        let v = self
+            .solver
+            .value(s, self.locations[location].payoffs[player], &[], &[]);
+        if !v.is_finite() {
+            self.payoff_fault(location, player, s, v);
+        }
+        v
     }
+
+    /// Records that the payoff of `player` in `location` is `value`, not a
+    /// finite number, on the structure `s`: the play has no meaningful
+    /// result from then on ([`Game::fault`], naming the payoff and the
+    /// state). The check rejects payoffs never finite; this catches the
+    /// ones that are only in some states. Generated code calls it too.
+    ///
+    /// [`Game::fault`]: toss_core::game::Game::fault
+    pub fn payoff_fault(&self, location: usize, player: usize, s: &Structure, value: f64) {
+        let name = self.players.get(player).map_or("?", String::as_str);
+        let _ = self.fault.set(format!(
+            "the payoff of player `{name}` in location {location} is {value}, not a finite \
+             number, in the state {}",
+            describe_state(s, &self.stable)
+        ));
+    }
+}
+
+/// The state `s` in words for a fault message: its fluent relations (those
+/// not in `stable`) with their tuples, then its function values, cut off
+/// after a few hundred characters.
+fn describe_state(s: &Structure, stable: &[RelId]) -> String {
+    use std::fmt::Write as _;
+    const MAX: usize = 400;
+    let mut out = String::from("[");
+    for r in 0..s.num_relations() {
+        if stable.binary_search(&r).is_ok() {
+            continue;
+        }
+        let tuples: Vec<String> = s
+            .tuples(r)
+            .iter()
+            .map(|t| {
+                let names: Vec<&str> = t.iter().map(|&e| s.element_name(e)).collect();
+                names.join(", ")
+            })
+            .collect();
+        let _ = write!(out, " {} {{{}}};", s.relation_name(r), tuples.join("; "));
+    }
+    for f in 0..s.num_functions() {
+        let vals: Vec<String> = s
+            .elements()
+            .map(|e| format!("{}: {}", s.element_name(e), s.fun_value(f, e)))
+            .collect();
+        let _ = write!(out, " {} {{{}}};", s.function_name(f), vals.join(", "));
+    }
+    if out.len() > MAX {
+        let mut cut = MAX;
+        while !out.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        out.truncate(cut);
+        out.push_str(" ...");
+    }
+    out.push_str(" ]");
+    out
 }
 
 #[cfg(test)]

@@ -270,8 +270,11 @@ impl Game for Interpreter {
 
     fn payoffs(&self, s: &State, out: &mut [f64]) {
         let loc = &self.locations[s.location];
-        for (o, &t) in out.iter_mut().zip(&loc.payoffs) {
+        for (p, (o, &t)) in out.iter_mut().zip(&loc.payoffs).enumerate() {
             *o = self.solver.value(&s.structure, t, &[], &[]);
+            if !o.is_finite() {
+                self.payoff_fault(s.location, p, &s.structure, *o);
+            }
         }
     }
 

@@ -732,3 +732,38 @@ fn tic_tac_toe_speed() {
         games as f64 / dt
     );
 }
+
+/// A payoff dividing by a fluent count: finite while the count is
+/// positive, a fault naming the payoff and the state once it is 0.
+const COUNT_DIVISOR: &str = "PLAYERS a
+START [ x, y | P:1 {x; y} | ]
+RULE Take: [z | P(z) | ] -> [z | | ] emb P
+LOC 0 {
+  PLAYER a { PAYOFF 1 / Sum (z | P(z) : 1) MOVES [Take -> 0] }
+}
+";
+
+#[test]
+fn payoff_not_finite_is_a_fault() {
+    let ir = toss_lang::parse_game(COUNT_DIVISOR, "count.toss").expect("valid game");
+    let g = Interpreter::new(&ir).expect("loads");
+    let mut s = g.initial_state();
+    let mut pay = [0.0];
+    g.payoffs(&s, &mut pay);
+    assert_eq!(pay, [0.5]);
+    assert!(g.fault().is_none());
+    let mut rng = rng_from_seed(1);
+    let mut moves = Vec::new();
+    while !g.is_terminal(&s) {
+        g.legal_moves(&s, 0, &mut moves);
+        g.apply(&mut s, &moves[..1], &mut rng);
+    }
+    g.payoffs(&s, &mut pay);
+    let fault = g.fault().expect("a fault");
+    assert!(
+        fault.contains("payoff of player `a` in location 0 is inf") && fault.contains("P {}"),
+        "{fault}"
+    );
+    // Faulted: every state is terminal, so plays stop.
+    assert!(g.is_terminal(&g.initial_state()));
+}
