@@ -168,7 +168,12 @@ fn render_excerpt(
     file_name: &str,
 ) -> String {
     let (number, line) = lines.of(source, span.start);
-    let from = clamp(source, span.start.saturating_sub(MAX_SHOWN_LINE / 2).max(line.start));
+    let from = clamp(
+        source,
+        span.start
+            .saturating_sub(MAX_SHOWN_LINE / 2)
+            .max(line.start),
+    );
     let to = clamp(source, (span.start + MAX_SHOWN_LINE / 2).min(line.end));
     let (lead, trail) = (
         if from > line.start { "..." } else { "" },
@@ -238,9 +243,7 @@ fn render_with(
         builder = builder.with_note(n);
     }
     let mut buf = Vec::new();
-    let written = builder
-        .finish()
-        .write((file, cache), &mut buf);
+    let written = builder.finish().write((file, cache), &mut buf);
     match written {
         Ok(()) => out.push_str(&String::from_utf8_lossy(&buf)),
         Err(_) => {

@@ -18,7 +18,7 @@ pub mod parse;
 pub mod print;
 
 pub use diagnostic::{Diagnostic, line_col, render_diagnostics};
-pub use parse::{MAX_NESTING, MAX_TREE_DEPTH};
+pub use parse::{MAX_CONNECTIVES, MAX_NESTING, MAX_TREE_DEPTH};
 pub use print::{print_formula, print_game, print_number, print_real, print_structure};
 
 use toss_core::ir;
@@ -57,39 +57,11 @@ fn with_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     })
 }
 
-/// The largest `.toss` source [`parse_game`] reads, in bytes (8 MiB). The
-/// parser's token queue and the syntax tree take about 60 bytes of memory
-/// per byte of a dense formula: a 29 MB disjunction of two million atoms
-/// needed 1.7 GB and 12 s before reaching the checks. At this limit a
-/// description loads in a few seconds within about 500 MB.
-pub const MAX_SOURCE_BYTES: usize = 8 << 20;
-
-/// The error for a source over [`MAX_SOURCE_BYTES`], located at the first
-/// byte past the limit.
-fn too_long(source: &str) -> Diagnostic {
-    let mut at = MAX_SOURCE_BYTES;
-    while !source.is_char_boundary(at) {
-        at -= 1;
-    }
-    Diagnostic::new(
-        format!(
-            "the description is {} bytes long, over the limit of {MAX_SOURCE_BYTES} bytes \
-             (8 MiB) for one .toss file",
-            source.len()
-        ),
-        at..at,
-    )
-    .with_note("the limit bounds the memory and time of loading; everything after this point is not read")
-}
-
 /// Parses, checks and lowers a `.toss` source. `file_name` is only used in
 /// messages. All check errors are returned together; a syntax error stops
 /// at the first one.
 pub fn parse_game(source: &str, file_name: &str) -> Result<ir::Game, Vec<Diagnostic>> {
     let _ = file_name;
-    if source.len() > MAX_SOURCE_BYTES {
-        return Err(vec![too_long(source)]);
-    }
     with_big_stack(|| {
         let file = parse::parse_file(source).map_err(|d| vec![d])?;
         let sig = check::check(&file)?;
