@@ -9,12 +9,15 @@ use toss_runtime::Interpreter;
 /// games/tic-tac-toe.toss with an `n` x `n` board whose cells are `.`
 /// except those given as (column, row from the top, mark).
 fn tic_tac_toe(n: usize, marks: &[(usize, usize, char)]) -> String {
-    let path = format!("{}/../../games/tic-tac-toe.toss", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/../../games/tic-tac-toe.toss",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let src = std::fs::read_to_string(&path).expect("games/tic-tac-toe.toss");
     let rules = &src[..src.find("START").expect("a START")];
     let mut board = String::new();
     for row in 0..n {
-        board.push_str(" ");
+        board.push(' ');
         for col in 0..n {
             let mark = marks
                 .iter()
