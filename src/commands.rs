@@ -83,12 +83,15 @@ pub fn check(files: &[PathBuf], via_toss: bool, colour: bool) -> Result<(), Stri
         // the interpreter refuses what it cannot run (a set quantifier that
         // only enumeration decides, on a structure past its limit).
         let loaded = load_toss_only(path, "check", via_toss, colour).and_then(|(game, source)| {
-            toss::Interpreter::new(&game)
-                .map(|_| (game, source))
-                .map_err(|e| toss_cli::load::LoadError {
-                    rendered: format!("error: {}: {e}\n", path.display()),
-                    count: 1,
-                })
+            let shown = path.display().to_string();
+            toss_cli::load::with_progress(&shown, "building the interpreter", || {
+                toss::Interpreter::new(&game)
+            })
+            .map(|_| (game, source))
+            .map_err(|e| toss_cli::load::LoadError {
+                rendered: format!("error: {}: {e}\n", path.display()),
+                count: 1,
+            })
         });
         match loaded {
             Ok((game, _)) => out!("{}", summary(path, &game)),
@@ -228,8 +231,11 @@ pub fn simulate(
     colour: bool,
 ) -> Result<Finish, String> {
     let (game, _) = load_toss_only(path, "simulate", via_toss, colour).map_err(|e| e.rendered)?;
-    let mut interp =
-        toss::Interpreter::new(&game).map_err(|e| format!("{}: {e}", path.display()))?;
+    let shown = path.display().to_string();
+    let mut interp = toss_cli::load::with_progress(&shown, "building the interpreter", || {
+        toss::Interpreter::new(&game)
+    })
+    .map_err(|e| format!("{shown}: {e}"))?;
     let sim =
         toss_cli::simulate::simulate(&game, &mut interp, opts, plot.is_some(), &mut PipeStdout)?;
     fault_check(&interp)?;

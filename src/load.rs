@@ -31,7 +31,10 @@ pub fn load_toss(path: &Path, colour: bool) -> Result<(ir::Game, String), LoadEr
         count: 1,
     })?;
     let text = String::from_utf8_lossy(&bytes).into_owned();
-    match toss_lang::parse_game_bytes(&bytes, &shown) {
+    let parsed = with_progress(&shown, "parsing and checking", || {
+        toss_lang::parse_game_bytes(&bytes, &shown)
+    });
+    match parsed {
         Ok(game) => Ok((game, text)),
         Err(diags) => Err(LoadError {
             rendered: toss_lang::render_diagnostics(&diags, &text, &shown, colour),
@@ -279,13 +282,45 @@ pub fn load_with(path: &Path, colour: bool, engine: Engine) -> Result<Loaded, Lo
             Err(_) => Loaded::Gdl(reasoner),
         });
     }
+    let shown = path.display().to_string();
     let (game, _) = load_toss(path, colour)?;
-    let interpreter = toss_runtime::Interpreter::new(&game).map_err(|e| LoadError {
-        rendered: format!("{}: {e}\n", path.display()),
+    let interpreter = with_progress(&shown, "building the interpreter", || {
+        toss_runtime::Interpreter::new(&game)
+    })
+    .map_err(|e| LoadError {
+        rendered: format!("{shown}: {e}\n"),
         count: 1,
     })?;
     Ok(Loaded::Toss {
         game: Box::new(game),
         interpreter,
+    })
+}
+
+/// How long a phase of loading runs before [`with_progress`] says so.
+const PROGRESS_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Runs `f`, one phase of loading `file`; if it takes longer than
+/// [`PROGRESS_AFTER`], a line on stderr says what is being done, and
+/// another how long it took, so a long load is not mistaken for a hang.
+pub fn with_progress<T>(file: &str, phase: &str, f: impl FnOnce() -> T) -> T {
+    let start = std::time::Instant::now();
+    let (done, wait) = std::sync::mpsc::channel::<()>();
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            if wait.recv_timeout(PROGRESS_AFTER).is_ok() {
+                return;
+            }
+            eprintln!("{file}: {phase}...");
+            // Returns when `done` is sent or dropped.
+            let _ = wait.recv();
+            eprintln!(
+                "{file}: {phase} took {:.1} s",
+                start.elapsed().as_secs_f64()
+            );
+        });
+        let out = f();
+        let _ = done.send(());
+        out
     })
 }

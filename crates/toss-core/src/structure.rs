@@ -267,6 +267,11 @@ struct FunctionSlot {
 pub struct Structure {
     universe: Arc<Universe>,
     relations: Vec<RelationSlot>,
+    /// Relation ids by name: a signature may have millions of relations
+    /// (a generated description), and looking each up by a scan made
+    /// loading quadratic. Shared between clones; relations are never
+    /// removed, so declaring is the only write.
+    relation_ids: Arc<HashMap<Arc<str>, RelId>>,
     functions: Vec<FunctionSlot>,
 }
 
@@ -381,16 +386,19 @@ impl Structure {
         if let Some(r) = self.relation(name) {
             return (self.relations[r].arity == arity).then_some(r);
         }
+        let name: Arc<str> = name.into();
+        let r = self.relations.len();
+        Arc::make_mut(&mut self.relation_ids).insert(name.clone(), r);
         self.relations.push(RelationSlot {
-            name: name.into(),
+            name,
             arity,
             data: Arc::new(RelationData::new(arity)),
         });
-        Some(self.relations.len() - 1)
+        Some(r)
     }
 
     pub fn relation(&self, name: &str) -> Option<RelId> {
-        self.relations.iter().position(|r| &*r.name == name)
+        self.relation_ids.get(name).copied()
     }
 
     pub fn num_relations(&self) -> usize {

@@ -97,11 +97,7 @@ pub fn render_diagnostics(
     file_name: &str,
     colour: bool,
 ) -> String {
-    let mut out = String::new();
-    for d in diags {
-        out.push_str(&render_one(d, source, file_name, colour, false));
-    }
-    out
+    render_all(diags, source, file_name, colour, false)
 }
 
 /// [`render_diagnostics`] for warnings: the same file, line, column and
@@ -112,16 +108,139 @@ pub fn render_warnings(
     file_name: &str,
     colour: bool,
 ) -> String {
+    render_all(diags, source, file_name, colour, true)
+}
+
+fn render_all(
+    diags: &[Diagnostic],
+    source: &str,
+    file_name: &str,
+    colour: bool,
+    warning: bool,
+) -> String {
+    // One line index of the source for all of them: building it is linear
+    // in the file, and a generated file may have millions of errors.
+    let (cache, lines) = (Source::from(source), Lines::new(source));
     let mut out = String::new();
-    for d in diags {
-        out.push_str(&render_one(d, source, file_name, colour, true));
+    for d in diags.iter().take(MAX_RENDERED) {
+        out.push_str(&render_with(
+            d, source, &cache, &lines, file_name, colour, warning,
+        ));
+    }
+    if diags.len() > MAX_RENDERED {
+        out.push_str(&format!(
+            "... and {} more {} (only the first {MAX_RENDERED} are shown)\n",
+            diags.len() - MAX_RENDERED,
+            if warning { "warnings" } else { "errors" }
+        ));
     }
     out
 }
 
+/// How many diagnostics [`render_diagnostics`] shows; the rest are counted.
+pub const MAX_RENDERED: usize = 100;
+
+/// Source lines longer than this (in bytes) are shown as an excerpt around
+/// the span: a one-line file of 30 MB would otherwise be printed whole
+/// under every diagnostic.
+const MAX_SHOWN_LINE: usize = 400;
+
 fn render_one(
     d: &Diagnostic,
     source: &str,
+    file_name: &str,
+    colour: bool,
+    warning: bool,
+) -> String {
+    render_with(
+        d,
+        source,
+        &Source::from(source),
+        &Lines::new(source),
+        file_name,
+        colour,
+        warning,
+    )
+}
+
+/// Where the lines of a source start, to find a line without scanning the
+/// file once per diagnostic.
+struct Lines(Vec<usize>);
+
+impl Lines {
+    fn new(source: &str) -> Lines {
+        let mut starts = vec![0];
+        starts.extend(
+            source
+                .bytes()
+                .enumerate()
+                .filter(|&(_, b)| b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        Lines(starts)
+    }
+
+    /// The 0-based number of the line holding `offset`, and its start and
+    /// end (without the newline).
+    fn of(&self, source: &str, offset: usize) -> (usize, Range<usize>) {
+        let i = self.0.partition_point(|&s| s <= offset).saturating_sub(1);
+        let end = self.0.get(i + 1).map_or(source.len(), |&s| s - 1);
+        (i, self.0[i]..end)
+    }
+}
+
+/// A diagnostic whose line is too long for ariadne: its location, an
+/// excerpt of the line around the span with a caret, and the notes.
+fn render_excerpt(
+    d: &Diagnostic,
+    source: &str,
+    lines: &Lines,
+    span: &Range<usize>,
+    file_name: &str,
+    warning: bool,
+) -> String {
+    let (number, line) = lines.of(source, span.start);
+    let from = clamp(
+        source,
+        span.start
+            .saturating_sub(MAX_SHOWN_LINE / 2)
+            .max(line.start),
+    );
+    let to = clamp(source, (span.start + MAX_SHOWN_LINE / 2).min(line.end));
+    let (lead, trail) = (
+        if from > line.start { "..." } else { "" },
+        if to < line.end { "..." } else { "" },
+    );
+    let column = 1 + source[line.start..span.start].chars().count();
+    let caret_at = lead.len() + source[from..span.start].chars().count();
+    let width = source[span.start..span.end.clamp(span.start, to.max(span.start))]
+        .chars()
+        .count()
+        .max(1);
+    let mut out = format!(
+        "{}: {}\n  --> {file_name}:{}:{column}\n   | {lead}{}{trail}\n   | {}{}",
+        if warning { "Warning" } else { "Error" },
+        d.message,
+        number + 1,
+        &source[from..to],
+        " ".repeat(caret_at),
+        "^".repeat(width)
+    );
+    if !d.expected.is_empty() {
+        out.push_str(&format!(" expected {}", join_words(&d.expected)));
+    }
+    out.push('\n');
+    for n in &d.notes {
+        out.push_str(&format!("  = note: {n}\n"));
+    }
+    out
+}
+
+fn render_with(
+    d: &Diagnostic,
+    source: &str,
+    cache: &Source<&str>,
+    lines: &Lines,
     file_name: &str,
     colour: bool,
     warning: bool,
@@ -132,6 +251,10 @@ fn render_one(
         (ReportKind::Error, "error")
     };
     let span = clamp_span(source, &d.span);
+    let long = |s: &Range<usize>| lines.of(source, s.start).1.len() > MAX_SHOWN_LINE;
+    if long(&span) || d.labels.iter().any(|(s, _)| long(&clamp_span(source, s))) {
+        return render_excerpt(d, source, lines, &span, file_name, warning);
+    }
     let mut out = String::new();
     let config = Config::default()
         .with_color(colour)
@@ -159,9 +282,7 @@ fn render_one(
         builder = builder.with_note(n);
     }
     let mut buf = Vec::new();
-    let written = builder
-        .finish()
-        .write((file, Source::from(source)), &mut buf);
+    let written = builder.finish().write((file, cache), &mut buf);
     match written {
         Ok(()) => out.push_str(&String::from_utf8_lossy(&buf)),
         Err(_) => {

@@ -3,10 +3,11 @@
 
 use crate::diagnostic::Diagnostic;
 
-use super::{MAX_NESTING, PResult};
+use super::{MAX_CONNECTIVES, MAX_NESTING, PResult};
 
-/// Rejects inputs nested deeper than [`MAX_NESTING`] before the (recursive)
-/// parser sees them. Counts open brackets, plus binders, which extend as far
+/// Rejects inputs nested deeper than [`MAX_NESTING`], or with more than
+/// [`MAX_CONNECTIVES`] `and`s and `or`s, before the (recursive) parser sees
+/// them. Counts open brackets, plus binders, which extend as far
 /// right as possible and so nest everything after them up to the closing
 /// bracket of their level.
 pub fn check_nesting(source: &str) -> PResult<()> {
@@ -14,6 +15,7 @@ pub fn check_nesting(source: &str) -> PResult<()> {
     // binders[i]: binders seen at bracket level i (level 0 = outside).
     let mut binders: Vec<usize> = vec![0];
     let mut total = 0usize;
+    let mut connectives = 0usize;
     let mut i = 0;
     let too_deep = |at: usize, len: usize| {
         Diagnostic::new(
@@ -72,6 +74,22 @@ pub fn check_nesting(source: &str) -> PResult<()> {
                         }
                         if total > MAX_NESTING {
                             return Err(too_deep(start, word.len()));
+                        }
+                    }
+                    "and" | "or" => {
+                        connectives += 1;
+                        if connectives > MAX_CONNECTIVES {
+                            return Err(Diagnostic::new(
+                                format!(
+                                    "too many connectives: more than {MAX_CONNECTIVES} `and`s \
+                                     and `or`s in one description"
+                                ),
+                                start..i,
+                            )
+                            .with_note(format!(
+                                "the front end accepts at most {MAX_CONNECTIVES} `and`s and `or`s \
+                                 in a file; this limit bounds the memory and time of loading"
+                            )));
                         }
                     }
                     "REL" | "RULE" | "LOC" | "START" | "MODEL" | "HISTORY" | "PLAYERS" | "DATA"

@@ -471,13 +471,27 @@ impl Planner<'_> {
             }
             return;
         }
-        out.push(self.enumerate(vars.to_vec(), conj));
+        out.push(self.enumerate_with(vars.to_vec(), conj, true));
     }
 
     /// Plans the enumeration of all assignments of `vars` satisfying the
     /// conjunction `conj` (every other variable is bound by the caller).
     pub fn enumerate(&self, vars: Vec<Slot>, conj: Vec<Node>) -> Search {
-        let var_set: BTreeSet<Slot> = vars.iter().copied().collect();
+        self.enumerate_with(vars, conj, false)
+    }
+
+    /// [`Planner::enumerate`]; with `open`, a variable that no conjunct
+    /// generates may instead be reached through the witnesses of an
+    /// existential conjunct: the search is opened, its variables joining the
+    /// enumeration (so an assignment of `vars` may be found more than once:
+    /// only queries, whose callers deduplicate, ask for this). Without it
+    /// `D1(x, y) = ex z (R(x, z) and C(z, y))` would be tabulated by trying
+    /// every pair `x, y`, quadratic in the elements of a board, where
+    /// `R(x, z)` then `C(z, y)` reach each pair once.
+    fn enumerate_with(&self, vars: Vec<Slot>, conj: Vec<Node>, open: bool) -> Search {
+        let mut var_set: BTreeSet<Slot> = vars.iter().copied().collect();
+        // Variables of opened searches, in the order they were opened.
+        let mut witnesses: Vec<Slot> = Vec::new();
         let mut bound: BTreeSet<Slot> = BTreeSet::new();
         let mut rest: Vec<(Node, BTreeSet<Slot>)> = conj
             .into_iter()
@@ -503,9 +517,9 @@ impl Planner<'_> {
             ready.sort_by_key(filter_cost);
             ready
         };
-        let pre = take_ready(&mut rest, &bound);
-        let mut steps = Vec::new();
-        while bound.len() < var_set.len() {
+        let mut pre = take_ready(&mut rest, &bound);
+        let mut steps: Vec<Step> = Vec::new();
+        while vars.iter().any(|v| !bound.contains(v)) {
             let mut best: Option<(u32, usize)> = None;
             for (k, (c, _)) in rest.iter().enumerate() {
                 if let Some(cost) = self.gen_cost(c, &var_set, &bound)
@@ -513,6 +527,33 @@ impl Planner<'_> {
                 {
                     best = Some((cost, k));
                 }
+            }
+            if best.is_none()
+                && open
+                && let Some(k) = rest.iter().position(|(c, vs)| {
+                    matches!(c, Node::Search(_)) && vs.iter().any(|v| !bound.contains(v))
+                })
+            {
+                let (Node::Search(s), _) = rest.remove(k) else {
+                    unreachable!("position found a search")
+                };
+                var_set.extend(s.vars.iter().copied());
+                witnesses.extend(s.vars.iter().copied());
+                for c in search_conjuncts(&s) {
+                    let vs = node_vars(&c)
+                        .e
+                        .into_iter()
+                        .filter(|x| var_set.contains(x))
+                        .collect();
+                    rest.push((c, vs));
+                }
+                // Conjuncts of the search over bound variables alone.
+                let ready = take_ready(&mut rest, &bound);
+                match steps.last_mut() {
+                    Some(st) => st.filters.extend(ready),
+                    None => pre.extend(ready),
+                }
+                continue;
             }
             let generator = match best {
                 Some((_, k)) => {
@@ -540,7 +581,30 @@ impl Planner<'_> {
             let generator = self.intersect_unaries(generator, &mut filters);
             steps.push(Step { generator, filters });
         }
-        Search::new(vars, pre, steps)
+        if witnesses.is_empty() {
+            return Search::new(vars, pre, steps);
+        }
+        // Witnesses not needed to reach `vars` stay existential: checked
+        // once per assignment, stopping at the first witness.
+        let unbound: Vec<Slot> = witnesses
+            .iter()
+            .copied()
+            .filter(|w| !bound.contains(w))
+            .collect();
+        if !rest.is_empty() {
+            let check = self.plan_exists(
+                unbound.clone(),
+                rest.into_iter().map(|(c, _)| c).collect(),
+                &mut 1,
+            );
+            match steps.last_mut() {
+                Some(st) => st.filters.push(check),
+                None => pre.push(check),
+            }
+        }
+        let mut all = vars;
+        all.extend(witnesses.into_iter().filter(|w| !unbound.contains(w)));
+        Search::new(all, pre, steps)
     }
 
     /// A unary generator joined with the unary filters (positive or
@@ -613,6 +677,36 @@ impl Planner<'_> {
             _ => None,
         }
     }
+}
+
+/// The conjuncts a planned search checks, its generators as atoms again.
+fn search_conjuncts(s: &Search) -> Vec<Node> {
+    let mut out = s.pre.clone();
+    for st in &s.steps {
+        match &st.generator {
+            Gen::All(_) => {}
+            Gen::Eq { var, from } => out.push(Node::Eq(*var, *from)),
+            Gen::Atom { rel, args } => out.push(Node::Atom {
+                rel: *rel,
+                args: args
+                    .iter()
+                    .map(|a| match a {
+                        Arg::Bound(x) | Arg::Bind(x) | Arg::Check(x) => *x,
+                    })
+                    .collect(),
+            }),
+            Gen::Unaries { var, pos, neg } => {
+                let atom = |rel: &RelRef| Node::Atom {
+                    rel: *rel,
+                    args: Box::new([*var]),
+                };
+                out.extend(pos.iter().map(atom));
+                out.extend(neg.iter().map(|r| Node::Not(Box::new(atom(r)))));
+            }
+        }
+        out.extend(st.filters.iter().cloned());
+    }
+    out
 }
 
 fn make_gen(c: Node, vars: &BTreeSet<Slot>, bound: &mut BTreeSet<Slot>) -> Gen {
