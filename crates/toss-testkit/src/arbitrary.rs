@@ -130,6 +130,41 @@ const NUMBERS: &[f64] = &[
     0.0, 1.0, 2.0, 0.5, 3.25, 10.0, 0.1, 1e-7, 2.5e10, 1e300, 4.0, 7.5,
 ];
 
+/// `t` made finite in some state, as the checker wants of a payoff (one
+/// infinite or NaN in every state is an error): literals at most 10,
+/// exponents 2, divisors and roots' arguments positive literals. The rest
+/// of the term's shape is kept.
+fn finite_somewhere(t: RealExpr) -> RealExpr {
+    use RealExpr::*;
+    let fix = |t: Box<RealExpr>| Box::new(finite_somewhere(*t));
+    match t {
+        Const(c) => Const(if c > 10.0 { 10.0 } else { c }),
+        Neg(a) => Neg(fix(a)),
+        Add(a, b) => Add(fix(a), fix(b)),
+        Sub(a, b) => Sub(fix(a), fix(b)),
+        Mul(a, b) => Mul(fix(a), fix(b)),
+        Div(a, _) => Div(fix(a), Box::new(Const(4.0))),
+        Pow(a, _) => Pow(fix(a), Box::new(Const(2.0))),
+        Root(n, _) => Root(n, Box::new(Const(7.5))),
+        Sum { vars, guard, body } => Sum {
+            vars,
+            guard,
+            body: fix(body),
+        },
+        Product { vars, guard, body } => Product {
+            vars,
+            guard,
+            body: fix(body),
+        },
+        Let { var, value, body } => Let {
+            var,
+            value: fix(value),
+            body: fix(body),
+        },
+        other => other,
+    }
+}
+
 impl Choices {
     pub fn new(data: Vec<u32>) -> Self {
         Choices { data, pos: 0 }
@@ -845,7 +880,7 @@ impl Choices {
                     .iter()
                     .map(|_| {
                         let payoff = if self.flip() {
-                            self.real(&sig, &closed, 2)
+                            finite_somewhere(self.real(&sig, &closed, 2))
                         } else {
                             RealExpr::Const(0.0)
                         };
