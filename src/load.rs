@@ -201,7 +201,8 @@ fn read_gdl(path: &Path, colour: bool) -> Result<ReadGdl, LoadError> {
         Some(d) if checked.errors.is_empty() => d,
         _ => return Err(rendered(checked.errors)),
     };
-    let game = toss_gdl::kif::build_game(&desc).map_err(|d| rendered(vec![d]))?;
+    let game =
+        toss_gdl::kif::build_game_at(&desc, &checked.rule_spans).map_err(|d| rendered(vec![d]))?;
     Ok(ReadGdl {
         shown,
         text,
@@ -265,11 +266,16 @@ pub fn load_with(path: &Path, colour: bool, engine: Engine) -> Result<Loaded, Lo
             Err(_) => Loaded::Gdl(reasoner),
         });
     }
-    let (game, _) = load_toss(path, colour)?;
-    let interpreter = toss_runtime::Interpreter::new(&game).map_err(|e| LoadError {
+    let (game, source) = load_toss(path, colour)?;
+    let mut interpreter = toss_runtime::Interpreter::new(&game).map_err(|e| LoadError {
         rendered: format!("{}: {e}\n", path.display()),
         count: 1,
     })?;
+    // A fault about a rule (a resource limit) then says where the rule is.
+    interpreter.set_rule_positions(&toss_lang::limits::rule_positions(
+        &source,
+        &path.display().to_string(),
+    ));
     Ok(Loaded::Toss {
         game: Box::new(game),
         interpreter,
