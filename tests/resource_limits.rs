@@ -125,3 +125,63 @@ fn gdl_legal_moves_past_the_limit_in_a_state_are_a_fault() {
         assert!(took < QUICK, "{engine}: {took:?}");
     }
 }
+
+#[derive(toss::Game)]
+#[toss(file = "tests/fixtures/explode5.toss")]
+struct Explode5;
+
+/// The same game again: generated code keeps its fault per game type.
+#[derive(toss::Game)]
+#[toss(file = "tests/fixtures/explode5.toss")]
+struct Explode5Playout;
+
+const PICK_FAULT: &str =
+    "rule `Pick` has more than 1,000,000 matches in one state (limit: matches per rule)";
+
+#[test]
+fn generated_legal_moves_stop_at_the_limit_as_the_interpreter_does() {
+    use toss::Game;
+    let start = Instant::now();
+    let g = Explode5;
+    let s = g.initial_state();
+    let mut moves = Vec::new();
+    g.legal_moves(&s, 0, &mut moves);
+    assert!(moves.is_empty());
+    assert_eq!(g.fault().as_deref(), Some(PICK_FAULT));
+    let mut movers = Vec::new();
+    g.movers(&s, &mut movers);
+    assert!(movers.is_empty(), "every state is terminal after a fault");
+
+    let source = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/explode5.toss"
+    ))
+    .expect("game file");
+    let interpreted = toss::interpret(&source, "explode5.toss").expect("valid game");
+    let si = interpreted.initial_state();
+    let mut moves = Vec::new();
+    interpreted.legal_moves(&si, 0, &mut moves);
+    assert!(moves.is_empty());
+    assert_eq!(interpreted.fault().as_deref(), Some(PICK_FAULT));
+    assert!(start.elapsed() < QUICK, "{:?}", start.elapsed());
+}
+
+#[test]
+fn generated_playouts_end_at_once_after_a_fault() {
+    use toss::Game;
+    let start = Instant::now();
+    let g = Explode5Playout;
+    // Generated playouts count this rule's matches without listing them
+    // (no memory grows): one turn is played before the moves are listed.
+    let (turns, _) = g.random_playout(&mut toss::rng_from_seed(0), 1);
+    assert_eq!(turns, 1);
+    assert_eq!(g.fault(), None);
+    let s = g.initial_state();
+    let mut moves = Vec::new();
+    g.legal_moves(&s, 0, &mut moves);
+    assert_eq!(g.fault().as_deref(), Some(PICK_FAULT));
+    // From then on every playout ends at once.
+    let (turns, _) = g.random_playout(&mut toss::rng_from_seed(1), 100);
+    assert_eq!(turns, 0);
+    assert!(start.elapsed() < QUICK, "{:?}", start.elapsed());
+}
