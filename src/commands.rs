@@ -68,9 +68,21 @@ pub fn check(files: &[PathBuf], via_toss: bool, colour: bool) -> Result<(), Stri
         }
         if toss_cli::load::is_gdl(path) && !via_toss {
             match toss_cli::load::load_gdl_with_warnings(path, colour) {
+                // The first state's legal moves are listed: a game past a
+                // limit there cannot be played at all.
                 Ok((g, warnings)) => {
                     eprint!("{warnings}");
-                    out!("{}", gdl_summary(path, &g));
+                    match gdl_summary(path, &g) {
+                        summary if g.fault().is_none() => out!("{summary}"),
+                        _ => {
+                            eprintln!(
+                                "error: {}: {}",
+                                path.display(),
+                                g.fault().unwrap_or_default()
+                            );
+                            failed += 1;
+                        }
+                    }
                 }
                 Err(e) => {
                     eprint!("{e}");
@@ -94,7 +106,13 @@ pub fn check(files: &[PathBuf], via_toss: bool, colour: bool) -> Result<(), Stri
             })
         });
         match loaded {
-            Ok((game, _)) => out!("{}", summary(path, &game)),
+            Ok((game, source)) => {
+                out!("{}", summary(path, &game));
+                let shown = path.display().to_string();
+                for w in toss::lang::limits::match_warnings(&game, &source, &shown) {
+                    outln!("warning: {w}");
+                }
+            }
             Err(e) => {
                 eprint!("{e}");
                 eprintln!(

@@ -217,7 +217,8 @@ fn read_gdl(path: &Path, colour: bool) -> Result<ReadGdl, LoadError> {
         Some(d) if checked.errors.is_empty() => d,
         _ => return Err(rendered(checked.errors)),
     };
-    let game = toss_gdl::kif::build_game(&desc).map_err(|d| rendered(vec![d]))?;
+    let game =
+        toss_gdl::kif::build_game_at(&desc, &checked.rule_spans).map_err(|d| rendered(vec![d]))?;
     Ok(ReadGdl {
         shown,
         text,
@@ -283,14 +284,16 @@ pub fn load_with(path: &Path, colour: bool, engine: Engine) -> Result<Loaded, Lo
         });
     }
     let shown = path.display().to_string();
-    let (game, _) = load_toss(path, colour)?;
-    let interpreter = with_progress(&shown, "building the interpreter", || {
+    let (game, source) = load_toss(path, colour)?;
+    let mut interpreter = with_progress(&shown, "building the interpreter", || {
         toss_runtime::Interpreter::new(&game)
     })
     .map_err(|e| LoadError {
         rendered: format!("{shown}: {e}\n"),
         count: 1,
     })?;
+    // A fault about a rule (a resource limit) then says where the rule is.
+    interpreter.set_rule_positions(&toss_lang::limits::rule_positions(&source, &shown));
     Ok(Loaded::Toss {
         game: Box::new(game),
         interpreter,

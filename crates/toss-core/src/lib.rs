@@ -9,7 +9,8 @@
 //! - [`game`]: the [`Game`] trait that the interpreter, generated code and
 //!   the GDL reasoner implement and that players and tools use;
 //! - [`analysis`]: the facts of a game computed once (stable and fluent
-//!   relations, the relations each rule changes).
+//!   relations, the relations each rule changes);
+//! - [`limits`]: the resource limits every engine keeps to.
 //!
 //! Dependency rule: this crate imports no other crate of the workspace.
 //! Everything else (front ends, runtime, search, heuristics, GDL, the
@@ -19,6 +20,7 @@ pub mod analysis;
 pub mod bits;
 pub mod game;
 pub mod ir;
+pub mod limits;
 pub mod structure;
 
 pub use bits::Bits;

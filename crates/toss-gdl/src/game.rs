@@ -229,13 +229,15 @@ fn with_demand(desc: &Description, prog: &Program) -> Option<Program> {
 impl GdlGame {
     /// Compiles the description and evaluates its static relations.
     pub fn new(desc: &Description) -> Result<GdlGame, ProgramError> {
-        GdlGame::with_fact_limit(desc, usize::MAX)
+        GdlGame::with_fact_limit(desc, toss_core::limits::GDL_FACTS_PER_RELATION.value)
     }
 
     /// [`GdlGame::new`] with the reasoner's memory bounded
     /// ([`Engine::set_limit`]): static relations beyond `facts` facts are
-    /// an error ([`ProgramError::TooLarge`]); in a state, the evaluation
-    /// stops there and [`GdlGame::overflows`] grows.
+    /// an error ([`ProgramError::TooManyFacts`]); in a state, the
+    /// evaluation stops there, [`GdlGame::overflows`] grows and
+    /// [`Game::fault`] says why. [`GdlGame::new`] keeps to
+    /// [`GDL_FACTS_PER_RELATION`](toss_core::limits::GDL_FACTS_PER_RELATION).
     pub fn with_fact_limit(desc: &Description, facts: usize) -> Result<GdlGame, ProgramError> {
         let mut prog = Program::new(desc)?;
         if let Some(p) = with_demand(desc, &prog) {
@@ -467,6 +469,46 @@ impl GdlGame {
     }
 }
 
+impl GdlGame {
+    /// A state whose evaluation ran past [`GDL_FACTS_PER_RELATION`] (for
+    /// `legal`: [`LEGAL_MOVES_PER_STATE`]): its relations are incomplete,
+    /// so what was played since is not the game (the GGP player, which
+    /// sets its own limit, still answers with a move from the partial
+    /// list; the commands report the fault).
+    ///
+    /// [`GDL_FACTS_PER_RELATION`]: toss_core::limits::GDL_FACTS_PER_RELATION
+    /// [`LEGAL_MOVES_PER_STATE`]: toss_core::limits::LEGAL_MOVES_PER_STATE
+    fn limit_fault(&self) -> Option<String> {
+        use toss_core::limits::{GDL_FACTS_PER_RELATION, LEGAL_MOVES_PER_STATE};
+        let c = self.lock();
+        if c.e.overflows() == 0 {
+            return None;
+        }
+        let limit = c.e.limit();
+        Some(match c.e.first_overflow() {
+            Some(r) if r == self.prog.kw.legal && limit == LEGAL_MOVES_PER_STATE.value => {
+                LEGAL_MOVES_PER_STATE.exceeded("relation `legal` has", "legal moves in one state")
+            }
+            Some(r) if limit == GDL_FACTS_PER_RELATION.value => {
+                let name = &self.prog.symbols[self.prog.rels[r].sym as usize];
+                GDL_FACTS_PER_RELATION.exceeded(
+                    &format!("relation `{name}` has"),
+                    "facts (or new terms) in one state",
+                )
+            }
+            // A smaller limit the caller set (the GGP player's).
+            r => format!(
+                "the reasoner's evaluation of {} went past its limit of {} facts",
+                r.map_or("a relation".into(), |r| format!(
+                    "relation `{}`",
+                    self.prog.symbols[self.prog.rels[r].sym as usize]
+                )),
+                toss_core::limits::thousands(limit as u64)
+            ),
+        })
+    }
+}
+
 impl Game for GdlGame {
     type State = GdlState;
     type Move = GdlMove;
@@ -521,8 +563,10 @@ impl Game for GdlGame {
         self.fault.get().is_some() || self.terminal(s)
     }
 
+    /// A fault of the description found in play (goals, legal moves), or
+    /// a resource limit reached.
     fn fault(&self) -> Option<String> {
-        self.fault.get().cloned()
+        self.fault.get().cloned().or_else(|| self.limit_fault())
     }
 
     /// Every role moves in every non-terminal state, so a turn is a ply.

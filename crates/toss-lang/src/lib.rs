@@ -3,7 +3,8 @@
 //!
 //! Pipeline: a lexical nesting check, the pest grammar (`toss.pest`), the
 //! AST with spans ([`ast`]), checks ([`check`]) and lowering ([`lower`]);
-//! [`print`] writes the IR back as canonical `.toss` text.
+//! [`print`] writes the IR back as canonical `.toss` text; [`limits`]
+//! places rules in the source for the resource limits' messages.
 //! The front end never panics on user input, whatever the bytes.
 //!
 //! Dependency rule: `toss-core` only (no solver, no interpreter, no
@@ -13,6 +14,7 @@ pub mod ast;
 mod board;
 mod check;
 pub mod diagnostic;
+pub mod limits;
 pub mod lower;
 pub mod parse;
 pub mod print;

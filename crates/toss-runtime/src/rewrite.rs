@@ -566,23 +566,36 @@ impl CompiledRule {
     }
 
     /// All matches in canonical order (appended to `out`, which is cleared).
-    pub fn matches(&self, s: &Structure, out: &mut Vec<Match>) {
-        self.matches_where(s, out, |_, _| None, |_| true);
+    /// False when there are more than [`MATCHES_PER_RULE`] (`out` then
+    /// holds some of them only).
+    ///
+    /// [`MATCHES_PER_RULE`]: toss_core::limits::MATCHES_PER_RULE
+    pub fn matches(&self, s: &Structure, out: &mut Vec<Match>) -> bool {
+        self.matches_where(s, out, |_, _| None, |_| true)
     }
 
     /// The matches whose element images pass `keep`, with the candidates
     /// of each step restricted by `filter` (see
     /// [`CompiledRule::for_each_match_filtered`]), in the order of
-    /// [`CompiledRule::matches`].
+    /// [`CompiledRule::matches`]. False when the matcher found more than
+    /// [`MATCHES_PER_RULE`] matches (kept or not): the enumeration stops
+    /// there, so neither time nor `out` grows past the limit.
+    ///
+    /// [`MATCHES_PER_RULE`]: toss_core::limits::MATCHES_PER_RULE
     pub fn matches_where(
         &self,
         s: &Structure,
         out: &mut Vec<Match>,
         filter: impl FnMut(usize, &[Elem]) -> Option<BitSet>,
         mut keep: impl FnMut(&[Elem]) -> bool,
-    ) {
+    ) -> bool {
         out.clear();
-        self.for_each_match_filtered(s, filter, |elems, optional| {
+        let mut left = toss_core::limits::MATCHES_PER_RULE.value;
+        let complete = self.for_each_match_filtered(s, filter, |elems, optional| {
+            if left == 0 {
+                return false;
+            }
+            left -= 1;
             if keep(elems) {
                 out.push(Match {
                     elems: elems.into(),
@@ -594,6 +607,7 @@ impl CompiledRule {
         if !self.ordered {
             out.sort_unstable();
         }
+        complete
     }
 
     /// The optional-tuple mask of a match given by its element images (bit

@@ -57,6 +57,9 @@ pub(crate) fn game_impl(
             }
             fn movers(&self, s: &Self::State, out: &mut ::std::vec::Vec<usize>) {
                 out.clear();
+                if #module::LIMIT_FAULT.get().is_some() {
+                    return;
+                }
                 for &p in #module::label_players(s.location) {
                     if !#module::has_move(s, p) {
                         out.clear();
@@ -87,7 +90,7 @@ pub(crate) fn game_impl(
                 #payoff_bounds
             }
             fn fault(&self) -> ::core::option::Option<::std::string::String> {
-                Self::interpreter_fault()
+                #module::LIMIT_FAULT.get().cloned().or_else(Self::interpreter_fault)
             }
             #state_key
             fn stable_keys(&self) -> bool {

@@ -28,13 +28,35 @@ pub(crate) fn move_fns(plan: &Plan) -> TokenStream {
         let movers = loc.movers.iter().map(|&p| usize_lit(p));
         movers_arms.push(quote! { #lit => &[#(#movers),*], });
     }
+    let moves_fault = toss_core::limits::LEGAL_MOVES_PER_STATE
+        .exceeded("a player has", "legal moves in one state");
     quote! {
-        /// The legal moves of `player`, in canonical order.
+        /// The first resource limit a play ran into (`Game::fault`): from
+        /// then on every state is terminal.
+        pub static LIMIT_FAULT: ::toss::__private::OnceLock<::std::string::String> =
+            ::toss::__private::OnceLock::new();
+
+        /// Stops the plays with the fault `message` (the first one stays).
+        #[cold]
+        fn limit_fault(message: &str) {
+            let _ = LIMIT_FAULT.set(message.to_string());
+        }
+
+        /// The legal moves of `player`, in canonical order; none past a
+        /// resource limit (`toss_core::limits`: matches per rule, legal
+        /// moves per state), which stops the play with a fault.
         pub fn legal_moves(s: &State, player: usize, out: &mut ::std::vec::Vec<Move>) {
             out.clear();
+            if LIMIT_FAULT.get().is_some() {
+                return;
+            }
             match (s.location, player) {
                 #(#legal_arms)*
                 _ => {}
+            }
+            if out.len() > ::toss::__private::limits::LEGAL_MOVES_PER_STATE.value {
+                limit_fault(#moves_fault);
+                out.clear();
             }
         }
 
@@ -87,23 +109,29 @@ fn legal_arm(plan: &Plan, li: usize, p: usize, pl: &PlayerPlan) -> TokenStream {
                     out.push(Move { label: #lb, rule: #ri, elems: [0; #k] });
                 }
             }
-        } else if plan.rules[l.rule].reordered() {
-            // Listed in join order, then sorted into canonical
-            // order (the moves of one rule differ in their images).
+        } else {
+            // Listed in join order, then sorted into canonical order
+            // when the matcher reorders (the moves of one rule differ in
+            // their images). The matches are counted as they are pushed:
+            // past the limit the scan stops.
+            let sort = plan.rules[l.rule]
+                .reordered()
+                .then(|| quote! { out[start..].sort_unstable_by_key(|m| m.elems); });
+            let fault = matches_fault(plan, l.rule);
             quote! {
                 let start = out.len();
-                #m(s, &mut |elems| {
+                if !#m(s, &mut |elems| {
+                    if out.len() - start >= ::toss::__private::limits::MATCHES_PER_RULE.value {
+                        return false;
+                    }
                     out.push(Move { label: #lb, rule: #ri, elems });
                     true
-                });
-                out[start..].sort_unstable_by_key(|m| m.elems);
-            }
-        } else {
-            quote! {
-                #m(s, &mut |elems| {
-                    out.push(Move { label: #lb, rule: #ri, elems });
-                    true
-                });
+                }) {
+                    limit_fault(#fault);
+                    out.clear();
+                    return;
+                }
+                #sort
             }
         };
         match plan.rules[l.rule].sentence {
@@ -120,6 +148,15 @@ fn legal_arm(plan: &Plan, li: usize, p: usize, pl: &PlayerPlan) -> TokenStream {
             #(#gens)*
         }
     }
+}
+
+/// The fault of rule `ri` past the limit of matches per rule, as the
+/// interpreter words it.
+pub(crate) fn matches_fault(plan: &Plan, ri: usize) -> String {
+    toss_core::limits::MATCHES_PER_RULE.exceeded(
+        &format!("rule `{}` has", plan.rules[ri].name),
+        "matches in one state",
+    )
 }
 
 /// The arm of `has_move` for player `p` (`pl`) in location `li`.

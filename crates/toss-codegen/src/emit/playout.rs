@@ -143,11 +143,16 @@ pub(crate) fn playout_fns(plan: &Plan) -> TokenStream {
             max_turns: usize,
         ) -> (usize, ::toss::Payoffs) {
             let mut turns = 0;
+            let mut pay = ::toss::Payoffs::from_elem(0.0, PLAYERS.len());
+            // Past a resource limit every state is terminal.
+            if LIMIT_FAULT.get().is_some() {
+                payoffs(s, &mut pay);
+                return (turns, pay);
+            }
             let mut joint = [Move { label: 0, rule: 0, elems: [0; #k] }; #max_movers];
             #found_decl
             #sets_decl
             #playout_loop
-            let mut pay = ::toss::Payoffs::from_elem(0.0, PLAYERS.len());
             payoffs(s, &mut pay);
             (turns, pay)
         }
@@ -542,11 +547,19 @@ fn label_code(
         let sort = plan.rules[l.rule]
             .reordered()
             .then(|| quote! { found[#start..].sort_unstable(); });
+        let fault = super::locations::matches_fault(plan, l.rule);
         let list = quote! {
-            #m(s, &mut |e| {
+            if !#m(s, &mut |e| {
+                if found.len() - #start >= ::toss::__private::limits::MATCHES_PER_RULE.value {
+                    return false;
+                }
                 found.push(e);
                 true
-            });
+            }) {
+                // Past the limit: the play stops, and later ones at once.
+                limit_fault(#fault);
+                break 'play;
+            }
             #sort
         };
         let list = match &ok {

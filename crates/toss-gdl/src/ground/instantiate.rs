@@ -304,7 +304,9 @@ impl Grounder<'_> {
 
 fn too_large(e: ProgramError, limits: GroundLimits) -> GroundError {
     match e {
-        ProgramError::TooLarge(_) => GroundError::TooManyFacts(limits.facts),
+        ProgramError::TooLarge(_) | ProgramError::TooManyFacts(..) => {
+            GroundError::TooManyFacts(limits.facts)
+        }
         e => GroundError::Program(e),
     }
 }

@@ -255,8 +255,8 @@ pub struct GroundLimits {
 impl Default for GroundLimits {
     fn default() -> Self {
         GroundLimits {
-            facts: 1_000_000,
-            instances: 2_000_000,
+            facts: toss_core::limits::GROUND_FACTS.value,
+            instances: toss_core::limits::GROUND_INSTANCES.value,
         }
     }
 }
@@ -281,11 +281,15 @@ impl fmt::Display for GroundError {
             GroundError::TooManyFacts(n) => write!(
                 f,
                 "grounding limit: a relation of the relaxed game (every reachable fluent, move \
-                 and derived atom) has more than {n} facts"
+                 and derived atom) has more than {} facts (limit: {})",
+                toss_core::limits::thousands(*n as u64),
+                toss_core::limits::GROUND_FACTS.name
             ),
             GroundError::TooManyInstances(n) => write!(
                 f,
-                "grounding limit: the rules have more than {n} ground instances"
+                "grounding limit: the rules have more than {} ground instances (limit: {})",
+                toss_core::limits::thousands(*n as u64),
+                toss_core::limits::GROUND_INSTANCES.name
             ),
             GroundError::NoRoles => write!(f, "not a game: no role"),
         }

@@ -10,6 +10,7 @@
 pub mod check;
 pub mod syntax;
 
+use crate::reasoner::ProgramError;
 use crate::{Description, GdlGame, TermId};
 
 use toss_lang::Diagnostic;
@@ -96,12 +97,34 @@ pub fn parse_gdl(source: &str, file_name: &str) -> Result<Description, Vec<Diagn
 /// valid program but not a game (no `role`, `legal`, `goal` or `terminal`)
 /// is an error at the start of the file.
 pub fn build_game(desc: &Description) -> Result<GdlGame, Diagnostic> {
-    build_game_with_limit(desc, usize::MAX)
+    build_game_with_limit(desc, toss_core::limits::GDL_FACTS_PER_RELATION.value)
 }
 
 /// [`build_game`] with the reasoner's memory bounded: at most `facts`
 /// facts per relation ([`GdlGame::with_fact_limit`]).
 pub fn build_game_with_limit(desc: &Description, facts: usize) -> Result<GdlGame, Diagnostic> {
+    build(desc, facts, &[])
+}
+
+/// [`build_game`] where an error about a relation (past the limit of facts
+/// per relation) points at the head of the first rule defining it, given
+/// the spans of the description's rules ([`GdlCheck::rule_spans`]).
+pub fn build_game_at(
+    desc: &Description,
+    rule_spans: &[syntax::Span],
+) -> Result<GdlGame, Diagnostic> {
+    build(
+        desc,
+        toss_core::limits::GDL_FACTS_PER_RELATION.value,
+        rule_spans,
+    )
+}
+
+fn build(
+    desc: &Description,
+    facts: usize,
+    rule_spans: &[syntax::Span],
+) -> Result<GdlGame, Diagnostic> {
     let mut missing = Vec::new();
     for (kw, arity) in [("role", 1), ("legal", 2), ("goal", 2), ("terminal", 0)] {
         let has = desc.symbol(kw).is_some_and(|s| {
@@ -122,7 +145,16 @@ pub fn build_game_with_limit(desc: &Description, facts: usize) -> Result<GdlGame
             0..0,
         ));
     }
-    GdlGame::with_fact_limit(desc, facts).map_err(|e| Diagnostic::new(e.to_string(), 0..0))
+    GdlGame::with_fact_limit(desc, facts).map_err(|e| {
+        let span = match &e {
+            ProgramError::TooManyFacts(name, _) => desc
+                .symbol(name)
+                .and_then(|r| desc.rules.iter().position(|x| x.head.rel == r))
+                .and_then(|i| rule_spans.get(i).cloned()),
+            _ => None,
+        };
+        Diagnostic::new(e.to_string(), span.unwrap_or(0..0))
+    })
 }
 
 /// Parses, checks and builds a game.

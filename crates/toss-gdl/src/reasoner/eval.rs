@@ -28,6 +28,7 @@ impl Program {
             join: JoinScratch::default(),
             limit: facts,
             overflows: 0,
+            first_overflow: None,
         };
         for c in 0..self.sccs.len() {
             if self.sccs[c].level == STATIC {
@@ -37,7 +38,10 @@ impl Program {
                     return Err(ProgramError::TooLarge(STATIC_FACT_LIMIT));
                 }
                 if e.overflows > 0 {
-                    return Err(ProgramError::TooLarge(facts));
+                    let name = e.first_overflow.map_or(String::new(), |r| {
+                        self.symbols[self.rels[r].sym as usize].clone()
+                    });
+                    return Err(ProgramError::TooManyFacts(name, facts));
                 }
             }
         }
@@ -69,6 +73,8 @@ pub struct Engine {
     limit: usize,
     /// Evaluations stopped by the limit so far.
     overflows: u64,
+    /// The relation whose evaluation the limit stopped first.
+    first_overflow: Option<RelId>,
 }
 
 impl Engine {
@@ -82,6 +88,16 @@ impl Engine {
     /// How many evaluations the limit has stopped.
     pub fn overflows(&self) -> u64 {
         self.overflows
+    }
+
+    /// The relation whose evaluation the limit stopped first, if any.
+    pub fn first_overflow(&self) -> Option<RelId> {
+        self.first_overflow
+    }
+
+    /// The limit set with [`Engine::set_limit`].
+    pub fn limit(&self) -> usize {
+        self.limit
     }
 
     /// The facts of a relation (of any level, as last evaluated).
@@ -203,6 +219,7 @@ impl Engine {
             for t in out.chunks_exact(a) {
                 if store.len as usize >= self.limit {
                     self.overflows += 1;
+                    self.first_overflow.get_or_insert(rel);
                     return;
                 }
                 store.insert(t);
@@ -261,6 +278,7 @@ impl Engine {
         j.go(body);
         if j.overflow {
             self.overflows += 1;
+            self.first_overflow.get_or_insert(rule.head_rel);
         }
     }
 }

@@ -53,6 +53,9 @@ pub enum ProgramError {
     Unsafe(usize, String),
     /// The static part derived more facts than the limit.
     TooLarge(usize),
+    /// A static relation (named) derived more facts than the limit on
+    /// facts per relation.
+    TooManyFacts(String, usize),
 }
 
 impl fmt::Display for ProgramError {
@@ -69,6 +72,15 @@ impl fmt::Display for ProgramError {
             }
             ProgramError::TooLarge(n) => {
                 write!(f, "the game-independent relations exceed {n} facts")
+            }
+            ProgramError::TooManyFacts(rel, n) => {
+                let what = format!("relation `{rel}`, which no state changes, has");
+                if *n == toss_core::limits::GDL_FACTS_PER_RELATION.value {
+                    let l = toss_core::limits::GDL_FACTS_PER_RELATION;
+                    f.write_str(&l.exceeded(&what, "facts"))
+                } else {
+                    write!(f, "{what} more than {n} facts")
+                }
             }
         }
     }

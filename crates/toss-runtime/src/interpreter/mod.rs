@@ -73,6 +73,7 @@ use crate::ode::Method;
 use crate::rewrite::{CompiledRule, Match, MatchForest};
 use toss_core::game::{Rng, uniform01};
 use toss_core::ir::{self, Bound, Distribution, Multiplicity};
+use toss_core::limits::ELEMENTS_PER_STRUCTURE;
 use toss_core::structure::{FunId, RelId, Structure};
 // The unit tests see these through `use super::*`.
 #[cfg(test)]
@@ -253,6 +254,9 @@ pub struct Interpreter {
     fluent_functions: Vec<bool>,
     /// The first limit the play ran into (see [`Game::fault`](toss_core::game::Game::fault)).
     fault: std::sync::OnceLock<String>,
+    /// Per rule, its position in the game file (`file:line:col`) for fault
+    /// messages, or empty (see [`Interpreter::set_rule_positions`]).
+    rule_positions: Vec<String>,
     /// See [`Game::payoff_bounds`](toss_core::game::Game::payoff_bounds).
     payoff_bounds: Option<(f64, f64)>,
 }
@@ -359,6 +363,11 @@ impl Interpreter {
         if location >= locations.len() {
             return Err(ierr(format!("history ends in unknown location {location}")));
         }
+        if structure.num_elements() > ELEMENTS_PER_STRUCTURE.value {
+            return Err(ierr(
+                ELEMENTS_PER_STRUCTURE.exceeded("the starting structure has", "elements"),
+            ));
+        }
         // Tabulate defined relations over stable relations (recompiles all
         // formulas compiled above).
         solver.set_stable(&stable);
@@ -398,8 +407,35 @@ impl Interpreter {
             derivatives,
             compound_turns: toss_core::analysis::has_compound_turns(game),
             fault: std::sync::OnceLock::new(),
+            rule_positions: Vec::new(),
             payoff_bounds: toss_core::ir::bounds::payoff_bounds(game).map(|b| (b.lo, b.hi)),
         })
+    }
+
+    /// Gives the file position (`file:line:col`) of each rule, by name, so
+    /// that a fault about a rule says where it is (positions of names not
+    /// among the rules are ignored).
+    pub fn set_rule_positions(&mut self, positions: &[(String, String)]) {
+        self.rule_positions = self
+            .rules
+            .iter()
+            .map(|ri| {
+                positions
+                    .iter()
+                    .find(|(name, _)| name == ri.rule.name())
+                    .map_or(String::new(), |(_, at)| at.clone())
+            })
+            .collect();
+    }
+
+    /// Stops the play when `s` has more elements than
+    /// [`ELEMENTS_PER_STRUCTURE`] (rules that add elements).
+    fn check_elements(&self, s: &Structure) {
+        if s.num_elements() > ELEMENTS_PER_STRUCTURE.value {
+            let _ = self
+                .fault
+                .set(ELEMENTS_PER_STRUCTURE.exceeded("the structure has", "elements"));
+        }
     }
 
     /// Whether the play ran into a limit ([`Game::fault`]): every state is

@@ -7,6 +7,7 @@ use super::{ANY_MOVES_LIMIT, Interpreter, LabelForest, LabelInfo, Matches, Move,
 use crate::rewrite::{CompiledRule, Match};
 use crate::solver::{FormulaId, SetMemo};
 use toss_core::ir::Multiplicity;
+use toss_core::limits::{LEGAL_MOVES_PER_STATE, MATCHES_PER_RULE};
 use toss_core::structure::{BitSet, Elem, Structure};
 
 impl Interpreter {
@@ -186,11 +187,26 @@ impl Interpreter {
                 if !self.independent_pre_ok(ri, &s.structure, params, cache) {
                     continue;
                 }
+                // The matches tried are counted: a rule whose matches all
+                // fail `pre` must not be enumerated past the limit either.
+                let mut left = MATCHES_PER_RULE.value;
+                let mut over = false;
                 let found = !ri.rule.for_each_match_filtered(
                     &s.structure,
                     |k, assign| self.step_set(ri, &s.structure, k, assign, params, &mut cache.1),
-                    |elems, opt| !self.match_ok(ri, &s.structure, elems, opt, params),
+                    |elems, opt| {
+                        if left == 0 {
+                            over = true;
+                            return false;
+                        }
+                        left -= 1;
+                        !self.match_ok(ri, &s.structure, elems, opt, params)
+                    },
                 );
+                if over {
+                    self.too_many_matches(label.rule);
+                    return false;
+                }
                 if found {
                     return true;
                 }
@@ -224,12 +240,15 @@ impl Interpreter {
             if ri.step_sets.iter().any(|v| !v.is_empty()) {
                 // Parts of `pre` restrict the matcher per choice: only
                 // their matches are listed.
-                ri.rule.matches_where(
+                if !ri.rule.matches_where(
                     &s.structure,
                     &mut all,
                     |k, assign| self.step_set(ri, &s.structure, k, assign, params, &mut cache.1),
                     |_| true,
-                );
+                ) {
+                    self.too_many_matches(label.rule);
+                    break;
+                }
                 if filtered {
                     all.retain(|m| {
                         self.match_ok_with(
@@ -246,7 +265,10 @@ impl Interpreter {
                 continue;
             }
             if !have_all {
-                ri.rule.matches(&s.structure, &mut all);
+                if !ri.rule.matches(&s.structure, &mut all) {
+                    self.too_many_matches(label.rule);
+                    break;
+                }
                 have_all = true;
             }
             if ci == last {
@@ -413,9 +435,43 @@ impl Interpreter {
             None => {
                 for (li, label) in loc.labels[player].iter().enumerate() {
                     self.label_moves(s, li, label, out, cache);
+                    if self.too_many_moves(out) {
+                        return;
+                    }
                 }
             }
         }
+        self.too_many_moves(out);
+    }
+
+    /// Whether `out` holds more than [`LEGAL_MOVES_PER_STATE`] moves: then
+    /// the play stops with that fault and `out` is emptied (checked after
+    /// each label, so at most one label's moves more are ever held).
+    fn too_many_moves(&self, out: &mut Vec<Move>) -> bool {
+        if out.len() <= LEGAL_MOVES_PER_STATE.value {
+            return false;
+        }
+        let _ = self
+            .fault
+            .set(LEGAL_MOVES_PER_STATE.exceeded("a player has", "legal moves in one state"));
+        out.clear();
+        true
+    }
+
+    /// Stops the play: rule `rule` has more than [`MATCHES_PER_RULE`]
+    /// matches in one state. The message starts with the rule's file
+    /// position when it is known ([`Interpreter::set_rule_positions`]).
+    pub(super) fn too_many_matches(&self, rule: usize) {
+        let name = self.rules[rule].rule.name();
+        let at = self
+            .rule_positions
+            .get(rule)
+            .filter(|p| !p.is_empty())
+            .map_or(String::new(), |p| format!("{p}: "));
+        let _ = self.fault.set(format!(
+            "{at}{}",
+            MATCHES_PER_RULE.exceeded(&format!("rule `{name}` has"), "matches in one state")
+        ));
     }
 
     /// [`Interpreter::player_moves`] for a player with a [`LabelForest`]:
@@ -449,8 +505,15 @@ impl Interpreter {
         if lists.len() < rules.len() {
             lists.resize_with(rules.len(), Vec::new);
         }
-        lf.forest
-            .matches(&rules, &s.structure, &active, &mut lists[..rules.len()]);
+        if let Err(k) = lf
+            .forest
+            .matches(&rules, &s.structure, &active, &mut lists[..rules.len()])
+        {
+            self.too_many_matches(labels[lf.labels[k]].rule);
+            lists.iter_mut().for_each(Vec::clear);
+            FOREST_LISTS.with(|b| b.borrow_mut().push(lists));
+            return;
+        }
         for (li, label) in labels.iter().enumerate() {
             let Some(k) = lf.slot[li] else {
                 self.label_moves(s, li, label, out, cache);

@@ -89,7 +89,11 @@ impl Interpreter {
         {
             return;
         }
-        ri.rule.matches(s, out);
+        if !ri.rule.matches(s, out) {
+            self.too_many_matches(rule);
+            out.clear();
+            return;
+        }
         out.retain(|m| self.match_ok(ri, s, &m.elems, m.optional, &[]));
     }
 
@@ -124,6 +128,10 @@ impl Game for Interpreter {
 
     fn movers(&self, s: &State, out: &mut Vec<usize>) {
         out.clear();
+        // Past a fault every state is terminal: no matching at all.
+        if self.faulted() {
+            return;
+        }
         let loc = &self.locations[s.location];
         PreCache::with(|cache| {
             for &p in &loc.label_players {
@@ -140,6 +148,10 @@ impl Game for Interpreter {
     }
 
     fn legal_moves(&self, s: &State, player: usize, out: &mut Vec<Move>) {
+        if self.faulted() {
+            out.clear();
+            return;
+        }
         PreCache::with(|cache| self.player_moves(s, player, out, cache));
         if self.faulted() {
             out.clear();
@@ -151,6 +163,9 @@ impl Game for Interpreter {
     /// matching per state instead of two.
     fn movers_and_moves(&self, s: &State, movers: &mut Vec<usize>, moves: &mut Vec<Vec<Move>>) {
         movers.clear();
+        if self.faulted() {
+            return;
+        }
         let loc = &self.locations[s.location];
         if moves.len() < loc.label_players.len() {
             moves.resize_with(loc.label_players.len(), Vec::new);
@@ -194,17 +209,18 @@ impl Game for Interpreter {
         }
         if self.continuous {
             self.apply_continuous(s, joint, rng, f64::INFINITY, None);
-            return;
+        } else {
+            // The edge taken: the first mover's label decides.
+            let first = &loc.labels[movers[0]][joint[0].label];
+            let target = self.choose_target(first, rng);
+            let draws: Vec<(String, f64)> = target
+                .draws
+                .iter()
+                .map(|(n, d)| (n.clone(), sample(d, rng)))
+                .collect();
+            self.apply_along(s, joint, target, &draws);
         }
-        // The edge taken: the first mover's label decides.
-        let first = &loc.labels[movers[0]][joint[0].label];
-        let target = self.choose_target(first, rng);
-        let draws: Vec<(String, f64)> = target
-            .draws
-            .iter()
-            .map(|(n, d)| (n.clone(), sample(d, rng)))
-            .collect();
-        self.apply_along(s, joint, target, &draws);
+        self.check_elements(&s.structure);
     }
 
     fn state_key(&self, s: &State, out: &mut Vec<u64>) -> bool {

@@ -127,14 +127,17 @@ impl MatchForest {
 
     /// The matches of each rule `rules[i]` (the list the forest was built
     /// from) with `active[i]`, in `out[i]` (cleared), in the order of
-    /// [`CompiledRule::matches`].
+    /// [`CompiledRule::matches`]. `Err(i)` when rule `rules[i]` has more
+    /// than [`MATCHES_PER_RULE`] matches: the enumeration stops there.
+    ///
+    /// [`MATCHES_PER_RULE`]: toss_core::limits::MATCHES_PER_RULE
     pub fn matches(
         &self,
         rules: &[&CompiledRule],
         s: &Structure,
         active: &[bool],
         out: &mut [Vec<Match>],
-    ) {
+    ) -> Result<(), usize> {
         let mut on = 0u64;
         for (i, r) in rules.iter().enumerate() {
             out[i].clear();
@@ -145,7 +148,7 @@ impl MatchForest {
             }
         }
         if on == 0 {
-            return;
+            return Ok(());
         }
         let (mut assign, mut buf, mut masks) = FOREST_SCRATCH
             .with(|p| p.borrow_mut().pop())
@@ -163,18 +166,24 @@ impl MatchForest {
             nw,
             masks: &masks,
             out,
+            over: None,
         };
         for &n in &self.roots {
-            if self.nodes[n].below & on != 0 {
+            if self.nodes[n].below & on != 0 && e.over.is_none() {
                 e.extend(n, &mut assign, &mut buf);
             }
         }
+        let over = e.over;
         for (i, r) in rules.iter().enumerate() {
             if !r.ordered {
                 e.out[i].sort_unstable();
             }
         }
         FOREST_SCRATCH.with(|p| p.borrow_mut().push((assign, buf, masks)));
+        match over {
+            Some(i) => Err(i),
+            None => Ok(()),
+        }
     }
 }
 
@@ -189,6 +198,11 @@ struct Enum<'a, 'o> {
     /// (as `StepMasks`, per node instead of per rule).
     masks: &'a [Cell<u64>],
     out: &'o mut [Vec<Match>],
+    /// The first rule found with more than [`MATCHES_PER_RULE`] matches:
+    /// the enumeration stops.
+    ///
+    /// [`MATCHES_PER_RULE`]: toss_core::limits::MATCHES_PER_RULE
+    over: Option<usize>,
 }
 
 impl<'a> Enum<'a, '_> {
@@ -212,7 +226,10 @@ impl<'a> Enum<'a, '_> {
         let s: &'a Structure = self.s;
         let mask = self.mask(n);
         let try_one = |e: &mut Self, c: Elem, assign: &mut Vec<Elem>, buf: &mut Vec<Elem>| {
-            if !words_contain(mask, c) || step.distinct_from.iter().any(|&o| assign[o] == c) {
+            if e.over.is_some()
+                || !words_contain(mask, c)
+                || step.distinct_from.iter().any(|&o| assign[o] == c)
+            {
                 return;
             }
             assign[step.elem] = c;
@@ -236,6 +253,10 @@ impl<'a> Enum<'a, '_> {
                         if r.holds(s, t, &assign[..nl], buf) {
                             optional |= 1 << j;
                         }
+                    }
+                    if e.out[ri].len() >= toss_core::limits::MATCHES_PER_RULE.value {
+                        e.over = Some(ri);
+                        return;
                     }
                     e.out[ri].push(Match {
                         elems: assign[..nl].into(),

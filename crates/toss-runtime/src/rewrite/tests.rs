@@ -447,7 +447,7 @@ fn forest_matches_are_each_rules_matches() {
     let forest = MatchForest::new(&refs).expect("the rules share prefixes");
     for active in [vec![true; 5], vec![true, false, true, false, true]] {
         let mut out = vec![Vec::new(); 5];
-        forest.matches(&refs, &s, &active, &mut out);
+        assert_eq!(forest.matches(&refs, &s, &active, &mut out), Ok(()));
         for (i, r) in compiled.iter().enumerate() {
             let mut own = Vec::new();
             if active[i] {

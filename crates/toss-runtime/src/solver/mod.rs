@@ -905,7 +905,7 @@ impl Solver {
 const MAX_TABLE_ARITY: usize = 6;
 /// ...unless they have this many tuples or more (then the definition is
 /// evaluated instead; the table would be too large to pay off).
-const MAX_TABLE_TUPLES: usize = 1 << 20;
+const MAX_TABLE_TUPLES: usize = toss_core::limits::STABLE_TABLE_TUPLES.value;
 
 fn table_data(arity: usize, bound: usize, tuples: Vec<Vec<Elem>>) -> RelationData {
     match arity {

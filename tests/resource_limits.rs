@@ -1,0 +1,187 @@
+//! The resource limits (`toss_core::limits`) as a user of the `toss`
+//! binary meets them: a game past one stops at once with a message naming
+//! the limit and where it is, never by eating the machine.
+
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+fn toss(args: &[&str]) -> (Output, Duration) {
+    let start = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_toss"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run toss");
+    (out, start.elapsed())
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Far above what the limits take (a fraction of a second in release),
+/// far below what the games would take without them (hours).
+const QUICK: Duration = Duration::from_secs(60);
+
+#[test]
+fn check_warns_about_a_rule_that_can_explode_at_its_position() {
+    let (out, _) = toss(&["check", "tests/fixtures/explode5.toss"]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        stdout.contains(
+            "warning: tests/fixtures/explode5.toss:6:6: rule `Pick` may have up to \
+             102,400,000 matches in one state"
+        ),
+        "{stdout}"
+    );
+    assert!(stdout.contains("(limit: matches per rule)"), "{stdout}");
+}
+
+#[test]
+fn check_does_not_warn_about_tic_tac_toe() {
+    let (out, _) = toss(&["check", "games/tic-tac-toe.toss"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        !text(&out.stdout).contains("warning"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn playout_stops_at_the_limit_of_matches_per_rule() {
+    let (out, took) = toss(&["playout", "-n", "100", "tests/fixtures/explode5.toss"]);
+    let stderr = text(&out.stderr);
+    assert!(!out.status.success(), "{}", text(&out.stdout));
+    assert!(
+        stderr.contains(
+            "tests/fixtures/explode5.toss:6:6: rule `Pick` has more than 1,000,000 matches in \
+             one state (limit: matches per rule)"
+        ),
+        "{stderr}"
+    );
+    assert!(took < QUICK, "{took:?}");
+}
+
+#[test]
+fn match_and_perft_stop_at_the_limit_too() {
+    for args in [
+        &[
+            "match",
+            "tests/fixtures/explode5.toss",
+            "--player",
+            "random",
+            "-n",
+            "2",
+        ][..],
+        &["perft", "tests/fixtures/explode5.toss", "2"][..],
+    ] {
+        let (out, took) = toss(args);
+        let all = text(&out.stderr) + &text(&out.stdout);
+        assert!(all.contains("(limit: matches per rule)"), "{args:?}: {all}");
+        assert!(took < QUICK, "{args:?}: {took:?}");
+    }
+}
+
+#[test]
+fn gdl_legal_moves_past_the_limit_of_a_relation_no_state_changes_fail_to_load() {
+    let (out, took) = toss(&["check", "tests/fixtures/many-legal.kif"]);
+    let stderr = text(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains(
+            "relation `legal`, which no state changes, has more than 1,000,000 facts (limit: \
+             facts per relation)"
+        ),
+        "{stderr}"
+    );
+    // At the rule defining `legal`.
+    assert!(stderr.contains("many-legal.kif:10:5"), "{stderr}");
+    assert!(took < QUICK, "{took:?}");
+}
+
+#[test]
+fn gdl_legal_moves_past_the_limit_in_a_state_are_a_fault() {
+    let (out, took) = toss(&["check", "tests/fixtures/many-legal-state.kif"]);
+    let stderr = text(&out.stderr);
+    assert!(!out.status.success());
+    let fault = "relation `legal` has more than 1,000,000 legal moves in one state (limit: legal \
+                 moves per state)";
+    assert!(stderr.contains(fault), "{stderr}");
+    assert!(took < QUICK, "{took:?}");
+    for engine in ["reasoner", "auto"] {
+        let (out, took) = toss(&[
+            "playout",
+            "-n",
+            "3",
+            "--engine",
+            engine,
+            "tests/fixtures/many-legal-state.kif",
+        ]);
+        let stderr = text(&out.stderr);
+        assert!(!out.status.success(), "{engine}");
+        assert!(stderr.contains(fault), "{engine}: {stderr}");
+        assert!(took < QUICK, "{engine}: {took:?}");
+    }
+}
+
+#[derive(toss::Game)]
+#[toss(file = "tests/fixtures/explode5.toss")]
+struct Explode5;
+
+/// The same game again: generated code keeps its fault per game type.
+#[derive(toss::Game)]
+#[toss(file = "tests/fixtures/explode5.toss")]
+struct Explode5Playout;
+
+const PICK_FAULT: &str =
+    "rule `Pick` has more than 1,000,000 matches in one state (limit: matches per rule)";
+
+#[test]
+fn generated_legal_moves_stop_at_the_limit_as_the_interpreter_does() {
+    use toss::Game;
+    let start = Instant::now();
+    let g = Explode5;
+    let s = g.initial_state();
+    let mut moves = Vec::new();
+    g.legal_moves(&s, 0, &mut moves);
+    assert!(moves.is_empty());
+    assert_eq!(g.fault().as_deref(), Some(PICK_FAULT));
+    let mut movers = Vec::new();
+    g.movers(&s, &mut movers);
+    assert!(movers.is_empty(), "every state is terminal after a fault");
+
+    let source = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/explode5.toss"
+    ))
+    .expect("game file");
+    let interpreted = toss::interpret(&source, "explode5.toss").expect("valid game");
+    let si = interpreted.initial_state();
+    let mut moves = Vec::new();
+    interpreted.legal_moves(&si, 0, &mut moves);
+    assert!(moves.is_empty());
+    assert_eq!(interpreted.fault().as_deref(), Some(PICK_FAULT));
+    assert!(start.elapsed() < QUICK, "{:?}", start.elapsed());
+}
+
+#[test]
+fn generated_playouts_end_at_once_after_a_fault() {
+    use toss::Game;
+    let start = Instant::now();
+    let g = Explode5Playout;
+    // Generated playouts count this rule's matches without listing them
+    // (no memory grows): one turn is played before the moves are listed.
+    let (turns, _) = g.random_playout(&mut toss::rng_from_seed(0), 1);
+    assert_eq!(turns, 1);
+    assert_eq!(g.fault(), None);
+    let s = g.initial_state();
+    let mut moves = Vec::new();
+    g.legal_moves(&s, 0, &mut moves);
+    assert_eq!(g.fault().as_deref(), Some(PICK_FAULT));
+    // From then on every playout ends at once.
+    let (turns, _) = g.random_playout(&mut toss::rng_from_seed(1), 100);
+    assert_eq!(turns, 0);
+    assert!(start.elapsed() < QUICK, "{:?}", start.elapsed());
+}
