@@ -240,3 +240,23 @@ fn a_longer_static_table_gives_the_same_network() {
         assert_eq!(a.program().dump(), b.program().dump(), "{n}");
     }
 }
+
+/// A game without a fluent (no `init`, no `next` that can hold) still has
+/// a one-word state: its grounded playouts ran past the next state's
+/// words (found by the `play` fuzz target) and now agree with the
+/// reasoner's.
+#[test]
+fn a_game_without_fluents_plays_like_the_reasoner() {
+    let src = "(role robot) (legal robot wait) (goal robot 50) \
+               (<= terminal (true done)) (<= (next done) (true done))";
+    let desc = parse_gdl(src, "no-fluents.kif").expect("parses");
+    let g = GroundGame::from_description(&desc, GroundLimits::default()).expect("grounds");
+    let r = toss_gdl::kif::build_game(&desc).expect("builds");
+    for seed in 0..3 {
+        let a = g.random_playout(&mut rng_from_seed(seed), 20);
+        let b = r.random_playout(&mut rng_from_seed(seed), 20);
+        assert_eq!(a, b, "seed {seed}");
+        assert_eq!(a.0, 20, "the play never ends: cut at 20 turns");
+    }
+    assert_eq!(lockstep("no-fluents.kif", &g, &r, 2, 10), 20);
+}

@@ -207,7 +207,8 @@ impl PropNet {
         }
         net.next_word = word;
         slots.extend(p.next.iter().enumerate().map(|(f, &l)| (word * 64 + f, l)));
-        word += p.next.len().div_ceil(64);
+        // As many words as a state has: at least one, even with no fluent.
+        word += p.next.len().div_ceil(64).max(1);
         net.const_out = vec![0; word];
         let mut wdeg = vec![0u32; n + 1];
         for &(_, l) in &slots {
