@@ -91,7 +91,7 @@ pub fn utf8_error(bytes: &[u8], e: std::str::Utf8Error) -> Diagnostic {
         ),
         at..at,
     )
-    .with_note("a .toss file must be UTF-8 text")
+    .with_note("a game file (.toss or .kif) must be UTF-8 text")
 }
 
 /// Parses one formula (e.g. for tests and tools) and lowers it without

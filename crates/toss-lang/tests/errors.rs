@@ -621,3 +621,24 @@ fn payoffs_never_finite() {
         }
     }
 }
+
+#[test]
+fn recursive_rel_definitions_are_located() {
+    // Through another REL: at the first definition of the cycle (line 4).
+    expect_err(
+        &with_base("REL A(x) = B(x)\nREL B(x) = P(x) and A(x)\n"),
+        "REL `A` is defined through itself: A -> B -> A",
+        4,
+        5,
+    );
+    // Directly, under a quantifier.
+    expect_err(
+        &with_base("REL C(x) = ex y (E(x, y) and C(y))\n"),
+        "REL `C` is defined through itself: C -> C",
+        4,
+        5,
+    );
+    // A fixed point binding the name is not a use of the REL.
+    let ok = with_base("REL D(x) = lfp D(x) = (P(x) or ex y (E(x, y) and D(y)))\n");
+    assert!(parse_game(&ok, "t.toss").is_ok());
+}
