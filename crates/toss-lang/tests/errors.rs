@@ -642,3 +642,25 @@ fn recursive_rel_definitions_are_located() {
     let ok = with_base("REL D(x) = lfp D(x) = (P(x) or ex y (E(x, y) and D(y)))\n");
     assert!(parse_game(&ok, "t.toss").is_ok());
 }
+
+#[test]
+fn history_moves_name_existing_elements() {
+    let rule = "RULE Mark: [a | P:1 {} | ] -> [a | P (a) | ]\nLOC 1 {}\n";
+    // A good saved play loads.
+    let ok = with_base(&format!("{rule}HISTORY a: Mark {{a: e}} -> 1\n"));
+    assert!(parse_game(&ok, "t.toss").is_ok(), "{ok}");
+    // An element that is in no structure.
+    expect_err(
+        &with_base(&format!("{rule}HISTORY a: Mark {{a: nowhere}} -> 1\n")),
+        "no element `nowhere` in the starting or the current structure",
+        6,
+        21,
+    );
+    // A left element the rule does not have.
+    expect_err(
+        &with_base(&format!("{rule}HISTORY a: Mark {{b: e}} -> 1\n")),
+        "rule `Mark` has no left-side element `b`",
+        6,
+        18,
+    );
+}
