@@ -119,7 +119,11 @@ impl std::str::FromStr for PlayerSpec {
             };
             match key {
                 "iters" if matches!(kind, Kind::Uct | Kind::UctHeuristic) => {
-                    spec.budget = Budget::Iterations(count()?)
+                    let n = count()?;
+                    if n == 0 {
+                        return Err(format!("`{arg}`: give at least 1 iteration"));
+                    }
+                    spec.budget = Budget::Iterations(n)
                 }
                 "depth" if kind == Kind::AlphaBeta => spec.budget = Budget::Iterations(count()?),
                 "positions" if kind == Kind::Solver => {
@@ -148,7 +152,11 @@ impl std::str::FromStr for PlayerSpec {
                     spec.c = Some(c)
                 }
                 "threads" if matches!(kind, Kind::Uct | Kind::UctHeuristic) => {
-                    spec.threads = count()?.clamp(1, 64) as usize
+                    let n = count()?;
+                    if !(1..=64).contains(&n) {
+                        return Err(format!("`{arg}`: give 1 to 64 threads"));
+                    }
+                    spec.threads = n as usize
                 }
                 "parallel" if matches!(kind, Kind::Uct | Kind::UctHeuristic) => {
                     spec.parallelism = match value {
@@ -171,7 +179,11 @@ impl std::str::FromStr for PlayerSpec {
                     }
                 }
                 "evals" if matches!(kind, Kind::Uct | Kind::UctHeuristic) => {
-                    spec.evals = count()?.clamp(1, 1 << 20) as u32
+                    let n = count()?;
+                    if !(1..=1 << 20).contains(&n) {
+                        return Err(format!("`{arg}`: give 1 to 1,048,576 evaluations"));
+                    }
+                    spec.evals = n as u32
                 }
                 "weight" if matches!(kind, Kind::Uct | Kind::UctHeuristic) => {
                     spec.weight = count()?.clamp(1, 1 << 20) as u32
@@ -736,10 +748,13 @@ fn play_match<G: Game>(
         row(&mut table, &spec.text, "all", &total);
         let _ = write!(result, " {} {}", spec.text, score(&total, 4));
     }
-    let _ = writeln!(
-        table,
-        "cut at {max_plies} plies (no result, not in the table): {cut} of {games} games"
-    );
+    // Only when it happened: most matches have no cut game.
+    if cut > 0 {
+        let _ = writeln!(
+            table,
+            "cut at {max_plies} plies (no result, not in the table): {cut} of {games} games"
+        );
+    }
     let mut out = crate::play::PipeStdout;
     writeln!(out, "{table}{result}")
         .map_err(|e| format!("cannot write to standard output: {e}"))?;
@@ -822,6 +837,22 @@ pub fn outcome(payoffs: &[f64], p: usize) -> Record {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn budgets_of_nothing_are_refused_like_a_time_of_zero() {
+        for (text, why) in [
+            ("uct:time=0", "the time must be positive"),
+            ("uct:iters=0", "at least 1 iteration"),
+            ("uct:threads=0", "1 to 64 threads"),
+            ("uct:threads=65", "1 to 64 threads"),
+            ("uct:evals=0", "1 to 1,048,576 evaluations"),
+            ("solver:positions=0", "at least 1 position"),
+        ] {
+            let e = text.parse::<PlayerSpec>().err().unwrap_or_default();
+            assert!(e.contains(why), "{text}: {e}");
+        }
+        assert!("uct:iters=1,threads=64".parse::<PlayerSpec>().is_ok());
+    }
 
     #[test]
     fn a_game_line_names_the_seats_the_winner_and_the_plies() {
