@@ -168,8 +168,8 @@ pub fn write_playout_stats(
     writeln!(out, "{} playouts in {:.2} s", stats.playouts, stats.seconds)?;
     writeln!(
         out,
-        "playouts/s: {:.0}",
-        stats.playouts as f64 / stats.seconds.max(1e-9)
+        "playouts/s: {}",
+        rate(stats.playouts as f64 / stats.seconds.max(1e-9))
     )?;
     writeln!(
         out,
@@ -641,8 +641,27 @@ pub fn replay<G: Game>(g: &G, moves: &[&str], seed: u64) -> Result<G::State, Str
     Ok(s)
 }
 
+/// A rate with three significant digits below 100 (a slow game's 0.42/s
+/// is not `0`), whole above.
+pub fn rate(x: f64) -> String {
+    match x {
+        x if x >= 100.0 => format!("{x:.0}"),
+        x if x >= 10.0 => format!("{x:.1}"),
+        x if x >= 1.0 => format!("{x:.2}"),
+        x => format!("{x:.3}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn rates_keep_three_significant_digits_below_a_hundred() {
+        assert_eq!(super::rate(1565.9664), "1566");
+        assert_eq!(super::rate(42.16), "42.2");
+        assert_eq!(super::rate(3.14159), "3.14");
+        assert_eq!(super::rate(0.4213), "0.421");
+    }
+
     use super::*;
 
     fn game(file: &str) -> toss_runtime::Interpreter {
