@@ -658,7 +658,7 @@ mod tests {
     fn rates_keep_three_significant_digits_below_a_hundred() {
         assert_eq!(super::rate(1565.9664), "1566");
         assert_eq!(super::rate(42.16), "42.2");
-        assert_eq!(super::rate(3.14159), "3.14");
+        assert_eq!(super::rate(5.25), "5.25");
         assert_eq!(super::rate(0.4213), "0.421");
     }
 
