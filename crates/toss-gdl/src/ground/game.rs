@@ -430,8 +430,37 @@ impl GroundGame {
         if self.fault.get().is_some() {
             return;
         }
-        let values: Vec<Vec<u64>> = self
-            .prog
+        let values = self.goal_values_in(vals);
+        let terminal = || Self::value(vals, self.prog.terminal);
+        if let Some(why) = crate::game::goal_fault(&values, None, &self.prog.roles, terminal) {
+            let _ = self
+                .fault
+                .set(format!("{why}; state: {}", self.cached_state_text(c)));
+        }
+    }
+
+    /// Reports role `p` without a legal move in the cached, non-terminal
+    /// state as the play's fault.
+    fn no_legal_move(&self, c: &Cache, p: usize) {
+        if self.fault.get().is_none() {
+            let state = self.cached_state_text(c);
+            let _ = self
+                .fault
+                .set(crate::game::no_legal_move(&self.prog.roles[p], &state));
+        }
+    }
+
+    /// The cached state as KIF text, for fault messages.
+    fn cached_state_text(&self, c: &Cache) -> String {
+        c.state
+            .as_ref()
+            .map_or_else(String::new, |s| self.state_to_string(s))
+    }
+
+    /// Per role, the goal values that hold under signal values `vals`,
+    /// increasing.
+    fn goal_values_in(&self, vals: &[u8]) -> Vec<Vec<u64>> {
+        self.prog
             .goals
             .iter()
             .map(|gs| {
@@ -440,29 +469,7 @@ impl GroundGame {
                     .map(|&(v, _)| v)
                     .collect()
             })
-            .collect();
-        let terminal = || Self::value(vals, self.prog.terminal);
-        if let Some(why) = crate::game::goal_fault(&values, None, &self.prog.roles, terminal) {
-            let state = c
-                .state
-                .as_ref()
-                .map_or_else(String::new, |s| self.state_to_string(s));
-            let _ = self.fault.set(format!("{why}; state: {state}"));
-        }
-    }
-
-    /// Reports role `p` without a legal move in the cached, non-terminal
-    /// state as the play's fault.
-    fn no_legal_move(&self, c: &Cache, p: usize) {
-        if self.fault.get().is_none() {
-            let state = c
-                .state
-                .as_ref()
-                .map_or_else(String::new, |s| self.state_to_string(s));
-            let _ = self
-                .fault
-                .set(crate::game::no_legal_move(&self.prog.roles[p], &state));
-        }
+            .collect()
     }
 
     /// The signal values of the cached state.
@@ -501,17 +508,7 @@ impl GroundGame {
     pub fn goal_values(&self, s: &GroundState) -> Vec<Vec<u64>> {
         let mut c = self.at(s);
         self.ensure_goals(&mut c);
-        let vals = self.vals(&c);
-        self.prog
-            .goals
-            .iter()
-            .map(|gs| {
-                gs.iter()
-                    .filter(|&&(_, l)| Self::value(vals, l))
-                    .map(|&(v, _)| v)
-                    .collect()
-            })
-            .collect()
+        self.goal_values_in(self.vals(&c))
     }
 
     pub fn next_state(&self, s: &GroundState, joint: &[GroundMove]) -> GroundState {
