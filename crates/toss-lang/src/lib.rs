@@ -68,69 +68,13 @@ pub fn parse_game(source: &str, file_name: &str) -> Result<ir::Game, Vec<Diagnos
         let file = parse::parse_file(source).map_err(|d| vec![d])?;
         let sig = check::check(&file)?;
         let game = lower::lower(&file, &sig);
-        let errors = history_elements(&file, &game);
+        let errors = check::lowered(&file, &game);
         if errors.is_empty() {
             Ok(game)
         } else {
             Err(errors)
         }
     })
-}
-
-/// The elements a saved play's moves name: each left element must be one
-/// of the rule's left side, and each element it is matched to one of the
-/// starting or current structure (checked after lowering, which expands
-/// boards into elements). When a rule creates elements, a later move may
-/// name one of those, so the second check is left out.
-fn history_elements(file: &ast::File, game: &ir::Game) -> Vec<Diagnostic> {
-    let mut errors = Vec::new();
-    let creates = game.rules.iter().any(|r| {
-        r.rhs
-            .elements
-            .iter()
-            .any(|e| !r.map.iter().any(|(rhs, _)| rhs == e))
-    });
-    let known = |name: &str| {
-        game.start.element(name).is_some()
-            || game
-                .model
-                .as_ref()
-                .is_some_and(|m| m.element(name).is_some())
-    };
-    for item in &file.items {
-        let ast::Item::History { moves, .. } = item else {
-            continue;
-        };
-        for m in moves {
-            let lhs = file.items.iter().find_map(|i| match i {
-                ast::Item::Rule(r) if r.name.name == m.rule.name => Some(&r.lhs),
-                _ => None,
-            });
-            for (left, elem) in &m.matching {
-                if let Some(lhs) = lhs
-                    && !lhs.elements.iter().any(|e| e.name == left.name)
-                {
-                    errors.push(Diagnostic::new(
-                        format!(
-                            "rule `{}` has no left-side element `{}`",
-                            m.rule.name, left.name
-                        ),
-                        left.span.clone(),
-                    ));
-                }
-                if !creates && !known(&elem.name) {
-                    errors.push(Diagnostic::new(
-                        format!(
-                            "no element `{}` in the starting or the current structure",
-                            elem.name
-                        ),
-                        elem.span.clone(),
-                    ));
-                }
-            }
-        }
-    }
-    errors
 }
 
 /// Like [`parse_game`] on raw bytes: invalid UTF-8 is reported as a

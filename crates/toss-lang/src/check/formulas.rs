@@ -416,66 +416,6 @@ fn term_occurrences(t: &Term, rel: &str, out: &mut Vec<(Span, bool)>) {
     out.extend(inner.into_iter().map(|(s, _)| (s, false)));
 }
 
-/// The names of the relations `f` mentions, bound or not (a superset of
-/// what [`occurrences`] confirms): a cheap first pass for the dependency
-/// graph of the REL definitions.
-pub(super) fn rel_names<'f>(f: &'f Formula, out: &mut Vec<&'f str>) {
-    match &f.kind {
-        FormulaKind::True
-        | FormulaKind::False
-        | FormulaKind::Eq(..)
-        | FormulaKind::Ne(..)
-        | FormulaKind::In { .. } => {}
-        FormulaKind::Rel { name, .. } => out.push(&name.name),
-        FormulaKind::Cmp { lhs, rhs, .. } => {
-            term_rel_names(lhs, out);
-            term_rel_names(rhs, out);
-        }
-        FormulaKind::Not(g) => rel_names(g, out),
-        FormulaKind::And(fs) | FormulaKind::Or(fs) => fs.iter().for_each(|g| rel_names(g, out)),
-        FormulaKind::Implies(a, b) | FormulaKind::Iff(a, b) => {
-            rel_names(a, out);
-            rel_names(b, out);
-        }
-        FormulaKind::Exists { body, .. }
-        | FormulaKind::Forall { body, .. }
-        | FormulaKind::Tc { body, .. }
-        | FormulaKind::Fixpoint { body, .. } => rel_names(body, out),
-        FormulaKind::Let { def, body, .. } => {
-            rel_names(def, out);
-            rel_names(body, out);
-        }
-        FormulaKind::LetReal { value, body, .. } => {
-            term_rel_names(value, out);
-            rel_names(body, out);
-        }
-    }
-}
-
-fn term_rel_names<'f>(t: &'f Term, out: &mut Vec<&'f str>) {
-    match &t.kind {
-        TermKind::Num(_) | TermKind::Var(_) | TermKind::Fun { .. } => {}
-        TermKind::Char(f) | TermKind::Min { body: f, .. } => rel_names(f, out),
-        TermKind::Neg(a) | TermKind::Sqrt(a) | TermKind::Root(_, a) => term_rel_names(a, out),
-        TermKind::Add(a, b)
-        | TermKind::Sub(a, b)
-        | TermKind::Mul(a, b)
-        | TermKind::Div(a, b)
-        | TermKind::Pow(a, b) => {
-            term_rel_names(a, out);
-            term_rel_names(b, out);
-        }
-        TermKind::Sum { guard, body, .. } | TermKind::Product { guard, body, .. } => {
-            rel_names(guard, out);
-            term_rel_names(body, out);
-        }
-        TermKind::Let { value, body, .. } => {
-            term_rel_names(value, out);
-            term_rel_names(body, out);
-        }
-    }
-}
-
 /// The first occurrence of relation `rel` in `f` that refers to it (not to
 /// an inner binding of the same name).
 pub(super) fn first_occurrence(f: &Formula, rel: &str) -> Option<Span> {

@@ -8,7 +8,8 @@
 //! [`signature`] (structures), [`rules`], [`locations`], [`continuous`],
 //! [`formulas`] (formulas and terms, used by the rule, location and REL
 //! checks), [`payoffs`] (payoffs never finite) and [`reals`] (real
-//! quantifiers). The calls between them go one
+//! quantifiers); [`lowered`] checks what is easier to see in the lowered
+//! game (REL cycles, saved plays). The calls between them go one
 //! way: rules and locations use formulas, formulas use continuous (kept
 //! derivatives) and reals.
 
@@ -17,9 +18,12 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use crate::ast::*;
 use crate::diagnostic::Diagnostic;
 
+pub(crate) use lowered::lowered;
+
 mod continuous;
 mod formulas;
 mod locations;
+mod lowered;
 mod payoffs;
 mod reals;
 mod rules;
@@ -311,95 +315,6 @@ impl<'a> Checker<'a> {
                 self.dup_params(&r.params);
                 sc.elems = r.params.iter().map(|p| p.name.clone()).collect();
                 self.formula(&r.body, &mut sc);
-            }
-        }
-        self.rel_cycles();
-    }
-
-    /// A REL defined through itself, directly or through other RELs, is an
-    /// error at its definition (recursion needs `lfp`/`gfp`): otherwise the
-    /// interpreter refuses it later without a place.
-    fn rel_cycles(&mut self) {
-        let defs: Vec<&RelDef> = self
-            .file
-            .items
-            .iter()
-            .filter_map(|i| match i {
-                Item::Rel(r) => Some(r),
-                _ => None,
-            })
-            .collect();
-        let index: HashMap<&str, usize> = defs
-            .iter()
-            .enumerate()
-            .map(|(i, r)| (r.name.name.as_str(), i))
-            .collect();
-        // Edges: the RELs each body uses, with the span of the first use.
-        let mut uses: Vec<Vec<(usize, Span)>> = Vec::with_capacity(defs.len());
-        for r in &defs {
-            let mut names = Vec::new();
-            formulas::rel_names(&r.body, &mut names);
-            names.sort_unstable();
-            names.dedup();
-            uses.push(
-                names
-                    .into_iter()
-                    .filter_map(|n| {
-                        let &j = index.get(n)?;
-                        Some((j, formulas::first_occurrence(&r.body, n)?))
-                    })
-                    .collect(),
-            );
-        }
-        // Iterative depth-first search; a back edge closes a cycle, reported
-        // once, at the first definition of the cycle in the file.
-        let mut state = vec![0u8; defs.len()]; // 0 new, 1 on the path, 2 done
-        let mut reported = vec![false; defs.len()];
-        for root in 0..defs.len() {
-            if state[root] != 0 {
-                continue;
-            }
-            let mut path: Vec<(usize, usize)> = vec![(root, 0)];
-            state[root] = 1;
-            while let Some(&mut (v, ref mut next)) = path.last_mut() {
-                let Some((w, span)) = uses[v].get(*next).cloned() else {
-                    state[v] = 2;
-                    path.pop();
-                    continue;
-                };
-                *next += 1;
-                if state[w] == 0 {
-                    state[w] = 1;
-                    path.push((w, 0));
-                } else if state[w] == 1 {
-                    let from = path.iter().position(|&(u, _)| u == w).unwrap_or(0);
-                    let cycle: Vec<usize> = path[from..].iter().map(|&(u, _)| u).collect();
-                    let first = *cycle.iter().min().unwrap_or(&w);
-                    if cycle.iter().any(|&u| reported[u]) {
-                        continue;
-                    }
-                    cycle.iter().for_each(|&u| reported[u] = true);
-                    let names: Vec<&str> = cycle
-                        .iter()
-                        .chain(std::iter::once(&w))
-                        .map(|&u| defs[u].name.name.as_str())
-                        .collect();
-                    self.err(
-                        Diagnostic::new(
-                            format!(
-                                "REL `{}` is defined through itself: {}",
-                                defs[first].name.name,
-                                names.join(" -> ")
-                            ),
-                            defs[first].name.span.clone(),
-                        )
-                        .with_label(span, "the use that closes the cycle")
-                        .with_note(
-                            "a defined relation may not be recursive; \
-                             write a fixed point with `lfp` or `gfp` instead",
-                        ),
-                    );
-                }
             }
         }
     }
