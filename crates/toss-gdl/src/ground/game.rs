@@ -420,17 +420,13 @@ impl GroundGame {
     fn payoffs_in(&self, c: &mut Cache, out: &mut [f64]) {
         self.ensure_goals(c);
         let vals = self.vals(c);
-        for (o, gs) in out.iter_mut().zip(&self.prog.goals) {
-            *o = gs
-                .iter()
-                .rev()
-                .find(|&&(_, l)| Self::value(vals, l))
-                .map_or(0.0, |&(v, _)| v as f64);
+        let values = self.goal_values_in(vals);
+        for (o, v) in out.iter_mut().zip(&values) {
+            *o = v.last().map_or(0.0, |&v| v as f64);
         }
         if self.fault.get().is_some() {
             return;
         }
-        let values = self.goal_values_in(vals);
         let terminal = || Self::value(vals, self.prog.terminal);
         if let Some(why) = crate::game::goal_fault(&values, None, &self.prog.roles, terminal) {
             let _ = self
@@ -544,6 +540,18 @@ impl GroundGame {
         Some(GroundState(out.into_boxed_slice()))
     }
 
+    /// Whether `player` has a legal move in the cached state.
+    fn has_legal(&self, c: &Cache, player: usize) -> bool {
+        let mut words = Vec::new();
+        if self.legal_words(c, player, &mut words) {
+            return words.iter().any(|&w| w != 0);
+        }
+        let vals = self.vals(c);
+        self.prog.legal[player]
+            .iter()
+            .any(|&l| Self::value(vals, l))
+    }
+
     fn legal_into(&self, c: &Cache, player: usize, out: &mut Vec<GroundMove>) {
         out.clear();
         let mut words = Vec::new();
@@ -585,8 +593,21 @@ impl Game for GroundGame {
     /// All roles in a non-terminal state; none once the play has a fault,
     /// which a role without a legal move here is.
     fn movers(&self, s: &GroundState, out: &mut Vec<usize>) {
-        let mut moves = Vec::new();
-        self.movers_and_moves(s, out, &mut moves);
+        out.clear();
+        if self.fault.get().is_some() {
+            return;
+        }
+        let c = self.at(s);
+        if Self::value(self.vals(&c), self.prog.terminal) {
+            return;
+        }
+        let n = self.prog.roles.len();
+        // Whether each role can move, without listing the moves.
+        if let Some(p) = (0..n).find(|&p| !self.has_legal(&c, p)) {
+            self.no_legal_move(&c, p);
+            return;
+        }
+        out.extend(0..n);
     }
 
     fn legal_moves(&self, s: &GroundState, player: usize, out: &mut Vec<GroundMove>) {
