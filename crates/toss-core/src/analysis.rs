@@ -114,6 +114,16 @@ pub fn has_compound_turns(game: &Game) -> bool {
         })
 }
 
+/// The representative of `i`'s part in a union-find forest (`part[i]` its
+/// parent, a root its own), halving the path on the way.
+pub fn union_find_root(part: &mut [usize], mut i: usize) -> usize {
+    while part[i] != i {
+        part[i] = part[part[i]];
+        i = part[i];
+    }
+    i
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -87,8 +87,24 @@ pub const STABLE_TABLE_TUPLES: Limit = Limit {
     value: 1 << 20,
 };
 
+/// Move sets of one label (and time/parameter choice) of multiplicity `*`:
+/// every set is listed, so a state with more stops the play rather than
+/// offer only some of them (17 pairwise disjoint matches give 131,071).
+pub const MOVE_SETS_PER_LABEL: Limit = Limit {
+    name: "move sets per label",
+    value: 1 << 16,
+};
+
+/// Elements over which a set quantifier is decided by enumerating all
+/// subsets (2^20 evaluations of its body); set quantifiers grounded to SAT
+/// have no such limit.
+pub const SET_ENUMERATION_ELEMENTS: Limit = Limit {
+    name: "set enumeration elements",
+    value: 20,
+};
+
 /// Every limit, for documentation and tests.
-pub const ALL: [Limit; 7] = [
+pub const ALL: [Limit; 9] = [
     MATCHES_PER_RULE,
     LEGAL_MOVES_PER_STATE,
     ELEMENTS_PER_STRUCTURE,
@@ -96,6 +112,8 @@ pub const ALL: [Limit; 7] = [
     GROUND_FACTS,
     GROUND_INSTANCES,
     STABLE_TABLE_TUPLES,
+    MOVE_SETS_PER_LABEL,
+    SET_ENUMERATION_ELEMENTS,
 ];
 
 /// An estimate of the matches of each rule's left side in one state, from
@@ -111,6 +129,7 @@ pub const ALL: [Limit; 7] = [
 /// whose elements are matched independently of each other. One value per
 /// rule, in order.
 pub fn match_estimates(game: &crate::ir::Game) -> Vec<f64> {
+    use crate::analysis::union_find_root;
     let s = game.model.as_ref().unwrap_or(&game.start);
     let n = s.num_elements().max(1) as f64;
     let fluent = crate::analysis::fluent_relations(game);
@@ -127,26 +146,22 @@ pub fn match_estimates(game: &crate::ir::Game) -> Vec<f64> {
             let mut alone = vec![n; elems.len()];
             // Union-find over the left elements, by the linking tuples.
             let mut group: Vec<usize> = (0..elems.len()).collect();
-            fn root(g: &mut [usize], mut x: usize) -> usize {
-                while g[x] != x {
-                    g[x] = g[g[x]];
-                    x = g[x];
-                }
-                x
-            }
             for t in rule.lhs.tuples.iter().filter(|t| !t.optional) {
                 let args: Vec<usize> = t.args.iter().filter_map(|a| pos(a)).collect();
                 if let ([e], Some(size)) = (&args[..], stable_size(&t.relation)) {
                     alone[*e] = alone[*e].min(size);
                 }
                 for w in args.windows(2) {
-                    let (a, b) = (root(&mut group, w[0]), root(&mut group, w[1]));
+                    let (a, b) = (
+                        union_find_root(&mut group, w[0]),
+                        union_find_root(&mut group, w[1]),
+                    );
                     group[a] = b;
                 }
             }
             let mut entry: Vec<f64> = vec![f64::INFINITY; elems.len()];
             for (e, &c) in alone.iter().enumerate() {
-                let r = root(&mut group, e);
+                let r = union_find_root(&mut group, e);
                 entry[r] = entry[r].min(c);
             }
             entry.iter().filter(|c| c.is_finite()).product()

@@ -480,13 +480,17 @@ impl GdlGame {
     /// [`LEGAL_MOVES_PER_STATE`]: toss_core::limits::LEGAL_MOVES_PER_STATE
     fn limit_fault(&self) -> Option<String> {
         use toss_core::limits::{GDL_FACTS_PER_RELATION, LEGAL_MOVES_PER_STATE};
+        const _: () = assert!(LEGAL_MOVES_PER_STATE.value == GDL_FACTS_PER_RELATION.value);
         let c = self.lock();
         if c.e.overflows() == 0 {
             return None;
         }
         let limit = c.e.limit();
         Some(match c.e.first_overflow() {
-            Some(r) if r == self.prog.kw.legal && limit == LEGAL_MOVES_PER_STATE.value => {
+            // The reasoner enforces one limit for every relation; for
+            // `legal` it is the legal moves per state (the two are equal,
+            // asserted below).
+            Some(r) if r == self.prog.kw.legal && limit == GDL_FACTS_PER_RELATION.value => {
                 LEGAL_MOVES_PER_STATE.exceeded("relation `legal` has", "legal moves in one state")
             }
             Some(r) if limit == GDL_FACTS_PER_RELATION.value => {

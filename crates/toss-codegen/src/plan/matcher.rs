@@ -6,6 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use toss_core::analysis::union_find_root;
 use toss_core::ir::{self, Formula, Var};
 use toss_lang::print::print_formula;
 
@@ -535,14 +536,14 @@ pub(crate) fn prefix_projections(c: &Formula, lhs: &[String]) -> Vec<Formula> {
         for (a, &i) in kept.iter().enumerate() {
             for &j in &kept[a + 1..] {
                 if !info[i].0.is_disjoint(&info[j].0) {
-                    let (ri, rj) = (root(&mut part, i), root(&mut part, j));
+                    let (ri, rj) = (union_find_root(&mut part, i), union_find_root(&mut part, j));
                     part[ri] = rj;
                 }
             }
         }
         let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
         for &i in &kept {
-            let r = root(&mut part, i);
+            let r = union_find_root(&mut part, i);
             groups.entry(r).or_default().push(i);
         }
         for members in groups.values() {
@@ -562,13 +563,4 @@ pub(crate) fn prefix_projections(c: &Formula, lhs: &[String]) -> Vec<Formula> {
         }
     }
     out
-}
-
-/// The representative of `i`'s part in a union-find forest.
-pub(crate) fn root(part: &mut [usize], mut i: usize) -> usize {
-    while part[i] != i {
-        part[i] = part[part[i]];
-        i = part[i];
-    }
-    i
 }

@@ -59,14 +59,19 @@ pub fn payoff_bounds(game: &Game) -> Option<Bounds> {
 /// elements (a right-side element that no left element is substituted
 /// by), else unknown.
 fn universe_bound(game: &Game) -> Option<usize> {
-    let creates = game.rules.iter().any(|r| {
+    let model = game.model.as_ref().map_or(0, |m| m.num_elements());
+    (!creates_elements(game)).then(|| game.start.num_elements().max(model))
+}
+
+/// Whether some rule of `game` creates elements: a right-side element that
+/// no left element is substituted by.
+pub fn creates_elements(game: &Game) -> bool {
+    game.rules.iter().any(|r| {
         r.rhs
             .elements
             .iter()
             .any(|e| !r.map.iter().any(|(rhs, _)| rhs == e))
-    });
-    let model = game.model.as_ref().map_or(0, |m| m.num_elements());
-    (!creates).then(|| game.start.num_elements().max(model))
+    })
 }
 
 /// Bounds of `t`; `env` holds the bounds of the `let`-bound real variables

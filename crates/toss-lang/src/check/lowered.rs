@@ -119,12 +119,7 @@ fn rel_cycles(file: &File, game: &ir::Game, errors: &mut Vec<Diagnostic>) {
 /// boards into elements). When a rule creates elements, a later move may
 /// name one of those, so the second check is left out.
 fn history_elements(file: &File, game: &ir::Game, errors: &mut Vec<Diagnostic>) {
-    let creates = game.rules.iter().any(|r| {
-        r.rhs
-            .elements
-            .iter()
-            .any(|e| !r.map.iter().any(|(rhs, _)| rhs == e))
-    });
+    let creates = toss_core::ir::bounds::creates_elements(game);
     let known = |name: &str| {
         game.start.element(name).is_some()
             || game

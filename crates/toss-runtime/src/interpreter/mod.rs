@@ -94,12 +94,11 @@ use evolve::RuleCont;
 pub const DEFAULT_EPSILON: f64 = 1e-9;
 
 /// The most move sets one label (and time/parameter choice) with
-/// multiplicity `Any` may have: every set is listed, and a state with more
-/// (e.g. 17 pairwise disjoint matches give 131,071 sets) stops the play
-/// with a fault ([`Game::fault`]) rather than offer only some of them.
+/// multiplicity `Any` may have; more is a fault ([`Game::fault`]). The
+/// value is [`MOVE_SETS_PER_LABEL`](toss_core::limits::MOVE_SETS_PER_LABEL).
 ///
 /// [`Game::fault`]: toss_core::game::Game::fault
-pub const ANY_MOVES_LIMIT: usize = 1 << 16;
+pub const ANY_MOVES_LIMIT: usize = toss_core::limits::MOVE_SETS_PER_LABEL.value;
 
 /// Why a game could not be loaded.
 #[derive(Clone, Debug, PartialEq, Eq)]

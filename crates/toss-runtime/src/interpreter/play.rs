@@ -285,12 +285,9 @@ impl Game for Interpreter {
     }
 
     fn payoffs(&self, s: &State, out: &mut [f64]) {
-        let loc = &self.locations[s.location];
-        for (p, (o, &t)) in out.iter_mut().zip(&loc.payoffs).enumerate() {
-            *o = self.solver.value(&s.structure, t, &[], &[]);
-            if !o.is_finite() {
-                self.payoff_fault(s.location, p, &s.structure, *o);
-            }
+        let n = self.locations[s.location].payoffs.len();
+        for (p, o) in out.iter_mut().enumerate().take(n) {
+            *o = self.payoff_value(s.location, p, &s.structure);
         }
     }
 

@@ -338,10 +338,10 @@ pub struct Solver {
 }
 
 /// The most elements over which a set quantifier is decided by enumerating
-/// all subsets (2^20 evaluations of its body); above it the evaluation
-/// stops with a fault ([`Solver::fault`]). Set quantifiers grounded to SAT
-/// have no such limit.
-pub const SET_ENUMERATION_LIMIT: usize = 20;
+/// all subsets; above it the evaluation stops with a fault
+/// ([`Solver::fault`]). The value is
+/// [`SET_ENUMERATION_ELEMENTS`](toss_core::limits::SET_ENUMERATION_ELEMENTS).
+pub const SET_ENUMERATION_LIMIT: usize = toss_core::limits::SET_ENUMERATION_ELEMENTS.value;
 
 /// Why a set quantifier over `n` elements is refused.
 pub(crate) fn enumeration_fault(n: usize) -> String {
