@@ -6,7 +6,6 @@ use toss_core::ir;
 use toss_core::limits::{MATCHES_PER_RULE, match_estimates, thousands};
 
 use crate::ast::Item;
-use crate::diagnostic::line_col;
 
 /// Each rule's name and its position `file:line:col` (of the name), in
 /// source order; empty when the source does not parse.
@@ -14,11 +13,22 @@ pub fn rule_positions(source: &str, file_name: &str) -> Vec<(String, String)> {
     let Ok(file) = crate::parse_ast(source) else {
         return Vec::new();
     };
+    // Rules come in source order: one forward scan finds every line
+    // (`line_col` from the start per rule would be quadratic in long files).
+    let (mut at, mut line, mut line_start) = (0, 1, 0);
     file.items
         .iter()
         .filter_map(|item| match item {
             Item::Rule(r) => {
-                let (line, col) = line_col(source, r.name.span.start);
+                let start = r.name.span.start.min(source.len());
+                for (i, b) in source.as_bytes()[at..start].iter().enumerate() {
+                    if *b == b'\n' {
+                        line += 1;
+                        line_start = at + i + 1;
+                    }
+                }
+                at = start;
+                let col = 1 + source[line_start..start].chars().count();
                 Some((r.name.name.clone(), format!("{file_name}:{line}:{col}")))
             }
             _ => None,
@@ -104,6 +114,32 @@ START [ e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, e11, e12, e13, e14, e15, e16, e
                 ("Mark".to_string(), "x.toss:4:6".to_string())
             ]
         );
+    }
+
+    #[test]
+    fn rule_positions_agree_with_line_col_on_the_games() {
+        let dir = format!("{}/../../games", env!("CARGO_MANIFEST_DIR"));
+        for entry in std::fs::read_dir(&dir).expect("games/") {
+            let path = entry.expect("entry").path();
+            if path.extension().is_none_or(|e| e != "toss") {
+                continue;
+            }
+            let src = std::fs::read_to_string(&path).expect("a game");
+            let file = crate::parse_ast(&src).expect("parses");
+            let expected: Vec<(String, String)> = file
+                .items
+                .iter()
+                .filter_map(|i| match i {
+                    Item::Rule(r) => {
+                        let (l, c) = crate::diagnostic::line_col(&src, r.name.span.start);
+                        Some((r.name.name.clone(), format!("g:{l}:{c}")))
+                    }
+                    _ => None,
+                })
+                .collect();
+            assert!(!expected.is_empty(), "{}", path.display());
+            assert_eq!(rule_positions(&src, "g"), expected, "{}", path.display());
+        }
     }
 
     #[test]

@@ -415,14 +415,16 @@ impl Interpreter {
     /// that a fault about a rule says where it is (positions of names not
     /// among the rules are ignored).
     pub fn set_rule_positions(&mut self, positions: &[(String, String)]) {
+        let at: std::collections::HashMap<&str, &str> = positions
+            .iter()
+            .map(|(name, at)| (name.as_str(), at.as_str()))
+            .collect();
         self.rule_positions = self
             .rules
             .iter()
             .map(|ri| {
-                positions
-                    .iter()
-                    .find(|(name, _)| name == ri.rule.name())
-                    .map_or(String::new(), |(_, at)| at.clone())
+                at.get(ri.rule.name())
+                    .map_or(String::new(), |a| a.to_string())
             })
             .collect();
     }
