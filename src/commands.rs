@@ -8,6 +8,7 @@ use toss::Game;
 use toss::analysis::fluent_relations;
 use toss::ir;
 use toss_cli::Finish;
+use toss_cli::fault_check;
 use toss_cli::load::{Engine, load_toss};
 use toss_cli::matches::{self, PlayerSpec};
 use toss_cli::play::PipeStdout;
@@ -72,14 +73,11 @@ pub fn check(files: &[PathBuf], via_toss: bool, colour: bool) -> Result<(), Stri
                 // limit there cannot be played at all.
                 Ok((g, warnings)) => {
                     eprint!("{warnings}");
-                    match gdl_summary(path, &g) {
-                        summary if g.fault().is_none() => out!("{summary}"),
-                        _ => {
-                            eprintln!(
-                                "error: {}: {}",
-                                path.display(),
-                                g.fault().unwrap_or_default()
-                            );
+                    let summary = gdl_summary(path, &g);
+                    match g.fault() {
+                        None => out!("{summary}"),
+                        Some(f) => {
+                            eprintln!("error: {}: {f}", path.display());
                             failed += 1;
                         }
                     }
@@ -95,15 +93,12 @@ pub fn check(files: &[PathBuf], via_toss: bool, colour: bool) -> Result<(), Stri
         // the interpreter refuses what it cannot run (a set quantifier that
         // only enumeration decides, on a structure past its limit).
         let loaded = load_toss_only(path, "check", via_toss, colour).and_then(|(game, source)| {
-            let shown = path.display().to_string();
-            toss_cli::load::with_progress(&shown, "building the interpreter", || {
-                toss::Interpreter::new(&game)
-            })
-            .map(|_| (game, source))
-            .map_err(|e| toss_cli::load::LoadError {
-                rendered: format!("error: {}: {e}\n", path.display()),
-                count: 1,
-            })
+            toss_cli::load::build_interpreter(&game, &source, &path.display().to_string())
+                .map(|_| (game, source))
+                .map_err(|e| toss_cli::load::LoadError {
+                    rendered: format!("error: {}: {e}\n", path.display()),
+                    count: 1,
+                })
         });
         match loaded {
             Ok((game, source)) => {
@@ -217,15 +212,6 @@ pub fn gdl_summary(path: &Path, g: &toss::gdl::GdlGame) -> String {
     )
 }
 
-/// An error when the game ran into a limit of the implementation
-/// ([`Game::fault`]): the results computed since are not the game's.
-fn fault_check<G: Game>(g: &G) -> Result<(), String> {
-    match g.fault() {
-        Some(f) => Err(format!("the game could not be played on: {f}")),
-        None => Ok(()),
-    }
-}
-
 /// Runs `$body` with `$g` bound to the loaded game, whichever language.
 macro_rules! with_game {
     ($loaded:expr, $g:ident => $body:expr) => {
@@ -248,12 +234,11 @@ pub fn simulate(
     via_toss: bool,
     colour: bool,
 ) -> Result<Finish, String> {
-    let (game, _) = load_toss_only(path, "simulate", via_toss, colour).map_err(|e| e.rendered)?;
+    let (game, source) =
+        load_toss_only(path, "simulate", via_toss, colour).map_err(|e| e.rendered)?;
     let shown = path.display().to_string();
-    let mut interp = toss_cli::load::with_progress(&shown, "building the interpreter", || {
-        toss::Interpreter::new(&game)
-    })
-    .map_err(|e| format!("{shown}: {e}"))?;
+    let mut interp = toss_cli::load::build_interpreter(&game, &source, &shown)
+        .map_err(|e| format!("{shown}: {e}"))?;
     let sim =
         toss_cli::simulate::simulate(&game, &mut interp, opts, plot.is_some(), &mut PipeStdout)?;
     fault_check(&interp)?;
@@ -559,10 +544,9 @@ pub fn play_match(
     let loaded = toss_cli::load::load_with(path, colour, engine).map_err(|e| e.rendered)?;
     let specs = &with_description_id(specs, path, &loaded)?;
     match loaded {
+        // A fault stops the match inside `run_match`.
         toss_cli::load::Loaded::Toss { game, interpreter } => {
-            let finish = matches::run_match(&interpreter, &game, &interpreter, specs, plan)?;
-            fault_check(&interpreter)?;
-            Ok(finish)
+            matches::run_match(&interpreter, &game, &interpreter, specs, plan)
         }
         toss_cli::load::Loaded::Gdl(g) => matches::run_match_generic(&g, specs, plan),
         toss_cli::load::Loaded::Grounded(g) => matches::run_match_generic(&g, specs, plan),
@@ -830,14 +814,6 @@ fn option<T: std::str::FromStr>(args: &[String], flag: &str, default: T) -> Resu
     }
 }
 
-/// An error when the game ran into a limit of its interpreted parts
-/// (`Game::fault`): results computed since are not the game's.
-fn fault_check(g: &Compiled) -> Result<(), String> {
-    match g.fault() {
-        Some(f) => Err(format!("the game could not be played on: {f}")),
-        None => Ok(()),
-    }
-}
 
 /// Runs a subcommand; `Ok(true)` when a limit cut a game (exit status 3).
 fn run(args: &[String]) -> Result<bool, String> {
@@ -846,7 +822,7 @@ fn run(args: &[String]) -> Result<bool, String> {
         Some("play") => {
             let seed = option(args, "--seed", 0u64)?;
             let iters = option(args, "--iters", 5000u64)?;
-            let max_plies = option(args, "--max-plies", 100_000usize)?;
+            let max_plies = option(args, "--max-plies", toss_cli::DEFAULT_MAX_PLIES)?;
             let mut seats: Vec<Seat<Compiled>> = vec![Seat::Human];
             for p in 1..g.num_players() {
                 let uct = Uct::new(
@@ -860,7 +836,7 @@ fn run(args: &[String]) -> Result<bool, String> {
             let mut out = PipeStdout;
             let ending = toss_cli::play::play(&g, &mut seats, seed, max_plies, &mut input, &mut out)
                 .map_err(|e| e.to_string())?;
-            fault_check(&g)?;
+            toss_cli::fault_check(&g)?;
             Ok(matches!(ending, toss_cli::play::Ending::Cut { .. }))
         }
         Some("playout") => {
@@ -869,9 +845,9 @@ fn run(args: &[String]) -> Result<bool, String> {
                 return Err("-n 0: give the number of playouts to run, at least 1".into());
             }
             let seed = option(args, "--seed", 0u64)?;
-            let max_plies = option(args, "--max-plies", 100_000usize)?;
+            let max_plies = option(args, "--max-plies", toss_cli::DEFAULT_MAX_PLIES)?;
             let stats = toss_cli::play::playouts(&g, n, seed, max_plies, || {});
-            fault_check(&g)?;
+            toss_cli::fault_check(&g)?;
             let names = g.player_names();
             toss_cli::play::write_playout_stats(&mut PipeStdout, names, &stats, max_plies)
                 .map_err(|e| format!("cannot write to standard output: {e}"))?;
@@ -892,7 +868,7 @@ fn run(args: &[String]) -> Result<bool, String> {
             } else {
                 g.perft(&s, depth)
             };
-            fault_check(&g)?;
+            toss_cli::fault_check(&g)?;
             outln!("{total}");
             Ok(false)
         }
@@ -933,7 +909,7 @@ fn run(args: &[String]) -> Result<bool, String> {
                 game_id: toss_cli::solve::description_id(include_bytes!("../GAME_FILE"), "generated"),
             };
             toss_cli::solve::run(&g, &run, &mut PipeStdout)?;
-            fault_check(&g)?;
+            toss_cli::fault_check(&g)?;
             Ok(false)
         }
         _ => Err(USAGE.to_string()),

@@ -19,6 +19,17 @@ pub mod render;
 pub mod simulate;
 pub mod solve;
 
+/// An error when the game ran into a limit or a fault of its description
+/// ([`Game::fault`](toss_core::Game::fault)): the results computed since
+/// are not the game's. Every command (and every `toss build` binary) stops
+/// with it.
+pub fn fault_check<G: toss_core::Game>(g: &G) -> Result<(), String> {
+    match g.fault() {
+        Some(f) => Err(format!("the game could not be played on: {f}")),
+        None => Ok(()),
+    }
+}
+
 /// The default limit on the plies of one game in `toss play` and `toss
 /// match` (and on the turns of a `toss playout` playout): a game still
 /// going after that many is cut.

@@ -285,19 +285,29 @@ pub fn load_with(path: &Path, colour: bool, engine: Engine) -> Result<Loaded, Lo
     }
     let shown = path.display().to_string();
     let (game, source) = load_toss(path, colour)?;
-    let mut interpreter = with_progress(&shown, "building the interpreter", || {
-        toss_runtime::Interpreter::new(&game)
-    })
-    .map_err(|e| LoadError {
+    let interpreter = build_interpreter(&game, &source, &shown).map_err(|e| LoadError {
         rendered: format!("{shown}: {e}\n"),
         count: 1,
     })?;
-    // A fault about a rule (a resource limit) then says where the rule is.
-    interpreter.set_rule_positions(&toss_lang::limits::rule_positions(&source, &shown));
     Ok(Loaded::Toss {
         game: Box::new(game),
         interpreter,
     })
+}
+
+/// The interpreter of `game` (read from `source`, shown as `shown`), with a
+/// progress line when building it is slow and the rules' positions, so a
+/// fault about a rule (a resource limit) says where the rule is.
+pub fn build_interpreter(
+    game: &ir::Game,
+    source: &str,
+    shown: &str,
+) -> Result<toss_runtime::Interpreter, toss_runtime::interpreter::InterpreterError> {
+    let mut interpreter = with_progress(shown, "building the interpreter", || {
+        toss_runtime::Interpreter::new(game)
+    })?;
+    interpreter.set_rule_positions(&toss_lang::limits::rule_positions(source, shown));
+    Ok(interpreter)
 }
 
 /// How long a phase of loading runs before [`with_progress`] says so.

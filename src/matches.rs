@@ -117,21 +117,23 @@ impl std::str::FromStr for PlayerSpec {
                     .parse::<u64>()
                     .map_err(|_| format!("`{arg}`: `{value}` is not a count"))
             };
+            // A count in `range`, else "give ..." with `what`.
+            let count_in = |range: std::ops::RangeInclusive<u64>, what: &str| {
+                let n = count()?;
+                if range.contains(&n) {
+                    Ok(n)
+                } else {
+                    Err(format!("`{arg}`: give {what}"))
+                }
+            };
             match key {
                 "iters" if matches!(kind, Kind::Uct | Kind::UctHeuristic) => {
-                    let n = count()?;
-                    if n == 0 {
-                        return Err(format!("`{arg}`: give at least 1 iteration"));
-                    }
-                    spec.budget = Budget::Iterations(n)
+                    spec.budget =
+                        Budget::Iterations(count_in(1..=u64::MAX, "at least 1 iteration")?)
                 }
                 "depth" if kind == Kind::AlphaBeta => spec.budget = Budget::Iterations(count()?),
                 "positions" if kind == Kind::Solver => {
-                    let n = count()?;
-                    if n == 0 {
-                        return Err(format!("`{arg}`: give at least 1 position"));
-                    }
-                    spec.budget = Budget::Iterations(n)
+                    spec.budget = Budget::Iterations(count_in(1..=u64::MAX, "at least 1 position")?)
                 }
                 "memory" if kind == Kind::Solver => spec.memory = crate::solve::parse_bytes(value)?,
                 "table" if kind == Kind::Solver => spec.table = Some(value.into()),
@@ -152,11 +154,7 @@ impl std::str::FromStr for PlayerSpec {
                     spec.c = Some(c)
                 }
                 "threads" if matches!(kind, Kind::Uct | Kind::UctHeuristic) => {
-                    let n = count()?;
-                    if !(1..=64).contains(&n) {
-                        return Err(format!("`{arg}`: give 1 to 64 threads"));
-                    }
-                    spec.threads = n as usize
+                    spec.threads = count_in(1..=64, "1 to 64 threads")? as usize
                 }
                 "parallel" if matches!(kind, Kind::Uct | Kind::UctHeuristic) => {
                     spec.parallelism = match value {
@@ -179,11 +177,7 @@ impl std::str::FromStr for PlayerSpec {
                     }
                 }
                 "evals" if matches!(kind, Kind::Uct | Kind::UctHeuristic) => {
-                    let n = count()?;
-                    if !(1..=1 << 20).contains(&n) {
-                        return Err(format!("`{arg}`: give 1 to 1,048,576 evaluations"));
-                    }
-                    spec.evals = n as u32
+                    spec.evals = count_in(1..=1 << 20, "1 to 1,048,576 evaluations")? as u32
                 }
                 "weight" if matches!(kind, Kind::Uct | Kind::UctHeuristic) => {
                     spec.weight = count()?.clamp(1, 1 << 20) as u32
@@ -675,12 +669,9 @@ fn play_match<G: Game>(
         let ending = play_one(g, &mut seats, game_seed, max_plies);
         // A fault (a payoff not finite, a limit reached) leaves the payoffs
         // meaningless: no game of the match is scored from then on.
-        if let Some(f) = g.fault() {
+        if let Err(e) = crate::fault_check(g) {
             bar.finish_and_clear();
-            return Err(format!(
-                "game {}: the game could not be played on: {f}",
-                i + 1
-            ));
+            return Err(format!("game {}: {e}", i + 1));
         }
         match &ending {
             Ending::Finished { payoffs, .. } => {

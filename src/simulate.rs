@@ -15,7 +15,7 @@ use crate::matches::{self, PlayerSpec};
 
 /// By default at most this many joint moves are played (a guard for games
 /// whose time does not advance).
-pub const MAX_PLIES: usize = 100_000;
+pub const MAX_PLIES: usize = crate::DEFAULT_MAX_PLIES;
 
 /// What to simulate.
 #[derive(Clone, Debug)]
