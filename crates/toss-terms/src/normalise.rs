@@ -116,7 +116,6 @@ pub struct Normaliser<'a> {
     matcher: Matcher,
     /// The memo table: a call's id to its normal form's, `NO_ENTRY` if none.
     memo: Vec<Id>,
-    memo_len: usize,
     /// Calls rewritten at the positions being normalised, with the step
     /// they were rewritten at (a stack over the nested positions).
     pending: Vec<(Id, u64)>,
@@ -150,7 +149,6 @@ impl<'a> Normaliser<'a> {
             compiled: Vec::new(),
             matcher: Matcher::default(),
             memo: Vec::new(),
-            memo_len: 0,
             pending: Vec::new(),
             bound: Vec::new(),
             steps: 0,
@@ -185,7 +183,7 @@ impl<'a> Normaliser<'a> {
 
     /// Entries in the memo table.
     pub fn memo_len(&self) -> usize {
-        self.memo_len
+        self.memo.iter().filter(|&&e| e != NO_ENTRY).count()
     }
 
     /// The whole normalisation of 2.5.2: brackets, Algorithm 5, verbatim.
@@ -321,12 +319,7 @@ impl<'a> Normaliser<'a> {
     /// NORMALISE of what is at one position; a rewrite there replaces it
     /// and goes round the loop again.
     fn run(&mut self, mut current: Current, depth: usize, start: u64) -> Result<Id, NormError> {
-        if let Current::Node(t) = current
-            && self.arena.is_normal(t)
-        {
-            self.check_normal(t, depth)?;
-            return Ok(t);
-        }
+        // Its callers return normal nodes themselves.
         if depth > self.limits.max_depth {
             return Err(self.depth_error());
         }
@@ -483,7 +476,10 @@ impl<'a> Normaliser<'a> {
             }
             self.count_rule(head, base, node, rule, bound_base, start)?;
             self.arena.scratch.truncate(base);
-            if let Some(t2) = node {
+            // Only the memo table reads them.
+            if self.limits.memo
+                && let Some(t2) = node
+            {
                 self.pending.push((t2, self.steps - 1));
             }
             current = Current::Instance(Rc::clone(&rules), i, rule.root(), bound_base);
@@ -495,9 +491,6 @@ impl<'a> Normaliser<'a> {
                 if self.steps - at >= self.limits.memo_min_steps {
                     if self.memo.len() <= call as usize {
                         self.memo.resize(self.arena.len(), NO_ENTRY);
-                    }
-                    if self.memo[call as usize] == NO_ENTRY {
-                        self.memo_len += 1;
                     }
                     self.memo[call as usize] = result;
                 }
@@ -652,6 +645,11 @@ mod tests {
         for f in ["pred", "keep"] {
             sig.add(f, Type::fun(vec![nat()], nat()), SymKind::Function);
         }
+        sig.add(
+            "same",
+            Type::fun(vec![nat(), nat()], b.clone()),
+            SymKind::Function,
+        );
         let a = Type::var("a");
         sig.add(
             names::IF,
@@ -693,6 +691,9 @@ mod tests {
                 &format!("{}(iszero(x), zero, pred(x))", names::IF),
             ),
             ("keep(x)", &format!("s({}(plus(x, zero)))", names::VERBATIM)),
+            // A repeated variable on a left side (matched by equality).
+            ("same(x, x)", "Ctrue"),
+            ("same(x, y)", "Cfalse"),
         ] {
             let lt = parse_functional(l, &sig, &vtype).expect("lhs");
             let rt = parse_functional(r, &sig, &vtype).expect("rhs");
@@ -735,6 +736,23 @@ mod tests {
             p.norm("plus(s(zero), plus(x, zero))", Limits::default()),
             Ok(p.term("s(plus(x, zero))"))
         );
+    }
+
+    #[test]
+    fn a_repeated_left_variable_matches_equal_arguments_only() {
+        let p = peano();
+        for (text, normal) in [
+            (format!("same({}, {})", num(2), num(2)), "Ctrue"),
+            (format!("same({}, {})", num(1), num(2)), "Cfalse"),
+            ("same(x, x)".to_string(), "Ctrue"),
+            (format!("same(plus({}, zero), {})", num(2), num(2)), "Ctrue"),
+        ] {
+            assert_eq!(
+                p.norm(&text, Limits::default()),
+                Ok(p.term(normal)),
+                "{text}"
+            );
+        }
     }
 
     #[test]
@@ -933,8 +951,10 @@ mod tests {
                     inner
                         .clone()
                         .prop_map(|a| format!("{}({a})", names::VERBATIM)),
-                    (inner.clone(), inner.clone(), inner)
+                    (inner.clone(), inner.clone(), inner.clone())
                         .prop_map(|(a, b, c)| format!("{}(iszero({a}), {b}, {c})", names::IF)),
+                    (inner.clone(), inner.clone(), inner)
+                        .prop_map(|(a, b, c)| format!("{}(same({a}, {b}), {b}, {c})", names::IF)),
                 ]
             })
         }

@@ -642,7 +642,7 @@ impl SharedRule {
             return SharedOutcome::Reject;
         }
         for (p, &a) in patterns.iter().zip(args) {
-            if shared_step_one(arena, p, a, false, &mut m.found, &mut clog).is_err() {
+            if shared_step_one(arena, p, a, &mut m.found, &mut clog).is_err() {
                 return SharedOutcome::Reject;
             }
         }
@@ -825,7 +825,6 @@ fn shared_step_one(
     arena: &Arena,
     a: &Pattern,
     b: Id,
-    top: bool,
     found: &mut Vec<(usize, Id)>,
     clog: &mut bool,
 ) -> Result<(), RejectNow> {
@@ -836,7 +835,8 @@ fn shared_step_one(
         }
         Pattern::Node(head, args) => (*head, args),
     };
-    if !top && arena.head_info(b).opaque() {
+    // Below the top (which the caller matches by hand).
+    if arena.head_info(b).opaque() {
         // Report CLOG, continue, abandon the positions below.
         *clog = true;
         return Ok(());
@@ -845,7 +845,7 @@ fn shared_step_one(
         return Err(RejectNow);
     }
     for (i, x) in args.iter().enumerate() {
-        shared_step_one(arena, x, arena.arg(b, i), false, found, clog)?;
+        shared_step_one(arena, x, arena.arg(b, i), found, clog)?;
     }
     Ok(())
 }
