@@ -6,9 +6,8 @@
 //! alone (parsing and start-up excluded), in whole milliseconds: 0 means
 //! under a millisecond. Ours is the cpu time of the thread running
 //! `normalise` (wall time where Linux's schedstat is missing), a mean over
-//! repeated runs when one is short. The inputs
-//! are short texts: Maude's parser is slow on deeply nested input, which
-//! a wall-time measurement would count.
+//! as many runs as take 50 ms. Maude's parser is slow on deeply nested
+//! input, which its reported reduction time leaves out.
 //!
 //! `cargo run -p toss-terms --release --example vs_maude [REPS [NAME]]` (needs
 //! `maude` on the path). Prints a table: rewrite steps, median times and
