@@ -1,33 +1,14 @@
 //! The `toss` binary as a user runs it.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
-fn toss(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toss"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run toss");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write stdin");
-    child.wait_with_output().expect("toss output")
-}
+mod common;
 
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+use common::{field, text, toss_with_stdin};
 
 #[test]
 fn check_summarises_tic_tac_toe() {
-    let out = toss(&["check", "games/tic-tac-toe.toss"], "");
+    let out = toss_with_stdin(&["check", "games/tic-tac-toe.toss"], "");
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(stdout.contains("players    xplayer, oplayer"), "{stdout}");
@@ -56,7 +37,7 @@ fn check_reports_errors_with_file_line_and_column_and_fails() {
     let bad = dir.join("bad.toss");
     std::fs::write(&bad, "PLAYERS a\nRULE M: [x | | ] -> [x | P (x) | ]\nLOC 0 { PLAYER a { MOVES [Nope -> 0] } }\nSTART [ e | | ]\n")
         .expect("write");
-    let out = toss(&["check", bad.to_str().expect("utf-8 path")], "");
+    let out = toss_with_stdin(&["check", bad.to_str().expect("utf-8 path")], "");
     let stderr = text(&out.stderr);
     assert!(!out.status.success());
     assert!(stderr.contains("bad.toss:3:"), "{stderr}");
@@ -76,7 +57,7 @@ fn check_reports_continuous_errors() {
          LOC 0 { PLAYER a { MOVES [Fall, t: 0 -- 1 -> 0] } }\nSTART [ e | | y { e -> 1 } ]\n",
     )
     .expect("write");
-    let out = toss(&["check", bad.to_str().expect("utf-8 path")], "");
+    let out = toss_with_stdin(&["check", bad.to_str().expect("utf-8 path")], "");
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("fall.toss:3:21"), "{stderr}");
@@ -90,7 +71,7 @@ fn check_reports_continuous_errors() {
 
 #[test]
 fn perft_prints_the_total_alone_on_the_last_line() {
-    let out = toss(&["perft", "games/tic-tac-toe.toss", "3", "--divide"], "");
+    let out = toss_with_stdin(&["perft", "games/tic-tac-toe.toss", "3", "--divide"], "");
     let stdout = text(&out.stdout);
     assert!(out.status.success());
     assert_eq!(stdout.lines().last(), Some("504"));
@@ -105,7 +86,7 @@ fn perft_prints_the_total_alone_on_the_last_line() {
 fn play_reads_moves_from_standard_input_and_asks_again_on_bad_input() {
     // Cross takes the left column while Circle answers in the middle one.
     let moves = "a1\nb1\nnonsense\na2\nb2\na3\n";
-    let out = toss(
+    let out = toss_with_stdin(
         &[
             "play",
             "games/tic-tac-toe.toss",
@@ -130,7 +111,7 @@ fn play_reads_moves_from_standard_input_and_asks_again_on_bad_input() {
 #[test]
 fn show_writes_an_svg_of_the_position_after_the_moves() {
     let svg = std::env::temp_dir().join(format!("toss-show-{}.svg", std::process::id()));
-    let out = toss(
+    let out = toss_with_stdin(
         &[
             "show",
             "games/tic-tac-toe.toss",
@@ -150,7 +131,7 @@ fn show_writes_an_svg_of_the_position_after_the_moves() {
 
 #[test]
 fn show_rejects_an_illegal_move() {
-    let out = toss(
+    let out = toss_with_stdin(
         &[
             "show",
             "games/tic-tac-toe.toss",
@@ -171,7 +152,7 @@ fn show_rejects_an_illegal_move() {
 
 #[test]
 fn match_prints_a_table_and_the_result_line_last() {
-    let out = toss(
+    let out = toss_with_stdin(
         &[
             "match",
             "games/tic-tac-toe.toss",
@@ -249,7 +230,7 @@ fn match_is_reproducible_for_a_seed() {
         "--seed",
         "9",
     ];
-    let (a, b) = (toss(&args, ""), toss(&args, ""));
+    let (a, b) = (toss_with_stdin(&args, ""), toss_with_stdin(&args, ""));
     assert_eq!(a.stdout, b.stdout);
     // The per-game progress lines too.
     assert!(
@@ -262,7 +243,7 @@ fn match_is_reproducible_for_a_seed() {
 
 #[test]
 fn bad_player_specs_are_refused_with_a_reason() {
-    let out = toss(
+    let out = toss_with_stdin(
         &[
             "match",
             "games/tic-tac-toe.toss",
@@ -289,7 +270,7 @@ fn bad_player_specs_are_refused_with_a_reason() {
         ("uct:c=inf", "a number >= 0"),
         ("uct+heur:c=-1", "a number >= 0"),
     ] {
-        let out = toss(
+        let out = toss_with_stdin(
             &[
                 "match",
                 "games/tic-tac-toe.toss",
@@ -316,13 +297,13 @@ fn corpus(file: &str) -> String {
 #[test]
 fn gdl_files_work_with_check_perft_and_play() {
     let ttt = corpus("ticTacToe.kif");
-    let out = toss(&["check", &ttt], "");
+    let out = toss_with_stdin(&["check", &ttt], "");
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("roles      xplayer, oplayer"));
-    let out = toss(&["perft", &ttt, "3"], "");
+    let out = toss_with_stdin(&["perft", &ttt, "3"], "");
     assert_eq!(text(&out.stdout).lines().last(), Some("504"));
     // xplayer takes the first column; the idle role's noop plays itself.
-    let out = toss(
+    let out = toss_with_stdin(
         &["play", &ttt, "--player", "human", "--player", "human"],
         "(mark 1 1)\n(mark 2 2)\n(mark 1 2)\n(mark 3 3)\n(mark 1 3)\n",
     );
@@ -338,11 +319,11 @@ fn gdl_files_work_with_check_perft_and_play() {
 fn gdl_engines_agree_and_ground_prints_the_network() {
     let c4 = corpus("connect4.kif");
     for engine in ["grounded", "reasoner", "auto"] {
-        let out = toss(&["perft", &c4, "4", "--engine", engine], "");
+        let out = toss_with_stdin(&["perft", &c4, "4", "--engine", engine], "");
         assert!(out.status.success(), "{}", text(&out.stderr));
         assert_eq!(text(&out.stdout).lines().last(), Some("2401"), "{engine}");
         // The same seeded playouts on both engines: the same mean payoffs.
-        let out = toss(
+        let out = toss_with_stdin(
             &[
                 "playout", &c4, "-n", "50", "--seed", "3", "--engine", engine,
             ],
@@ -351,7 +332,7 @@ fn gdl_engines_agree_and_ground_prints_the_network() {
         let stdout = text(&out.stdout);
         let means: Vec<&str> = stdout.lines().filter(|l| l.starts_with("mean")).collect();
         assert_eq!(means.len(), 3, "{stdout}");
-        let again = toss(&["playout", &c4, "-n", "50", "--seed", "3"], "");
+        let again = toss_with_stdin(&["playout", &c4, "-n", "50", "--seed", "3"], "");
         let again = text(&again.stdout);
         assert_eq!(
             means,
@@ -361,17 +342,17 @@ fn gdl_engines_agree_and_ground_prints_the_network() {
                 .collect::<Vec<_>>()
         );
     }
-    let out = toss(&["ground", &corpus("ticTacToe.kif"), "--summary"], "");
+    let out = toss_with_stdin(&["ground", &corpus("ticTacToe.kif"), "--summary"], "");
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
         text(&out.stdout).starts_with("size: 29 fluents, 20 inputs,"),
         "{}",
         text(&out.stdout)
     );
-    let out = toss(&["ground", &corpus("ticTacToe.kif")], "");
+    let out = toss_with_stdin(&["ground", &corpus("ticTacToe.kif")], "");
     assert!(text(&out.stdout).contains("f1 (control xplayer) init next=f0"));
     // Over the grounding limit: an error naming it, when asked for.
-    let out = toss(
+    let out = toss_with_stdin(
         &["perft", &corpus("amazons.kif"), "1", "--engine", "grounded"],
         "",
     );
@@ -381,14 +362,14 @@ fn gdl_engines_agree_and_ground_prints_the_network() {
         "{}",
         text(&out.stderr)
     );
-    let out = toss(&["ground", "games/tic-tac-toe.toss"], "");
+    let out = toss_with_stdin(&["ground", "games/tic-tac-toe.toss"], "");
     assert!(text(&out.stderr).contains("takes a GDL file"));
 }
 
 #[test]
 fn a_broken_gdl_file_is_an_error_with_its_location() {
     let bad = corpus("conformance/gdl-validation/badparens1.kif");
-    let out = toss(&["check", &bad], "");
+    let out = toss_with_stdin(&["check", &bad], "");
     assert!(!out.status.success());
     assert!(
         text(&out.stderr).contains("badparens1.kif:1:5"),
@@ -409,7 +390,7 @@ fn simulate_prints_bounces_and_plots() {
     for extra in [vec!["--plot", svg_arg.as_str()], vec!["--step", "0.01"]] {
         let mut args = vec!["simulate", "games/bounce.toss", "--until", "5"];
         args.extend(extra.iter().copied());
-        let out = toss(&args, "");
+        let out = toss_with_stdin(&args, "");
         assert!(out.status.success(), "{}", text(&out.stderr));
         let stdout = text(&out.stdout);
         let lines: Vec<&str> = stdout.lines().collect();
@@ -439,7 +420,7 @@ fn simulate_prints_bounces_and_plots() {
 
 #[test]
 fn simulate_refuses_bad_steps() {
-    let out = toss(
+    let out = toss_with_stdin(
         &[
             "simulate",
             "games/bounce.toss",
@@ -461,7 +442,7 @@ fn show_draws_chess_as_a_board_with_its_clock_beside() {
     let dir = std::env::temp_dir().join(format!("toss-show-chess-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let svg = dir.join("chess.svg");
-    let out = toss(
+    let out = toss_with_stdin(
         &[
             "show",
             "games/chess.toss",
@@ -493,7 +474,7 @@ fn show_draws_chess_as_a_board_with_its_clock_beside() {
         ),
         ("games/dice.toss", 32, ">die: Die</text>"),
     ] {
-        let out = toss(&["show", game, "--svg", svg.to_str().expect("path")], "");
+        let out = toss_with_stdin(&["show", game, "--svg", svg.to_str().expect("path")], "");
         assert!(out.status.success(), "{}", text(&out.stderr));
         let picture = std::fs::read_to_string(&svg).expect("svg written");
         assert_eq!(picture.matches("<rect x=").count(), squares, "{game}");
@@ -507,7 +488,7 @@ fn show_draws_chess_as_a_board_with_its_clock_beside() {
 #[test]
 fn show_labels_a_unary_relation_named_c() {
     let svg = std::env::temp_dir().join(format!("toss-show-cat-{}.svg", std::process::id()));
-    let out = toss(
+    let out = toss_with_stdin(
         &[
             "show",
             "games/cat-and-mouse.toss",
@@ -524,7 +505,7 @@ fn show_labels_a_unary_relation_named_c() {
 }
 
 fn play_two_humans(game: &str, moves: &str) -> String {
-    let out = toss(
+    let out = toss_with_stdin(
         &["play", game, "--player", "human", "--player", "human"],
         moves,
     );
@@ -686,14 +667,6 @@ fn a_closed_standard_output_ends_commands_quietly() {
     }
 }
 
-/// The value after `prefix` on the line that starts with it.
-fn field<'a>(stdout: &'a str, prefix: &str) -> &'a str {
-    stdout
-        .lines()
-        .find_map(|l| l.strip_prefix(prefix))
-        .unwrap_or_else(|| panic!("no `{prefix}` in {stdout}"))
-}
-
 /// `toss playout`: the fields, the same figures for a seed, the mean length
 /// in turns as the game's own playouts count it and in plies (a dice turn
 /// is a roll and a move).
@@ -701,7 +674,7 @@ fn field<'a>(stdout: &'a str, prefix: &str) -> &'a str {
 fn playout_prints_turns_plies_and_payoffs_reproducibly() {
     use toss::Game;
     let args = ["playout", "games/dice.toss", "-n", "200", "--seed", "5"];
-    let (a, b) = (toss(&args, ""), toss(&args, ""));
+    let (a, b) = (toss_with_stdin(&args, ""), toss_with_stdin(&args, ""));
     assert!(a.status.success(), "{}", text(&a.stderr));
     let (sa, sb) = (text(&a.stdout), text(&b.stdout));
     let figures = |s: &str| -> Vec<String> {
@@ -745,7 +718,7 @@ fn playout_prints_turns_plies_and_payoffs_reproducibly() {
     let black: f64 = field(&sa, "mean payoff black: ").parse().expect("payoff");
     assert!((black + sum_white / 200.0).abs() < 1e-4, "{sa}");
     // Tic-tac-toe: every ply is a turn.
-    let out = toss(&["playout", "games/tic-tac-toe.toss", "-n", "50"], "");
+    let out = toss_with_stdin(&["playout", "games/tic-tac-toe.toss", "-n", "50"], "");
     let length = field(&text(&out.stdout), "mean length: ").to_string();
     let (turns, rest) = length.split_once(" turns (").expect("turns");
     assert_eq!(rest, format!("{turns} plies)"));
@@ -753,14 +726,14 @@ fn playout_prints_turns_plies_and_payoffs_reproducibly() {
 
 #[test]
 fn zero_playouts_or_games_are_refused() {
-    let out = toss(&["playout", "games/tic-tac-toe.toss", "-n", "0"], "");
+    let out = toss_with_stdin(&["playout", "games/tic-tac-toe.toss", "-n", "0"], "");
     assert!(!out.status.success());
     assert!(
         text(&out.stderr).contains("-n 0: give the number of playouts to run, at least 1"),
         "{}",
         text(&out.stderr)
     );
-    let out = toss(
+    let out = toss_with_stdin(
         &[
             "match",
             "games/tic-tac-toe.toss",
@@ -800,7 +773,7 @@ fn match_plays_a_gdl_file() {
         "--seed",
         "2",
     ];
-    let out = toss(&args, "");
+    let out = toss_with_stdin(&args, "");
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let last = stdout.lines().last().unwrap_or_default();
@@ -814,8 +787,12 @@ fn match_plays_a_gdl_file() {
         .filter(|l| l.starts_with("game "))
         .count();
     assert_eq!(games, 4);
-    assert_eq!(toss(&args, "").stdout, out.stdout, "reproducible");
-    let out = toss(
+    assert_eq!(
+        toss_with_stdin(&args, "").stdout,
+        out.stdout,
+        "reproducible"
+    );
+    let out = toss_with_stdin(
         &[
             "match",
             ttt.as_str(),
@@ -833,7 +810,7 @@ fn match_plays_a_gdl_file() {
         text(&out.stderr)
     );
     // `heuristic` translates the GDL game to Toss first.
-    let out = toss(&["heuristic", ttt.as_str()], "");
+    let out = toss_with_stdin(&["heuristic", ttt.as_str()], "");
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
         text(&out.stdout).starts_with("LOC 0"),
@@ -841,7 +818,7 @@ fn match_plays_a_gdl_file() {
         text(&out.stdout)
     );
     // The commands that need a Toss description say so.
-    let out = toss(&["fmt", ttt.as_str()], "");
+    let out = toss_with_stdin(&["fmt", ttt.as_str()], "");
     assert!(!out.status.success());
     assert!(
         text(&out.stderr).contains("`toss fmt` needs a Toss description (.toss)"),
@@ -854,7 +831,7 @@ fn match_plays_a_gdl_file() {
 /// not empty at a score of 0 or 1.
 #[test]
 fn match_table_shows_wilson_intervals() {
-    let out = toss(
+    let out = toss_with_stdin(
         &[
             "match",
             "games/tic-tac-toe.toss",
@@ -916,7 +893,7 @@ fn match_table_shows_wilson_intervals() {
 /// columns, each player's term readable back as the derived one.
 #[test]
 fn heuristic_prints_the_terms_readably() {
-    let out = toss(&["heuristic", "games/tic-tac-toe.toss"], "");
+    let out = toss_with_stdin(&["heuristic", "games/tic-tac-toe.toss"], "");
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(stdout.lines().all(|l| l.len() <= 100), "{stdout}");
@@ -973,7 +950,7 @@ fn heuristic_prints_the_terms_readably() {
 /// kind of heuristic on stderr, however many games.
 #[test]
 fn match_derives_each_heuristic_once() {
-    let out = toss(
+    let out = toss_with_stdin(
         &[
             "match",
             "games/tic-tac-toe.toss",
@@ -1001,7 +978,7 @@ fn match_derives_each_heuristic_once() {
     );
     assert_eq!(stderr.lines().filter(|l| l.starts_with("game ")).count(), 4);
     // Two players of one kind share it.
-    let out = toss(
+    let out = toss_with_stdin(
         &[
             "match",
             "games/tic-tac-toe.toss",
@@ -1082,7 +1059,7 @@ fn limits_are_errors_not_wrong_results() {
     for args in [&["perft", "1"][..], &["playout", "-n", "2"]] {
         let mut all = vec![args[0], many.to_str().expect("utf-8 path")];
         all.extend(&args[1..]);
-        let out = toss(&all, "");
+        let out = toss_with_stdin(&all, "");
         let stderr = text(&out.stderr);
         assert!(!out.status.success(), "{:?}", args);
         assert!(
@@ -1104,7 +1081,7 @@ fn limits_are_errors_not_wrong_results() {
         ),
     )
     .expect("write");
-    let out = toss(&["check", big.to_str().expect("utf-8 path")], "");
+    let out = toss_with_stdin(&["check", big.to_str().expect("utf-8 path")], "");
     let stderr = text(&out.stderr);
     assert!(!out.status.success());
     assert!(
@@ -1117,7 +1094,7 @@ fn limits_are_errors_not_wrong_results() {
 /// refused with the reason, rather than playing at random.
 #[test]
 fn alphabeta_refuses_simultaneous_games() {
-    let out = toss(
+    let out = toss_with_stdin(
         &[
             "match",
             "games/concurrent-tic-tac-toe.toss",
@@ -1141,7 +1118,7 @@ fn alphabeta_refuses_simultaneous_games() {
 #[test]
 fn translate_prints_a_toss_game_that_plays_like_the_gdl_one() {
     let kif = toss_testkit::corpus::gdl_dir().join("ticTacToe.kif");
-    let out = toss(&["translate", "--explain", kif.to_str().unwrap()], "");
+    let out = toss_with_stdin(&["translate", "--explain", kif.to_str().unwrap()], "");
     assert!(out.status.success(), "{}", text(&out.stderr));
     let game = text(&out.stdout);
     assert!(game.contains("// locations (a cycle): 0 (xplayer) -> 1 (oplayer)"));
@@ -1152,7 +1129,7 @@ fn translate_prints_a_toss_game_that_plays_like_the_gdl_one() {
     // The printed game loads, and its perft counts are tic-tac-toe's
     // (9, 72, 504 plays of depth 1-3).
     for (depth, count) in [("1", "9"), ("2", "72"), ("3", "504")] {
-        let out = toss(&["perft", file.to_str().unwrap(), depth], "");
+        let out = toss_with_stdin(&["perft", file.to_str().unwrap(), depth], "");
         assert!(out.status.success(), "{}", text(&out.stderr));
         let last = text(&out.stdout)
             .lines()
@@ -1167,7 +1144,7 @@ fn translate_prints_a_toss_game_that_plays_like_the_gdl_one() {
 #[test]
 fn translate_says_why_a_game_is_refused() {
     let kif = toss_testkit::corpus::gdl_dir().join("roshambo2.kif");
-    let out = toss(&["translate", kif.to_str().unwrap()], "");
+    let out = toss_with_stdin(&["translate", kif.to_str().unwrap()], "");
     assert!(!out.status.success());
     let err = text(&out.stderr);
     assert!(
@@ -1176,7 +1153,7 @@ fn translate_says_why_a_game_is_refused() {
     );
     // A refusal about a clause points at it: file, line, column, caret.
     let kif = toss_testkit::corpus::gdl_dir().join("reversi.kif");
-    let out = toss(&["translate", kif.to_str().unwrap()], "");
+    let out = toss_with_stdin(&["translate", kif.to_str().unwrap()], "");
     assert!(!out.status.success());
     let err = text(&out.stderr);
     assert!(
@@ -1186,7 +1163,7 @@ fn translate_says_why_a_game_is_refused() {
         "{err}"
     );
     let kif = toss_testkit::corpus::gdl_dir().join("connect4.kif");
-    let out = toss(&["check", kif.to_str().unwrap(), "--via-toss"], "");
+    let out = toss_with_stdin(&["check", kif.to_str().unwrap(), "--via-toss"], "");
     let err = text(&out.stderr);
     assert!(
         err.contains("connect4.kif:191:5") && err.contains("(<= (legal ?w (drop ?c))"),
@@ -1201,29 +1178,29 @@ fn translate_says_why_a_game_is_refused() {
 fn via_toss_runs_toss_commands_on_the_translated_game() {
     let kif = toss_testkit::corpus::gdl_dir().join("ticTacToe.kif");
     let kif = kif.to_str().unwrap();
-    let fmt = toss(&["fmt", kif, "--via-toss"], "");
+    let fmt = toss_with_stdin(&["fmt", kif, "--via-toss"], "");
     assert!(fmt.status.success(), "{}", text(&fmt.stderr));
-    let translated = toss(&["translate", kif], "");
+    let translated = toss_with_stdin(&["translate", kif], "");
     assert_eq!(text(&fmt.stdout), text(&translated.stdout));
-    let plain = toss(&["fmt", kif], "");
+    let plain = toss_with_stdin(&["fmt", kif], "");
     assert!(!plain.status.success());
     assert!(text(&plain.stderr).contains("--via-toss"));
-    let check = toss(&["check", kif, "--via-toss"], "");
+    let check = toss_with_stdin(&["check", kif, "--via-toss"], "");
     assert!(check.status.success(), "{}", text(&check.stderr));
     assert!(text(&check.stdout).contains("Root_cell"));
     for engine in [&["--via-toss"][..], &["--engine", "reasoner"][..]] {
         let mut args = vec!["perft", kif, "4"];
         args.extend_from_slice(engine);
-        let out = toss(&args, "");
+        let out = toss_with_stdin(&args, "");
         assert!(out.status.success(), "{}", text(&out.stderr));
         assert_eq!(text(&out.stdout).lines().last(), Some("3024"), "{engine:?}");
     }
-    let clash = toss(
+    let clash = toss_with_stdin(
         &["perft", kif, "1", "--via-toss", "--engine", "grounded"],
         "",
     );
     assert!(!clash.status.success());
-    let refused = toss(
+    let refused = toss_with_stdin(
         &[
             "check",
             toss_testkit::corpus::gdl_dir()
@@ -1240,7 +1217,7 @@ fn via_toss_runs_toss_commands_on_the_translated_game() {
 
 #[test]
 fn solve_finds_the_value_and_best_moves_of_tic_tac_toe() {
-    let out = toss(&["solve", "games/tic-tac-toe.toss"], "");
+    let out = toss_with_stdin(&["solve", "games/tic-tac-toe.toss"], "");
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
@@ -1249,7 +1226,7 @@ fn solve_finds_the_value_and_best_moves_of_tic_tac_toe() {
     );
     assert_eq!(stdout.matches("  best").count(), 9, "{stdout}");
     // After a corner and an edge that is not beside it, the cross wins.
-    let out = toss(&["solve", "games/tic-tac-toe.toss", "--moves", "a1,b3"], "");
+    let out = toss_with_stdin(&["solve", "games/tic-tac-toe.toss", "--moves", "a1,b3"], "");
     let stdout = text(&out.stdout);
     assert!(stdout.contains("value xplayer: 1\n"), "{stdout}");
 }
@@ -1260,7 +1237,7 @@ fn solve_retrograde_writes_a_table_the_solver_player_reads() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let table = dir.join("ttt.table");
     let table_arg = table.to_string_lossy().into_owned();
-    let out = toss(
+    let out = toss_with_stdin(
         &[
             "solve",
             "games/tic-tac-toe.toss",
@@ -1279,7 +1256,7 @@ fn solve_retrograde_writes_a_table_the_solver_player_reads() {
     assert!(stdout.contains("complete plays: 255168"), "{stdout}");
     assert!(stdout.contains("table: 5478 positions written"), "{stdout}");
     let spec = format!("solver:table={table_arg}");
-    let out = toss(
+    let out = toss_with_stdin(
         &[
             "match",
             "games/tic-tac-toe.toss",
@@ -1311,7 +1288,7 @@ fn solve_retrograde_writes_a_table_the_solver_player_reads() {
         .expect("losses");
     assert_eq!(losses, 0, "{stdout}");
     // The table is refused for another game.
-    let out = toss(
+    let out = toss_with_stdin(
         &[
             "match",
             "games/connect4.toss",
@@ -1335,20 +1312,20 @@ fn solve_retrograde_writes_a_table_the_solver_player_reads() {
 
 #[test]
 fn solve_counts_positions_by_ply_and_stops_at_its_memory_bound() {
-    let out = toss(&["solve", "games/connect4.toss", "--layers", "4"], "");
+    let out = toss_with_stdin(&["solve", "games/connect4.toss", "--layers", "4"], "");
     let stdout = text(&out.stdout);
     assert!(
         stdout.starts_with("0: 1\n1: 7\n2: 49\n3: 238\n4: 1120\n"),
         "{stdout}"
     );
-    let out = toss(&["solve", "games/connect4.toss", "--memory", "64K"], "");
+    let out = toss_with_stdin(&["solve", "games/connect4.toss", "--memory", "64K"], "");
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
         stdout.contains("exact: no, the table reached its memory bound"),
         "{stdout}"
     );
-    let out = toss(&["solve", "games/connect4.toss", "--memory", "lots"], "");
+    let out = toss_with_stdin(&["solve", "games/connect4.toss", "--memory", "lots"], "");
     assert!(!out.status.success());
     assert!(
         text(&out.stderr).contains("expected a size"),
@@ -1360,14 +1337,14 @@ fn solve_counts_positions_by_ply_and_stops_at_its_memory_bound() {
 #[test]
 fn term_prints_normal_forms_in_the_users_syntax() {
     let file = "crates/toss-terms/examples/peano.terms";
-    let out = toss(
+    let out = toss_with_stdin(
         &["term", file, "s s zero + s zero", "length (zero :: [ ])"],
         "",
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), "s s s zero\ns zero\n");
     // --trace shows each rewrite step before the normal form.
-    let out = toss(&["term", file, "--trace", "s zero + zero"], "");
+    let out = toss_with_stdin(&["term", file, "--trace", "s zero + zero"], "");
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(
         text(&out.stdout),
@@ -1378,7 +1355,7 @@ fn term_prints_normal_forms_in_the_users_syntax() {
 #[test]
 fn term_errors_are_located_and_fail() {
     let file = "crates/toss-terms/examples/peano.terms";
-    let out = toss(&["term", file, "s + +"], "");
+    let out = toss_with_stdin(&["term", file, "s + +"], "");
     assert!(!out.status.success());
     let stderr = text(&out.stderr);
     assert!(
@@ -1387,7 +1364,7 @@ fn term_errors_are_located_and_fail() {
     );
     assert!(stderr.contains("^^^^^"), "{stderr}");
     // The f/g loop of the example file stops at the step limit.
-    let out = toss(&["term", file, "--max-steps", "500", "f zero"], "");
+    let out = toss_with_stdin(&["term", file, "--max-steps", "500", "f zero"], "");
     assert!(!out.status.success());
     let stderr = text(&out.stderr);
     assert!(
@@ -1400,7 +1377,7 @@ fn term_errors_are_located_and_fail() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let bad = dir.join("bad.terms");
     std::fs::write(&bad, "Class 'nat'.\nElement 'zero' as nought.\n").expect("write");
-    let out = toss(&["term", bad.to_str().expect("utf-8 path"), "zero"], "");
+    let out = toss_with_stdin(&["term", bad.to_str().expect("utf-8 path"), "zero"], "");
     assert!(!out.status.success());
     let stderr = text(&out.stderr);
     assert!(
@@ -1413,7 +1390,7 @@ fn term_errors_are_located_and_fail() {
 fn term_reads_statements_and_terms_from_standard_input() {
     let file = "crates/toss-terms/examples/peano.terms";
     let input = "s zero * s s zero\nFunction 'double' nat as nat.\nLet double x be x + x.\ndouble s zero\nzero zero\n";
-    let out = toss(&["term", file], input);
+    let out = toss_with_stdin(&["term", file], input);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), "s s zero\ns s zero\n");
     assert!(

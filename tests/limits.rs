@@ -2,8 +2,12 @@
 //! when one was stopped at its ply limit instead, keeps it out of the
 //! results, and exits with status 3 (`toss_cli::LIMIT_STATUS`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
+
+mod common;
+
+use common::{field, path_str, text, toss};
 
 /// Two players passing forever; `a`'s payoff is 1 and `b`'s 0 everywhere,
 /// so a cut game read as finished would be a win for `a`.
@@ -37,31 +41,9 @@ const FOREVER_KIF: &str = "(role a) (role b)
 
 const STATUS: i32 = toss_cli::LIMIT_STATUS as i32;
 
-fn toss(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_toss"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::null())
-        .output()
-        .expect("run toss")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
 /// Writes `contents` to `name` in a directory of this test process.
 fn file(name: &str, contents: &str) -> PathBuf {
-    let dir =
-        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("limits-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(name);
-    std::fs::write(&path, contents).expect("write game");
-    path
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
+    common::temp_file("limits", name, contents)
 }
 
 /// The `game ` progress lines of a match, from standard error.
@@ -80,7 +62,7 @@ fn match_reports_cut_games_apart_from_results() {
     let game = file("forever.toss", FOREVER_TOSS);
     let args = [
         "match",
-        s(&game),
+        path_str(&game),
         "--player",
         "random",
         "--player",
@@ -201,7 +183,7 @@ fn match_cuts_a_gdl_game_that_never_ends() {
             "--engine",
             engine,
             "match",
-            s(&game),
+            path_str(&game),
             "--player",
             "random",
             "--player",
@@ -233,7 +215,7 @@ fn play_between_programs_stops_at_the_limit() {
     let game = file("forever-play.toss", FOREVER_TOSS);
     let out = toss(&[
         "play",
-        s(&game),
+        path_str(&game),
         "--player",
         "random",
         "--player",
@@ -254,7 +236,7 @@ fn play_between_programs_stops_at_the_limit() {
     let kif = file("forever-play.kif", FOREVER_KIF);
     let out = toss(&[
         "play",
-        s(&kif),
+        path_str(&kif),
         "--player",
         "random",
         "--player",
@@ -279,19 +261,12 @@ fn play_between_programs_stops_at_the_limit() {
     assert!(text(&out.stdout).contains("The play has ended."));
 }
 
-fn field<'a>(stdout: &'a str, prefix: &str) -> &'a str {
-    stdout
-        .lines()
-        .find_map(|l| l.strip_prefix(prefix))
-        .unwrap_or_else(|| panic!("no `{prefix}` in {stdout}"))
-}
-
 /// `toss playout` counts the playouts cut at --max-plies apart, and its
 /// means are those of the finished ones.
 #[test]
 fn playout_counts_cut_playouts_apart() {
     let game = file("forever-playout.toss", FOREVER_TOSS);
-    let out = toss(&["playout", s(&game), "-n", "10", "--max-plies", "20"]);
+    let out = toss(&["playout", path_str(&game), "-n", "10", "--max-plies", "20"]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(STATUS), "{}", text(&out.stderr));
     assert!(
@@ -335,7 +310,7 @@ fn playout_counts_cut_playouts_apart() {
     assert!(text(&out.stdout).contains("finished: 300, cut at 100000 turns: 0"));
     // GDL.
     let kif = file("forever-playout.kif", FOREVER_KIF);
-    let out = toss(&["playout", s(&kif), "-n", "5", "--max-plies", "30"]);
+    let out = toss(&["playout", path_str(&kif), "-n", "5", "--max-plies", "30"]);
     assert_eq!(out.status.code(), Some(STATUS), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("finished: 0, cut at 30 turns: 5"));
 }
@@ -451,7 +426,7 @@ fn referee_cuts_a_match_at_its_step_limit() {
     let out = toss(&[
         "ggp",
         "referee",
-        s(&game),
+        path_str(&game),
         "--player",
         &a.1,
         "--player",
@@ -463,7 +438,7 @@ fn referee_cuts_a_match_at_its_step_limit() {
         "--max-steps",
         "3",
         "--record",
-        s(&record),
+        path_str(&record),
     ]);
     let stdout = text(&out.stdout);
     assert_eq!(

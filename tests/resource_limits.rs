@@ -2,21 +2,18 @@
 //! binary meets them: a game past one stops at once with a message naming
 //! the limit and where it is, never by eating the machine.
 
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
+mod common;
+
+use common::text;
+
+/// Runs `toss args`, timed.
 fn toss(args: &[&str]) -> (Output, Duration) {
     let start = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_toss"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run toss");
+    let out = common::toss(args);
     (out, start.elapsed())
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 /// Far above what the limits take (a fraction of a second in release),

@@ -4,34 +4,17 @@
 //! `toss` binary, the derive and the engines.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+
+mod common;
+
+use common::{path_str, text, toss};
 
 use toss::Game;
-
-fn toss(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_toss"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run toss")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 /// Writes `content` to a fresh file named `name` in a directory of this
 /// test process.
 fn write(name: &str, content: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("toss-validation-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(name);
-    std::fs::write(&path, content).expect("write");
-    path
-}
-
-fn path_str(p: &std::path::Path) -> &str {
-    p.to_str().expect("utf-8 path")
+    common::temp_file("validation", name, content)
 }
 
 /// A one-player game whose payoff is `payoff`.
