@@ -161,7 +161,10 @@ fn expand(input: &DeriveInput, base: Option<&std::path::Path>) -> Result<TokenSt
     });
     let planned = plan::Plan::build_from(&game, &interp, heuristics.as_ref().map(|(_, h)| h));
     Ok(match planned {
-        Ok(plan) => {
+        Ok(mut plan) => {
+            if let emit::Source::File(_) = &source {
+                plan.rule_positions = rule_positions(&game, &bytes, &shown);
+            }
             if let Some((span, _)) = &heuristics {
                 check_fallback(&plan, &game, &interp)
                     .map_err(|e| syn::Error::new(*span, format!("{shown}: {e}")))?;
@@ -181,6 +184,20 @@ fn expand(input: &DeriveInput, base: Option<&std::path::Path>) -> Result<TokenSt
             emit::interpreted_impl(&input.ident, &source, &file_name, &game, &reason)
         }
     })
+}
+
+/// Each rule's `file:line:col` (`shown` is the path as the attribute gives
+/// it), in the order of `game.rules`, as the interpreter's faults name them.
+fn rule_positions(game: &toss_core::ir::Game, bytes: &[u8], shown: &str) -> Vec<String> {
+    let text = String::from_utf8_lossy(bytes);
+    let at: std::collections::HashMap<String, String> =
+        toss_lang::limits::rule_positions(&text, shown)
+            .into_iter()
+            .collect();
+    game.rules
+        .iter()
+        .map(|r| at.get(&r.name).cloned().unwrap_or_default())
+        .collect()
 }
 
 /// The Toss translation of a GDL file; the error is the message of a

@@ -250,6 +250,7 @@ impl Plan {
             initial_location: init.location,
             heuristic,
             payoff_bounds: interp.payoff_bounds(),
+            rule_positions: Vec::new(),
         })
     }
 

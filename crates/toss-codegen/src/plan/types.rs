@@ -468,6 +468,10 @@ pub struct Plan {
     pub heuristic: Option<HeuristicPlan>,
     /// Bounds of every payoff (`Game::payoff_bounds`), found on the IR.
     pub payoff_bounds: Option<(f64, f64)>,
+    /// Each rule's `file:line:col` in the game file, for the fault
+    /// messages of resource limits (empty where unknown, as for a GDL
+    /// translation, whose rules have no place in a file).
+    pub rule_positions: Vec<String>,
 }
 
 impl Plan {
