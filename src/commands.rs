@@ -96,7 +96,7 @@ pub fn check(files: &[PathBuf], via_toss: bool, colour: bool) -> Result<(), Stri
             toss_cli::load::build_interpreter(&game, &source, &path.display().to_string())
                 .map(|_| (game, source))
                 .map_err(|e| toss_cli::load::LoadError {
-                    rendered: format!("error: {}: {e}\n", path.display()),
+                    rendered: format!("error: {e}\n"),
                     count: 1,
                 })
         });
@@ -237,8 +237,7 @@ pub fn simulate(
     let (game, source) =
         load_toss_only(path, "simulate", via_toss, colour).map_err(|e| e.rendered)?;
     let shown = path.display().to_string();
-    let mut interp = toss_cli::load::build_interpreter(&game, &source, &shown)
-        .map_err(|e| format!("{shown}: {e}"))?;
+    let mut interp = toss_cli::load::build_interpreter(&game, &source, &shown)?;
     let sim =
         toss_cli::simulate::simulate(&game, &mut interp, opts, plot.is_some(), &mut PipeStdout)?;
     fault_check(&interp)?;

@@ -286,7 +286,7 @@ pub fn load_with(path: &Path, colour: bool, engine: Engine) -> Result<Loaded, Lo
     let shown = path.display().to_string();
     let (game, source) = load_toss(path, colour)?;
     let interpreter = build_interpreter(&game, &source, &shown).map_err(|e| LoadError {
-        rendered: format!("{shown}: {e}\n"),
+        rendered: format!("{e}\n"),
         count: 1,
     })?;
     Ok(Loaded::Toss {
@@ -297,14 +297,20 @@ pub fn load_with(path: &Path, colour: bool, engine: Engine) -> Result<Loaded, Lo
 
 /// The interpreter of `game` (read from `source`, shown as `shown`), with a
 /// progress line when building it is slow and the rules' positions, so a
-/// fault about a rule (a resource limit) says where the rule is.
+/// fault about a rule (a resource limit) says where the rule is. The error
+/// starts with the position of the rule or `REL` it is about, else with
+/// `shown`.
 pub fn build_interpreter(
     game: &ir::Game,
     source: &str,
     shown: &str,
-) -> Result<toss_runtime::Interpreter, toss_runtime::interpreter::InterpreterError> {
+) -> Result<toss_runtime::Interpreter, String> {
     let mut interpreter = with_progress(shown, "building the interpreter", || {
         toss_runtime::Interpreter::new(game)
+    })
+    .map_err(|e| {
+        let at = toss_lang::limits::item_position(source, shown, e.item.as_deref());
+        format!("{at}: {e}")
     })?;
     interpreter.set_rule_positions(&toss_lang::limits::rule_positions(source, shown));
     Ok(interpreter)

@@ -1088,6 +1088,31 @@ fn limits_are_errors_not_wrong_results() {
         stderr.contains("2^32") && stderr.contains("limited to 20"),
         "{stderr}"
     );
+    // The error is at the definition with the quantifier.
+    assert!(
+        stderr.contains("big.toss:2:5: REL `Sep`: a set quantifier over 32 elements"),
+        "{stderr}"
+    );
+    // The same quantifier in a rule's precondition: the error is at the rule.
+    let inline = dir.join("inline.toss");
+    std::fs::write(
+        &inline,
+        format!(
+            "PLAYERS a\n\
+             RULE Go: [x | S (x) | ] -> [x | S (x) | ] pre ex X (ex x (S(x) and x in X) and not \
+             (ex y (T(y) and (lfp Q(y) = y in X and (S(y) or ex w (Q(w) and E(w, y)))))))\n\
+             LOC 0 {{ PLAYER a {{ MOVES [Go -> 0] }} }}\n\
+             START [ s, t{zs} | S {{ s }}; T {{ t }}; E {{ (s, t) }} | ]\n"
+        ),
+    )
+    .expect("write");
+    let out = toss_with_stdin(&["check", inline.to_str().expect("utf-8 path")], "");
+    let stderr = text(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("inline.toss:2:6: the precondition of rule `Go`: a set quantifier"),
+        "{stderr}"
+    );
 }
 
 /// Alpha-beta is for turn-based games: on simultaneous moves it is

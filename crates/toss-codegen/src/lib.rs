@@ -136,8 +136,17 @@ fn expand(input: &DeriveInput, base: Option<&std::path::Path>) -> Result<TokenSt
     };
     // The interpreter is built here exactly as at run time, so a game that
     // compiles cannot fail to load when the program starts.
-    let interp = toss_runtime::Interpreter::new(&game)
-        .map_err(|e| syn::Error::new(file.span(), format!("{shown}: {e}")))?;
+    let interp = toss_runtime::Interpreter::new(&game).map_err(|e| {
+        let at = match &source {
+            emit::Source::File(_) => toss_lang::limits::item_position(
+                &String::from_utf8_lossy(&bytes),
+                &shown,
+                e.item.as_deref(),
+            ),
+            emit::Source::Translated { .. } => shown.clone(),
+        };
+        syn::Error::new(file.span(), format!("{at}: {e}"))
+    })?;
     if ode::has_dynamics(&game) {
         if let Some(span) = attr.heuristics {
             return Err(syn::Error::new(

@@ -1,5 +1,5 @@
 //! What the resource limits ([`toss_core::limits`]) need from the source:
-//! the file positions of rules, for fault messages, and `toss check`'s
+//! the file positions of rules and definitions, for fault messages, and `toss check`'s
 //! warnings where a rule can have more matches in one state than the limit.
 
 use toss_core::ir;
@@ -10,28 +10,60 @@ use crate::ast::Item;
 /// Each rule's name and its position `file:line:col` (of the name), in
 /// source order; empty when the source does not parse.
 pub fn rule_positions(source: &str, file_name: &str) -> Vec<(String, String)> {
+    item_positions(source, file_name, |item| match item {
+        Item::Rule(r) => Some(&r.name),
+        _ => None,
+    })
+}
+
+/// Each `REL` definition's name and its position `file:line:col`, like
+/// [`rule_positions`].
+pub fn rel_positions(source: &str, file_name: &str) -> Vec<(String, String)> {
+    item_positions(source, file_name, |item| match item {
+        Item::Rel(r) => Some(&r.name),
+        _ => None,
+    })
+}
+
+/// The position `file:line:col` of the `REL` or rule named `name` (an
+/// error of the interpreter names the item it is about), else `file_name`.
+pub fn item_position(source: &str, file_name: &str, name: Option<&str>) -> String {
+    name.and_then(|name| {
+        rel_positions(source, file_name)
+            .into_iter()
+            .chain(rule_positions(source, file_name))
+            .find(|(n, _)| n == name)
+            .map(|(_, at)| at)
+    })
+    .unwrap_or_else(|| file_name.to_string())
+}
+
+/// The names `name_of` picks from the items, with their positions.
+fn item_positions(
+    source: &str,
+    file_name: &str,
+    name_of: impl Fn(&Item) -> Option<&crate::ast::Ident>,
+) -> Vec<(String, String)> {
     let Ok(file) = crate::parse_ast(source) else {
         return Vec::new();
     };
-    // Rules come in source order: one forward scan finds every line
-    // (`line_col` from the start per rule would be quadratic in long files).
+    // Items come in source order: one forward scan finds every line
+    // (`line_col` from the start per item would be quadratic in long files).
     let (mut at, mut line, mut line_start) = (0, 1, 0);
     file.items
         .iter()
-        .filter_map(|item| match item {
-            Item::Rule(r) => {
-                let start = r.name.span.start.min(source.len());
-                for (i, b) in source.as_bytes()[at..start].iter().enumerate() {
-                    if *b == b'\n' {
-                        line += 1;
-                        line_start = at + i + 1;
-                    }
+        .filter_map(|item| {
+            let name = name_of(item)?;
+            let start = name.span.start.min(source.len());
+            for (i, b) in source.as_bytes()[at..start].iter().enumerate() {
+                if *b == b'\n' {
+                    line += 1;
+                    line_start = at + i + 1;
                 }
-                at = start;
-                let col = 1 + source[line_start..start].chars().count();
-                Some((r.name.name.clone(), format!("{file_name}:{line}:{col}")))
             }
-            _ => None,
+            at = start;
+            let col = 1 + source[line_start..start].chars().count();
+            Some((name.name.clone(), format!("{file_name}:{line}:{col}")))
         })
         .collect()
 }

@@ -104,6 +104,9 @@ pub const ANY_MOVES_LIMIT: usize = toss_core::limits::MOVE_SETS_PER_LABEL.value;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InterpreterError {
     pub message: String,
+    /// The `REL` or rule the error is about, by name, when it is about one
+    /// (a front end turns it into a file position).
+    pub item: Option<String>,
 }
 
 impl std::fmt::Display for InterpreterError {
@@ -117,6 +120,7 @@ impl std::error::Error for InterpreterError {}
 fn ierr(message: impl Into<String>) -> InterpreterError {
     InterpreterError {
         message: message.into(),
+        item: None,
     }
 }
 
@@ -260,6 +264,48 @@ pub struct Interpreter {
     payoff_bounds: Option<(f64, f64)>,
 }
 
+/// The `REL` or rule whose own formula has the set quantifier that only
+/// enumeration decides, for the error of a structure past the enumeration
+/// limit: its name and the words that start the message. A definition is
+/// named only when no definition it uses enumerates (that one has the
+/// quantifier); a rule's precondition, when it uses no such definition.
+fn enumerating_item(game: &ir::Game, solver: &Solver) -> (Option<String>, String) {
+    let formula_enumerates = |f: &ir::Formula| {
+        let vars = ir::walk::free_vars(f);
+        let vars: Vec<&str> = vars.iter().map(|v| v.as_str()).collect();
+        solver.formula_enumerates_sets(f, &vars)
+    };
+    let enumerating: std::collections::BTreeSet<&str> = game
+        .defined_relations
+        .iter()
+        .filter(|d| formula_enumerates(&d.body))
+        .map(|d| d.name.as_str())
+        .collect();
+    let uses_enumerating = |f: &ir::Formula| {
+        ir::walk::relations_used(f)
+            .iter()
+            .any(|r| enumerating.contains(r.as_str()))
+    };
+    if let Some(d) = game
+        .defined_relations
+        .iter()
+        .find(|d| enumerating.contains(d.name.as_str()) && !uses_enumerating(&d.body))
+    {
+        return (Some(d.name.clone()), format!("REL `{}`: ", d.name));
+    }
+    match game
+        .rules
+        .iter()
+        .find(|r| !uses_enumerating(&r.pre) && formula_enumerates(&r.pre))
+    {
+        Some(r) => (
+            Some(r.name.clone()),
+            format!("the precondition of rule `{}`: ", r.name),
+        ),
+        None => (None, String::new()),
+    }
+}
+
 fn mean(d: &Distribution) -> f64 {
     match *d {
         Distribution::Normal { mean, .. } => mean,
@@ -371,11 +417,15 @@ impl Interpreter {
         // formulas compiled above).
         solver.set_stable(&stable);
         if solver.enumerates_sets() && structure.num_elements() > SET_ENUMERATION_LIMIT {
-            return Err(ierr(format!(
-                "{} (the structure has {} elements)",
-                crate::solver::enumeration_fault(structure.num_elements()),
-                structure.num_elements()
-            )));
+            let (item, what) = enumerating_item(game, &solver);
+            return Err(InterpreterError {
+                message: format!(
+                    "{what}{} (the structure has {} elements)",
+                    crate::solver::enumeration_fault(structure.num_elements()),
+                    structure.num_elements()
+                ),
+                item,
+            });
         }
         solver.set_stable_from(&structure);
         if let Some(f) = solver.fault() {

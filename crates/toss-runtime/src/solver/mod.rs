@@ -414,6 +414,14 @@ impl Solver {
         self.entries.iter().any(|e| e.plain.enumerates_sets)
     }
 
+    /// Whether `f`, compiled alone with the free element variables
+    /// `constants`, decides a set quantifier by enumerating subsets (false
+    /// when it does not compile that way).
+    pub fn formula_enumerates_sets(&self, f: &Formula, constants: &[&str]) -> bool {
+        self.compile(&Source::Formula(f.clone()), constants, &[], false)
+            .is_ok_and(|c| c.enumerates_sets)
+    }
+
     /// Replaces the SAT backend used for set quantifiers (splr by default).
     pub fn set_sat_backend(&mut self, backend: Arc<dyn SatBackend>) {
         self.backend = backend;
