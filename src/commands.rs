@@ -76,6 +76,11 @@ pub fn check(files: &[PathBuf], via_toss: bool, colour: bool) -> Result<(), Stri
                     let summary = gdl_summary(path, &g);
                     match g.fault() {
                         None => out!("{summary}"),
+                        // A fault about a relation starts with its place.
+                        Some(f) if f.starts_with(&format!("{}:", path.display())) => {
+                            eprintln!("error: {f}");
+                            failed += 1;
+                        }
                         Some(f) => {
                             eprintln!("error: {}: {f}", path.display());
                             failed += 1;

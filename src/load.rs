@@ -217,8 +217,14 @@ fn read_gdl(path: &Path, colour: bool) -> Result<ReadGdl, LoadError> {
         Some(d) if checked.errors.is_empty() => d,
         _ => return Err(rendered(checked.errors)),
     };
-    let game =
+    let mut game =
         toss_gdl::kif::build_game_at(&desc, &checked.rule_spans).map_err(|d| rendered(vec![d]))?;
+    game.set_relation_positions(toss_gdl::kif::relation_positions(
+        &desc,
+        &checked.rule_spans,
+        &text,
+        &shown,
+    ));
     Ok(ReadGdl {
         shown,
         text,

@@ -178,6 +178,9 @@ pub struct GdlGame {
     /// The first fault of the play ([`Game::fault`]), shared with clones,
     /// which parallel searches play on.
     fault: Arc<OnceLock<String>>,
+    /// Where each relation is defined, `file:line:col` by name, for the
+    /// faults about a relation ([`GdlGame::set_relation_positions`]).
+    relation_positions: Arc<std::collections::HashMap<String, String>>,
 }
 
 impl Clone for GdlGame {
@@ -197,6 +200,7 @@ impl Clone for GdlGame {
             role_terms: self.role_terms.clone(),
             init: self.init.clone(),
             fault: self.fault.clone(),
+            relation_positions: self.relation_positions.clone(),
         }
     }
 }
@@ -269,6 +273,7 @@ impl GdlGame {
             role_terms,
             init,
             fault: Arc::new(OnceLock::new()),
+            relation_positions: Arc::default(),
         })
     }
 
@@ -478,7 +483,24 @@ impl GdlGame {
     ///
     /// [`GDL_FACTS_PER_RELATION`]: toss_core::limits::GDL_FACTS_PER_RELATION
     /// [`LEGAL_MOVES_PER_STATE`]: toss_core::limits::LEGAL_MOVES_PER_STATE
+    /// Where the relations are defined (name and `file:line:col`, as
+    /// [`crate::kif::relation_positions`] finds them): a fault about a
+    /// relation then says where it is.
+    pub fn set_relation_positions(&mut self, positions: Vec<(String, String)>) {
+        self.relation_positions = Arc::new(positions.into_iter().collect());
+    }
+
     fn limit_fault(&self) -> Option<String> {
+        let fault = self.limit_fault_of_relation()?;
+        let at = fault
+            .0
+            .and_then(|name| self.relation_positions.get(name))
+            .map_or(String::new(), |p| format!("{p}: "));
+        Some(format!("{at}{}", fault.1))
+    }
+
+    /// The fault past a limit and the relation it is about.
+    fn limit_fault_of_relation(&self) -> Option<(Option<&str>, String)> {
         use toss_core::limits::{GDL_FACTS_PER_RELATION, LEGAL_MOVES_PER_STATE};
         const _: () = assert!(LEGAL_MOVES_PER_STATE.value == GDL_FACTS_PER_RELATION.value);
         let c = self.lock();
@@ -486,30 +508,27 @@ impl GdlGame {
             return None;
         }
         let limit = c.e.limit();
-        Some(match c.e.first_overflow() {
+        let name = |r: usize| self.prog.symbols[self.prog.rels[r].sym as usize].as_str();
+        let first = c.e.first_overflow();
+        let message = match first {
             // The reasoner enforces one limit for every relation; for
             // `legal` it is the legal moves per state (the two are equal,
             // asserted below).
             Some(r) if r == self.prog.kw.legal && limit == GDL_FACTS_PER_RELATION.value => {
                 LEGAL_MOVES_PER_STATE.exceeded("relation `legal` has", "legal moves in one state")
             }
-            Some(r) if limit == GDL_FACTS_PER_RELATION.value => {
-                let name = &self.prog.symbols[self.prog.rels[r].sym as usize];
-                GDL_FACTS_PER_RELATION.exceeded(
-                    &format!("relation `{name}` has"),
-                    "facts (or new terms) in one state",
-                )
-            }
+            Some(r) if limit == GDL_FACTS_PER_RELATION.value => GDL_FACTS_PER_RELATION.exceeded(
+                &format!("relation `{}` has", name(r)),
+                "facts (or new terms) in one state",
+            ),
             // A smaller limit the caller set (the GGP player's).
             r => format!(
                 "the reasoner's evaluation of {} went past its limit of {} facts",
-                r.map_or("a relation".into(), |r| format!(
-                    "relation `{}`",
-                    self.prog.symbols[self.prog.rels[r].sym as usize]
-                )),
+                r.map_or("a relation".into(), |r| format!("relation `{}`", name(r))),
                 toss_core::limits::thousands(limit as u64)
             ),
-        })
+        };
+        Some((first.map(name), message))
     }
 }
 

@@ -157,6 +157,47 @@ fn build(
     })
 }
 
+/// Each relation with its position `file:line:col`: the head of the
+/// first rule defining it, given the spans of the description's rules
+/// ([`GdlCheck::rule_spans`]) in `source`.
+pub fn relation_positions(
+    desc: &Description,
+    rule_spans: &[syntax::Span],
+    source: &str,
+    file_name: &str,
+) -> Vec<(String, String)> {
+    let mut first: Vec<(usize, &str)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (rule, span) in desc.rules.iter().zip(rule_spans) {
+        if seen.insert(rule.head.rel) {
+            first.push((
+                span.start.min(source.len()),
+                &desc.symbols[rule.head.rel as usize],
+            ));
+        }
+    }
+    // One forward scan over the offsets in order (a `line_col` per
+    // relation would be quadratic in long files).
+    first.sort_unstable();
+    let (mut at, mut line, mut line_start) = (0, 1, 0);
+    first
+        .into_iter()
+        .map(|(start, name)| {
+            for (i, b) in source.as_bytes()[at..start].iter().enumerate() {
+                if *b == b'\n' {
+                    line += 1;
+                    line_start = at + i + 1;
+                }
+            }
+            at = start;
+            let col = 1 + String::from_utf8_lossy(&source.as_bytes()[line_start..start])
+                .chars()
+                .count();
+            (name.to_string(), format!("{file_name}:{line}:{col}"))
+        })
+        .collect()
+}
+
 /// Parses, checks and builds a game.
 pub fn load_game(source: &str, file_name: &str) -> Result<GdlGame, Vec<Diagnostic>> {
     let d = parse_gdl(source, file_name)?;
