@@ -207,6 +207,13 @@ fn gdl_faults_stop_playout_with_the_role_and_the_state() {
             "reasoner",
             "goal value `high` of role `r` is not a number",
         ),
+        // The network cannot hold the value: not grounded, so the reasoner
+        // plays and faults.
+        (
+            &high,
+            "auto",
+            "goal value `high` of role `r` is not a number",
+        ),
     ] {
         let out = toss(&["--engine", engine, "playout", path_str(file), "-n", "2"]);
         let stderr = text(&out.stderr);
@@ -220,4 +227,28 @@ fn gdl_faults_stop_playout_with_the_role_and_the_state() {
             "{file:?} {engine}: {stderr}"
         );
     }
+}
+
+/// A goal value that is not a number is not silently 0 on the grounded
+/// network: the grounding refuses the game, naming the value.
+#[test]
+fn gdl_grounding_refuses_a_goal_value_that_is_not_a_number() {
+    let high = write(
+        "ground-high.kif",
+        &format!("{STEP}(v high)\n(<= (goal r ?x) (v ?x))\n"),
+    );
+    let out = toss(&[
+        "--engine",
+        "grounded",
+        "playout",
+        path_str(&high),
+        "-n",
+        "2",
+    ]);
+    let stderr = text(&out.stderr);
+    assert!(!out.status.success(), "{}", text(&out.stdout));
+    assert!(
+        stderr.contains("not grounded: goal value `high` of role `r` is not a number"),
+        "{stderr}"
+    );
 }

@@ -504,11 +504,18 @@ pub(super) fn instantiate(
         let Some(r) = role_terms.iter().position(|&x| x == t[0]) else {
             continue;
         };
-        if !g.e.terms.args(t[1]).is_empty() {
-            continue;
-        }
-        let Some(v) = prog.nat_value[g.e.terms.sym(t[1]) as usize] else {
-            continue;
+        // A goal value that is not a number is a fault of the description
+        // the network cannot express (the reasoner faults when it holds).
+        let number = if g.e.terms.args(t[1]).is_empty() {
+            prog.nat_value[g.e.terms.sym(t[1]) as usize]
+        } else {
+            None
+        };
+        let Some(v) = number else {
+            return Err(GroundError::GoalNotNumber(
+                roles[r].clone(),
+                g.e.terms.to_kif(t[1], &prog.symbols),
+            ));
         };
         let l = term(&mut g, "goal", &t);
         goals[r].push((v, l));

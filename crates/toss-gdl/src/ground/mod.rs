@@ -272,6 +272,9 @@ pub enum GroundError {
     TooManyInstances(usize),
     /// A game without roles.
     NoRoles,
+    /// A goal value that is not a number may hold (in the relaxed game):
+    /// the role and the value as KIF text.
+    GoalNotNumber(String, String),
 }
 
 impl fmt::Display for GroundError {
@@ -292,6 +295,11 @@ impl fmt::Display for GroundError {
                 toss_core::limits::GROUND_INSTANCES.name
             ),
             GroundError::NoRoles => write!(f, "not a game: no role"),
+            GroundError::GoalNotNumber(role, value) => write!(
+                f,
+                "goal value `{value}` of role `{role}` is not a number (a goal value is an \
+                 integer from 0 to 100); the reasoner reports it when a play reaches it"
+            ),
         }
     }
 }
