@@ -103,8 +103,18 @@ pub const SET_ENUMERATION_ELEMENTS: Limit = Limit {
     value: 20,
 };
 
+/// Reading a GDL description: the term nodes (symbols and variables)
+/// that distributing the rules' `or`s adds (one rule per choice of
+/// disjuncts, each with its own copy of the head and the other literals).
+/// Distributing is exponential in the number of `or`s of one rule; the
+/// corpus's games add at most a few thousand.
+pub const GDL_DISTRIBUTED_TERMS: Limit = Limit {
+    name: "terms added by distributing or",
+    value: 500_000,
+};
+
 /// Every limit, for documentation and tests.
-pub const ALL: [Limit; 9] = [
+pub const ALL: [Limit; 10] = [
     MATCHES_PER_RULE,
     LEGAL_MOVES_PER_STATE,
     ELEMENTS_PER_STRUCTURE,
@@ -114,6 +124,7 @@ pub const ALL: [Limit; 9] = [
     STABLE_TABLE_TUPLES,
     MOVE_SETS_PER_LABEL,
     SET_ENUMERATION_ELEMENTS,
+    GDL_DISTRIBUTED_TERMS,
 ];
 
 /// An estimate of the matches of each rule's left side in one state, from

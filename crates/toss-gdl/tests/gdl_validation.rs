@@ -78,13 +78,24 @@ fn goal_values_derived_out_of_range_are_faults() {
             "{f}"
         );
     }
-    // Not a number: the reasoner reports it (grounding keeps numbers only).
+    // Not a number: the reasoner reports it when a play reaches it; the
+    // network cannot hold it, so grounding refuses the game.
     let src = format!("{STEP}(v high)\n(<= (goal r ?x) (v ?x))\n");
-    let (g, _) = engines(&src);
+    let g = load_game(&src, "t.kif").unwrap_or_else(|d| panic!("{d:?}"));
     let f = playout_fault(&g).expect("a fault");
     assert!(
         f.contains("goal value `high` of role `r` is not a number"),
         "{f}"
+    );
+    let desc = parse_gdl(&src, "t.kif").unwrap_or_else(|d| panic!("{d:?}"));
+    let refused = GroundGame::from_description(&desc, GroundLimits::default())
+        .err()
+        .expect("not grounded");
+    assert!(
+        refused
+            .to_string()
+            .contains("goal value `high` of role `r` is not a number"),
+        "{refused}"
     );
 }
 
@@ -138,4 +149,25 @@ fn a_role_without_a_legal_move_in_a_state_not_terminal_is_a_fault() {
     let (g, _) = engines(src);
     let copy = g.clone();
     assert!(playout_fault(&copy).is_some() && g.fault().is_some());
+}
+
+/// Distributing `or`s is exponential in their number: 30 of two disjuncts
+/// in one rule would make 2^30 rules. The description is refused at the
+/// rule, before any is built.
+#[test]
+fn distributing_too_many_ors_is_refused_at_the_rule() {
+    let ors = "(or (p a) (p b)) ".repeat(30);
+    let src = format!("(p a) (p b)\n(<= (q a) {ors})\n");
+    let (m, text) = one_error(&src);
+    assert!(
+        m.contains("adds more than 500,000 terms")
+            && m.contains("(limit: terms added by distributing or)"),
+        "{m}"
+    );
+    assert_eq!(text, "(q a)");
+    // 10 such `or`s (1,024 rules) are read.
+    let ors = "(or (p a) (p b)) ".repeat(10);
+    let src = format!("{STEP}(p a) (p b)\n(<= (goal r 50) {ors})\n");
+    let c = check_gdl(&src);
+    assert!(c.errors.is_empty(), "{:?}", c.errors);
 }

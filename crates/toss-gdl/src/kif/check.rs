@@ -52,6 +52,82 @@ fn expand<'a>(body: &'a [ALit], out: &mut Vec<Vec<Flat<'a>>>) {
     out.extend(acc);
 }
 
+/// The term nodes of clause `c` once its `or`s are distributed: per rule
+/// built, the head and one disjunct of each literal (as a float: it can be
+/// astronomically large).
+fn expanded_size(c: &AClause) -> f64 {
+    // Per literal: how many disjuncts, and their sizes summed.
+    let per_lit: Vec<(f64, f64)> = c
+        .body
+        .iter()
+        .map(|l| {
+            let mut n = 0.0;
+            let mut sum = 0.0;
+            disjunct_sizes(l, &mut |size| {
+                n += 1.0;
+                sum += size;
+            });
+            (n, sum)
+        })
+        .collect();
+    let rules: f64 = per_lit.iter().map(|&(n, _)| n).product();
+    // Each disjunct of literal i is in rules / n_i of the rules.
+    let body: f64 = per_lit
+        .iter()
+        .map(|&(n, sum)| if n == 0.0 { 0.0 } else { sum * rules / n })
+        .sum();
+    rules * atom_size(&c.head) as f64 + body
+}
+
+/// The term nodes of clause `c` as written.
+fn clause_size(c: &AClause) -> f64 {
+    let mut size = atom_size(&c.head) as f64;
+    for l in &c.body {
+        disjunct_sizes(l, &mut |s| size += s);
+    }
+    size
+}
+
+/// Calls `f` with the size of each disjunct of `l` (nested `or`s flattened).
+fn disjunct_sizes(l: &ALit, f: &mut dyn FnMut(f64)) {
+    match l {
+        ALit::Pos(a) | ALit::Neg(a, _) => f(atom_size(a) as f64),
+        ALit::Distinct(a, b, _) | ALit::Equal(a, b, _) => {
+            f((1 + term_size(a) + term_size(b)) as f64)
+        }
+        ALit::Or(ls, _) => {
+            for x in ls {
+                disjunct_sizes(x, f);
+            }
+        }
+    }
+}
+
+fn atom_size(a: &AAtom) -> usize {
+    1 + a.args.iter().map(term_size).sum::<usize>()
+}
+
+fn term_size(t: &ATerm) -> usize {
+    let mut n = 0;
+    let mut stack = vec![t];
+    while let Some(t) = stack.pop() {
+        n += 1;
+        if let ATerm::Fn(_, args, _) = t {
+            stack.extend(args);
+        }
+    }
+    n
+}
+
+/// A count that may be past what an integer holds, for a message.
+fn shown_count(x: f64) -> String {
+    if x < 1e15 {
+        toss_core::limits::thousands(x as u64)
+    } else {
+        format!("{x:.1e}")
+    }
+}
+
 fn alternatives<'a>(l: &'a ALit, out: &mut Vec<Vec<Flat<'a>>>) {
     match l {
         ALit::Pos(a) => out.push(vec![Flat::Pos(a)]),
@@ -89,7 +165,27 @@ pub fn check(
     rule_spans: &mut Vec<Span>,
 ) -> Option<Description> {
     let mut rules: Vec<FlatRule> = Vec::new();
+    // Distributing `or`s is exponential in their number: the terms it adds
+    // are counted before any rule is built, and a description past the
+    // limit is refused at the clause that crosses it.
+    let limit = toss_core::limits::GDL_DISTRIBUTED_TERMS;
+    let mut added = 0.0;
     for c in clauses {
+        let size = expanded_size(c) - clause_size(c);
+        added += size;
+        if added > limit.value as f64 {
+            errors.push(Diagnostic::new(
+                format!(
+                    "distributing the `or`s of the rules up to this one (one rule per choice \
+                     of disjuncts) adds more than {} terms, {} of them for this one (limit: {})",
+                    toss_core::limits::thousands(limit.value as u64),
+                    shown_count(size),
+                    limit.name
+                ),
+                c.head.span.clone(),
+            ));
+            return None;
+        }
         let mut bodies = Vec::new();
         expand(&c.body, &mut bodies);
         for b in bodies {
