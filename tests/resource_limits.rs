@@ -133,6 +133,45 @@ struct Explode5;
 #[toss(file = "tests/fixtures/explode5.toss")]
 struct Explode5Playout;
 
+#[derive(toss::Game)]
+#[toss(file = "tests/fixtures/explode5-rejected.toss")]
+struct Explode5Rejected;
+
+/// A precondition that rejects every match does not make the generated
+/// matcher run through all 78 million candidates: it counts them before
+/// the check, as the interpreter does, and stops at the limit.
+#[test]
+fn generated_matchers_count_the_matches_a_precondition_rejects() {
+    use toss::Game;
+    let start = Instant::now();
+    let g = Explode5Rejected;
+    let s = g.initial_state();
+    let mut moves = Vec::new();
+    g.legal_moves(&s, 0, &mut moves);
+    assert!(moves.is_empty());
+    assert_eq!(
+        g.fault(),
+        Some(format!(
+            "tests/fixtures/explode5-rejected.toss:6:6: {PICK_FAULT}"
+        ))
+    );
+    let source = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/explode5-rejected.toss"
+    ))
+    .expect("game file");
+    let interpreted = toss::interpret(&source, "explode5-rejected.toss").expect("valid game");
+    let si = interpreted.initial_state();
+    let mut moves = Vec::new();
+    interpreted.legal_moves(&si, 0, &mut moves);
+    assert!(moves.is_empty());
+    assert_eq!(
+        interpreted.fault(),
+        Some(format!("explode5-rejected.toss:6:6: {PICK_FAULT}"))
+    );
+    assert!(start.elapsed() < QUICK, "{:?}", start.elapsed());
+}
+
 const PICK_FAULT: &str =
     "rule `Pick` has more than 1,000,000 matches in one state (limit: matches per rule)";
 

@@ -229,15 +229,26 @@ pub(crate) fn matcher(plan: &Plan, ident: &Ident, ri: usize) -> TokenStream {
                 }
             }
         });
-        let inner = if post.is_none() && check.is_none() {
+        // With a residual check, matches are counted before it, kept or
+        // not, as the interpreter counts them: a check that rejects
+        // nearly all cannot make the scan run unbounded (the caller's
+        // count of kept matches bounds the rest).
+        let counted = post.is_some() || check.is_some();
+        let inner = if !counted {
             quote! {
                 if !f(#arr) {
                     return false;
                 }
             }
         } else {
+            let fault = super::locations::matches_fault(plan, ri);
             quote! {
                 'm: {
+                    seen += 1;
+                    if seen > ::toss::__private::limits::MATCHES_PER_RULE.value {
+                        limit_fault(#fault);
+                        return false;
+                    }
                     #post
                     #check
                     if !f(#arr) {
@@ -250,8 +261,10 @@ pub(crate) fn matcher(plan: &Plan, ident: &Ident, ri: usize) -> TokenStream {
         let view = r.check_fallback.as_ref().map(|_| {
             quote! { let mut view: ::core::option::Option<::toss::Structure> = None; }
         });
+        let seen = counted.then(|| quote! { let mut seen = 0usize; });
         quote! {
             #view
+            #seen
             #inner
             true
         }
