@@ -128,9 +128,10 @@ impl Checker<'_> {
                         if k == k2 && k >= 0.0 && k.fract() == 0.0 && k <= 64.0 =>
                     {
                         if al < 0.0 && ah > 0.0 {
-                            let (x, y) = (al.powf(k), ah.powf(k));
+                            // 0^k too (1 when k = 0), as toss_core's bounds.
+                            let (x, y, z) = (al.powf(k), ah.powf(k), 0.0f64.powf(k));
                             if x.is_finite() && y.is_finite() {
-                                Within(x.min(y).min(0.0), x.max(y).max(0.0))
+                                Within(x.min(y).min(z), x.max(y).max(z))
                             } else {
                                 Unknown
                             }
