@@ -250,23 +250,6 @@ pub(crate) fn payoffs_fn(plan: &Plan, ident: &Ident) -> TokenStream {
     }
 }
 
-/// The structure of state `s` inside the generated module: `to_structure`
-/// where the module has it, else the starting structure with the fluent
-/// unary sets of `s` (what `Game::to_structure` builds then).
-fn state_structure(plan: &Plan, ident: &Ident) -> TokenStream {
-    if super::state::plain_structure(plan) {
-        quote! {
-            ::toss::__private::with_unary_sets(
-                ::toss::Game::initial_state(super::#ident::interpreter()).structure,
-                &FLUENTS,
-                &s.rels,
-            )
-        }
-    } else {
-        quote! { to_structure(s) }
-    }
-}
-
 /// The arm of `payoffs` for location `li`.
 fn payoff_arm(plan: &Plan, ident: &Ident, li: usize) -> TokenStream {
     let loc = &plan.locations[li];
@@ -294,7 +277,11 @@ fn payoff_arm(plan: &Plan, ident: &Ident, li: usize) -> TokenStream {
                     // No finite bound found: the value may be infinite or
                     // NaN in some state, which is the play's fault, kept
                     // by the interpreter as for the parts that fall back.
-                    let structure = state_structure(plan, ident);
+                    let structure = super::state::structure_of_state(
+                        plan,
+                        &quote! { super::#ident::interpreter() },
+                        &quote! {},
+                    );
                     quote! {
                         out[#p] = #v;
                         if !out[#p].is_finite() {

@@ -215,12 +215,27 @@ pub(crate) fn conversions(plan: &Plan, ident: &Ident) -> TokenStream {
 
 /// The body of `Game::to_structure`.
 pub(crate) fn to_structure_body(plan: &Plan, module: &Ident) -> TokenStream {
+    structure_of_state(plan, &quote! { Self::interpreter() }, &quote! { #module:: })
+}
+
+/// The structure of state `s`: `to_structure` where the module has it,
+/// else the starting structure with the fluent unary sets of `s`. `interp`
+/// is the interpreter's expression, `module` the path to the generated
+/// module's items (`m::`, or nothing inside it).
+pub(crate) fn structure_of_state(
+    plan: &Plan,
+    interp: &TokenStream,
+    module: &TokenStream,
+) -> TokenStream {
     if plain_structure(plan) {
         quote! {
-            let base = ::toss::Game::initial_state(Self::interpreter());
-            ::toss::__private::with_unary_sets(base.structure, &#module::FLUENTS, &s.rels)
+            ::toss::__private::with_unary_sets(
+                ::toss::Game::initial_state(#interp).structure,
+                &#module FLUENTS,
+                &s.rels,
+            )
         }
     } else {
-        quote! { #module::to_structure(s) }
+        quote! { #module to_structure(s) }
     }
 }
