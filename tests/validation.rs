@@ -29,7 +29,12 @@ fn payoffs_never_finite_fail_the_check_at_their_place() {
         ("nan.toss", "0/0", 21, "division by zero"),
         ("inf.toss", "1e999-1e999", 21, "overflows to infinity"),
         // x^0 is 1 for every x, 0 included.
-        ("pow0.toss", "1/((:(ex x P(x)) - 0.5)^0 - 1)", 21, "division by zero"),
+        (
+            "pow0.toss",
+            "1/((:(ex x P(x)) - 0.5)^0 - 1)",
+            21,
+            "division by zero",
+        ),
     ] {
         let f = write(name, &toss_game(payoff));
         let out = toss(&["check", path_str(&f)]);

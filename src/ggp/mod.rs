@@ -1351,8 +1351,9 @@ impl<G: MatchGame> Match<G> {
         });
         let name = self.game.player_names()[stuck.unwrap_or(self.role)].clone();
         format!(
-            "step {}: role {name} has no legal move in this state (a fault of the game \
-             description)",
+            "step {}: role `{name}` has no legal move in a state that is not terminal (a \
+             fault of the game description: every role needs a legal move in every \
+             non-terminal state)",
             self.step + 1
         )
     }

@@ -484,7 +484,7 @@ pub fn run_match(
             game.legal_moves(&state, p, &mut legal);
             if legal.is_empty() {
                 return Err(format!(
-                    "role {} has no legal move at step {step} (a fault of the game)",
+                    "role `{}` has no legal move at step {step}, which is not terminal (a fault of the game description)",
                     roles[p]
                 ));
             }
