@@ -25,6 +25,11 @@ struct Breakthrough;
 #[toss(gdl = "../shared/corpus/gdl/reversi.kif")]
 struct Reversi;
 
+/// Connect Four on 8 x 6, red first.
+#[derive(toss::Game)]
+#[toss(gdl = "../shared/corpus/gdl/connectFour.kif")]
+struct ConnectFour8x6;
+
 /// Both players drop a piece at once.
 #[derive(toss::Game)]
 #[toss(gdl = "../shared/corpus/gdl/connectFourSimultaneous.kif")]
@@ -191,6 +196,46 @@ fn tic_tac_toe_has_the_known_perft_counts() {
         [9, 72, 504, 3024, 15120, 54720, 148176, 200448, 127872]
     );
     assert_eq!(complete_plays(&TicTacToe, &s), 255168);
+}
+
+/// The perft counts of `reference/gdl.md` section 7.4 (joint moves as one
+/// ply), to the deepest depth given there: the reasoner's tests take the
+/// last ones only in their ignored runs, the derived code in well under a
+/// second each.
+#[test]
+fn derived_perft_has_the_reference_counts() {
+    fn check<G: Game>(g: &G, name: &str, expected: &[u64]) {
+        let s = g.initial_state();
+        for (d, &n) in expected.iter().enumerate() {
+            assert_eq!(g.perft(&s, d + 1), n, "{name}: perft({})", d + 1);
+        }
+    }
+    check(
+        &Connect4,
+        "connect4.kif",
+        &[7, 49, 343, 2401, 16807, 117649, 823536, 5673234],
+    );
+    check(
+        &ConnectFour8x6,
+        "connectFour.kif",
+        &[8, 64, 512, 4096, 32768, 262144, 2097144],
+    );
+    check(
+        &Breakthrough,
+        "breakthrough.kif",
+        &[22, 484, 11132, 256036, 6182818],
+    );
+}
+
+#[test]
+fn connect_four_8x6_plays_like_the_reasoner() {
+    lockstep(
+        &ConnectFour8x6,
+        |s| ConnectFour8x6.state_to_string(s),
+        ConnectFour8x6::SOURCE,
+        "connectFour.kif",
+        200,
+    );
 }
 
 #[test]
