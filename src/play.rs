@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::io::{BufRead, Write};
 use std::time::Instant;
 
-use toss_core::game::{Game, Rng, rng_from_seed};
+use toss_core::game::{Game, Rng, perft_in_turn, rng_from_seed};
 use toss_heuristics::HeuristicKind;
 use toss_search::player::{Budget, Player};
 
@@ -49,12 +49,12 @@ pub fn perft_divide<G: Game>(g: &G, s: &G::State, depth: usize) -> Vec<(String, 
             let mut t = s.clone();
             g.apply(&mut t, &joint, &mut rng);
             g.movers(&t, &mut after);
-            let rest = if g.continues_turn(&before, &after) {
-                depth
+            let count = if g.continues_turn(&before, &after) {
+                perft_in_turn(g, &t, depth, 1)
             } else {
-                depth.saturating_sub(1)
+                g.perft(&t, depth.saturating_sub(1))
             };
-            (joint_to_string(g, s, &joint), g.perft(&t, rest))
+            (joint_to_string(g, s, &joint), count)
         })
         .collect()
 }
@@ -249,6 +249,9 @@ impl<G: Game> Game for CountPlies<'_, G> {
     }
     fn continues_turn(&self, before: &[usize], after: &[usize]) -> bool {
         self.game.continues_turn(before, after)
+    }
+    fn report_fault(&self, message: String) {
+        self.game.report_fault(message)
     }
     fn has_compound_turns(&self) -> bool {
         self.game.has_compound_turns()

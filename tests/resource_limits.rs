@@ -233,3 +233,84 @@ fn generated_playouts_end_at_once_after_a_fault() {
     assert_eq!(turns, 0);
     assert!(start.elapsed() < QUICK, "{:?}", start.elapsed());
 }
+
+const TURN_FAULT: &str =
+    "a player would move more than 100 plies in one turn (limit: plies per turn)";
+
+/// A turn that never ends (player a moves forever, b never): playout,
+/// perft, the searching players and the solver each stop at the limit of
+/// plies per turn with the fault, instead of running without end (playout)
+/// or overflowing the stack (perft, alpha-beta, the solver).
+#[test]
+fn a_turn_that_never_ends_is_a_fault_of_every_command() {
+    let game = "tests/fixtures/endless-turn.toss";
+    for args in [
+        &["playout", "-n", "2", game][..],
+        &["perft", game, "3"],
+        &["perft", "--divide", game, "2"],
+        &["solve", game, "--time", "20"],
+        &[
+            "match",
+            game,
+            "-n",
+            "1",
+            "--player",
+            "uct:iters=200",
+            "--player",
+            "random",
+        ],
+        &[
+            "match",
+            game,
+            "-n",
+            "1",
+            "--player",
+            "alphabeta",
+            "--player",
+            "random",
+        ],
+        &[
+            "match",
+            game,
+            "-n",
+            "1",
+            "--player",
+            "solver:time=5",
+            "--player",
+            "random",
+        ],
+    ] {
+        let (out, took) = toss(args);
+        let stderr = text(&out.stderr);
+        assert!(!out.status.success(), "{args:?}: {}", text(&out.stdout));
+        assert!(stderr.contains(TURN_FAULT), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(took < QUICK, "{args:?}: {took:?}");
+    }
+}
+
+#[derive(toss::Game)]
+#[toss(file = "tests/fixtures/endless-turn.toss")]
+struct EndlessTurn;
+
+/// The derived game's own playout loop and the trait's perft stop at the
+/// same limit with the same fault.
+#[test]
+fn a_derived_turn_that_never_ends_is_a_fault() {
+    use toss::Game;
+    let g = EndlessTurn;
+    let (turns, _) = g.random_playout(&mut toss::rng_from_seed(3), 10);
+    assert!(turns <= 1, "{turns}");
+    assert_eq!(g.fault().as_deref(), Some(TURN_FAULT));
+    let s = g.initial_state();
+    assert_eq!(g.perft(&s, 2), 0, "every state is terminal after a fault");
+    let source = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/endless-turn.toss"
+    ))
+    .expect("game file");
+    let interpreted = toss::interpret(&source, "endless-turn.toss").expect("valid game");
+    let si = interpreted.initial_state();
+    interpreted.perft(&si, 1);
+    assert_eq!(interpreted.fault().as_deref(), Some(TURN_FAULT));
+}

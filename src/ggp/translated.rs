@@ -179,6 +179,10 @@ impl Game for TranslatedGame {
         self.0.interp.fault()
     }
 
+    fn report_fault(&self, message: String) {
+        self.0.interp.report_fault(message)
+    }
+
     fn payoff_bounds(&self) -> Option<(f64, f64)> {
         self.0.interp.payoff_bounds()
     }

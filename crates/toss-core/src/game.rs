@@ -191,6 +191,12 @@ pub trait Game {
         None
     }
 
+    /// Records `message` as the fault of the play when a loop or search
+    /// outside the game finds one (a turn past the limit of plies per
+    /// turn); the first fault stays. The default keeps nothing (such a
+    /// game has no [`Game::fault`]); the loops stop all the same.
+    fn report_fault(&self, _message: String) {}
+
     /// An interval `(lo, hi)` that every payoff of every player lies in,
     /// in every state: UCT's payoff range Delta is `hi - lo` (spec 3.1),
     /// and heuristic values are mapped into it. `None` when the
@@ -233,7 +239,9 @@ pub trait Game {
     /// Whether a ply from a state with movers `before` to a state with
     /// movers `after` stays in one turn: both have the same single mover and
     /// the game has at least two players (in a one-player game every ply is
-    /// a turn). A ply into a terminal state ends its turn.
+    /// a turn). A ply into a terminal state ends its turn. A turn that
+    /// goes on past [`PLIES_PER_TURN`](crate::limits::PLIES_PER_TURN)
+    /// plies is a fault of the play ([`turn_fault`]).
     fn continues_turn(&self, before: &[usize], after: &[usize]) -> bool {
         before.len() == 1 && before == after && self.num_players() > 1
     }
@@ -305,14 +313,23 @@ pub trait Game {
         let mut moves: Vec<Vec<Self::Move>> = Vec::new();
         let mut joint = Vec::new();
         let mut turns = 0;
+        // Plies of the current turn so far.
+        let mut turn_plies = 0;
         loop {
             self.movers_and_moves(s, &mut movers, &mut moves);
             if movers.is_empty() {
                 break;
             }
             let continued = self.continues_turn(&before, &movers);
-            if !continued && turns >= max_turns {
+            if continued && turn_plies >= crate::limits::PLIES_PER_TURN.value {
+                self.report_fault(turn_fault());
                 break;
+            }
+            if !continued {
+                if turns >= max_turns {
+                    break;
+                }
+                turn_plies = 0;
             }
             joint.clear();
             for (ms, &p) in moves.iter_mut().zip(movers.iter()) {
@@ -328,6 +345,7 @@ pub trait Game {
                 break;
             }
             self.apply(s, &joint, rng);
+            turn_plies += 1;
             if !continued {
                 turns += 1;
             }
@@ -352,10 +370,29 @@ pub trait Game {
     /// once with a generator seeded from 0, so for chance games this counts
     /// one sampled branch per move.
     fn perft(&self, s: &Self::State, depth: usize) -> u64 {
-        let mut rng = rng_from_seed(0);
-        let compound = self.has_compound_turns();
-        perft_rec(self, s, depth, compound, &mut rng)
+        perft_in_turn(self, s, depth, 0)
     }
+}
+
+/// The fault of a play where one player would move more plies in a row
+/// than [`PLIES_PER_TURN`](crate::limits::PLIES_PER_TURN).
+pub fn turn_fault() -> String {
+    crate::limits::PLIES_PER_TURN.exceeded("a player would move", "plies in one turn")
+}
+
+/// [`Game::perft`] from a state reached by `turn_plies` plies of the
+/// current turn (0 at the start of a turn). A turn past the limit of
+/// plies per turn reports [`turn_fault`] and stops the count.
+pub fn perft_in_turn<G: Game + ?Sized>(
+    g: &G,
+    s: &G::State,
+    depth: usize,
+    turn_plies: usize,
+) -> u64 {
+    let mut rng = rng_from_seed(0);
+    let compound = g.has_compound_turns();
+    let mut stopped = false;
+    perft_rec(g, s, depth, compound, turn_plies, &mut stopped, &mut rng)
 }
 
 fn perft_rec<G: Game + ?Sized>(
@@ -363,6 +400,8 @@ fn perft_rec<G: Game + ?Sized>(
     s: &G::State,
     depth: usize,
     compound: bool,
+    turn_plies: usize,
+    stopped: &mut bool,
     rng: &mut Rng,
 ) -> u64 {
     if depth == 0 {
@@ -400,8 +439,19 @@ fn perft_rec<G: Game + ?Sized>(
             g.movers(&t, &mut after);
             g.continues_turn(&movers, &after)
         };
-        let rest = if continued { depth } else { depth - 1 };
-        total += perft_rec(g, &t, rest, compound, rng);
+        if continued && turn_plies + 1 >= crate::limits::PLIES_PER_TURN.value {
+            g.report_fault(turn_fault());
+            *stopped = true;
+        }
+        if *stopped {
+            return total;
+        }
+        let (rest, plies) = if continued {
+            (depth, turn_plies + 1)
+        } else {
+            (depth - 1, 0)
+        };
+        total += perft_rec(g, &t, rest, compound, plies, stopped, rng);
         let mut p = idx.len();
         loop {
             if p == 0 {

@@ -113,8 +113,19 @@ pub const GDL_DISTRIBUTED_TERMS: Limit = Limit {
     value: 500_000,
 };
 
+/// Plies of one turn: a player who would move more plies in a row than
+/// this (see [`Game::continues_turn`](crate::game::Game::continues_turn))
+/// stops the play with a fault, so the turn limit of a playout and the
+/// depth of a search end even in a game where one player can move forever
+/// (where perft of one turn would have to count every sequence of plies).
+/// No game of the repository has a turn of more than a few plies.
+pub const PLIES_PER_TURN: Limit = Limit {
+    name: "plies per turn",
+    value: 100,
+};
+
 /// Every limit, for documentation and tests.
-pub const ALL: [Limit; 10] = [
+pub const ALL: [Limit; 11] = [
     MATCHES_PER_RULE,
     LEGAL_MOVES_PER_STATE,
     ELEMENTS_PER_STRUCTURE,
@@ -125,6 +136,7 @@ pub const ALL: [Limit; 10] = [
     MOVE_SETS_PER_LABEL,
     SET_ENUMERATION_ELEMENTS,
     GDL_DISTRIBUTED_TERMS,
+    PLIES_PER_TURN,
 ];
 
 /// An estimate of the matches of each rule's left side in one state, from

@@ -15,22 +15,49 @@
 use std::time::Instant;
 
 use crate::player::{Budget, Player};
-use toss_core::game::{Game, Rng, rng_from_seed};
+use toss_core::game::{Game, Rng, rng_from_seed, turn_fault};
 
 /// A static evaluation: one value per player.
 pub trait StaticEval<G: Game> {
     fn eval(&self, game: &G, s: &G::State, out: &mut [f64]);
 }
 
-/// Whether the ply from a state with movers `before` to `t` continues the
-/// turn (only computed in games with compound turns).
-fn continues<G: Game>(game: &G, before: &[usize], t: &G::State) -> bool {
-    if !game.has_compound_turns() {
-        return false;
+/// How deep a search goes: turns left, and the plies of the current turn
+/// played so far (a turn past the limit of plies per turn is a fault).
+#[derive(Clone, Copy)]
+struct Depth {
+    turns: u32,
+    turn_plies: usize,
+}
+
+impl Depth {
+    fn turns(turns: u32) -> Depth {
+        Depth {
+            turns,
+            turn_plies: 0,
+        }
     }
-    let mut after = Vec::new();
-    game.movers(t, &mut after);
-    game.continues_turn(before, &after)
+
+    /// The depth left at `t`, reached by one ply from a state with movers
+    /// `before`: one turn less, unless the ply continues the turn.
+    fn after<G: Game>(self, game: &G, before: &[usize], t: &G::State) -> Depth {
+        if game.has_compound_turns() {
+            let mut after = Vec::new();
+            game.movers(t, &mut after);
+            if game.continues_turn(before, &after) {
+                // A turn past the limit is a fault: searched no deeper.
+                if self.turn_plies + 1 >= toss_core::limits::PLIES_PER_TURN.value {
+                    game.report_fault(turn_fault());
+                    return Depth::turns(0);
+                }
+                return Depth {
+                    turns: self.turns,
+                    turn_plies: self.turn_plies + 1,
+                };
+            }
+        }
+        Depth::turns(self.turns - 1)
+    }
 }
 
 /// The payoff terms' current values as the evaluation.
@@ -87,7 +114,7 @@ impl<E> AlphaBeta<E> {
         &mut self,
         game: &G,
         s: &G::State,
-        d: u32,
+        d: Depth,
         mut alpha: f64,
         mut beta: f64,
         r: usize,
@@ -110,11 +137,11 @@ impl<E> AlphaBeta<E> {
         if movers.is_empty() {
             game.payoffs(s, out);
             for o in out.iter_mut() {
-                *o = *o * self.terminal_weight + o.signum() * d as f64;
+                *o = *o * self.terminal_weight + o.signum() * d.turns as f64;
             }
             return Ok(());
         }
-        if d == 0 || movers.len() > 1 {
+        if d.turns == 0 || movers.len() > 1 {
             self.eval.eval(game, s, out);
             return Ok(());
         }
@@ -131,7 +158,7 @@ impl<E> AlphaBeta<E> {
         for mv in &moves {
             let mut t = s.clone();
             game.apply(&mut t, std::slice::from_ref(mv), &mut rng);
-            let d = d - u32::from(!continues(game, &movers, &t));
+            let d = d.after(game, &movers, &t);
             self.value(game, &t, d, alpha, beta, r, deadline, &mut child)?;
             if first || score(&child, m) > score(&best, m) {
                 best.copy_from_slice(&child);
@@ -196,7 +223,7 @@ impl<E> AlphaBeta<E> {
                 } else {
                     alpha
                 };
-                let d = depth - u32::from(!continues(game, &movers, &t));
+                let d = Depth::turns(depth).after(game, &movers, &t);
                 if self
                     .value(game, &t, d, a, f64::INFINITY, r, deadline, &mut out)
                     .is_err()
@@ -240,7 +267,15 @@ impl<G: Game, E: StaticEval<G>> Player<G> for AlphaBeta<E> {
         let mut movers = Vec::new();
         game.movers(state, &mut movers);
         let mut moves = Vec::new();
-        game.legal_moves(state, movers[0], &mut moves);
+        // A fault found by the search (`Game::fault`) ends the play: no
+        // mover, no move.
+        let Some(&m) = movers.first() else {
+            return Vec::new();
+        };
+        game.legal_moves(state, m, &mut moves);
+        if i >= moves.len() {
+            return Vec::new();
+        }
         vec![moves.swap_remove(i)]
     }
 }

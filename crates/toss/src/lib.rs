@@ -76,7 +76,7 @@ pub mod __private {
     use toss_core::Structure;
 
     pub use toss_core::bits::Bits;
-    pub use toss_core::game::{hash_words, index_below};
+    pub use toss_core::game::{hash_words, index_below, turn_fault};
     pub use toss_core::limits;
     pub use toss_runtime::continuous::{CompiledTerms, root};
 

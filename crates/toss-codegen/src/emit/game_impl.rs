@@ -92,6 +92,9 @@ pub(crate) fn game_impl(
             fn fault(&self) -> ::core::option::Option<::std::string::String> {
                 #module::LIMIT_FAULT.get().cloned().or_else(Self::interpreter_fault)
             }
+            fn report_fault(&self, message: ::std::string::String) {
+                let _ = #module::LIMIT_FAULT.set(message);
+            }
             #state_key
             fn stable_keys(&self) -> bool {
                 true

@@ -234,6 +234,9 @@ pub(crate) fn forwarding_methods(target: TokenStream) -> TokenStream {
         fn fault(&self) -> ::core::option::Option<::std::string::String> {
             ::toss::Game::fault(#target)
         }
+        fn report_fault(&self, message: ::std::string::String) {
+            ::toss::Game::report_fault(#target, message)
+        }
         fn state_key(&self, s: &Self::State, out: &mut ::std::vec::Vec<u64>) -> bool {
             ::toss::Game::state_key(#target, s, out)
         }

@@ -47,17 +47,28 @@ pub(crate) fn playout_fns(plan: &Plan) -> TokenStream {
     let playout_loop = if compound_turns {
         quote! {
             let mut before: &'static [usize] = &[];
+            // Plies of the current turn so far: a turn past the limit of
+            // plies per turn is a fault, as in `Game::random_playout_from`.
+            let mut turn_plies = 0usize;
             'play: loop {
                 let movers = label_players(s.location);
                 let continued = movers.len() == 1 && before == movers;
-                if !continued && turns >= max_turns {
+                if continued && turn_plies >= ::toss::__private::limits::PLIES_PER_TURN.value {
+                    limit_fault(&::toss::__private::turn_fault());
                     break 'play;
+                }
+                if !continued {
+                    if turns >= max_turns {
+                        break 'play;
+                    }
+                    turn_plies = 0;
                 }
                 let nm: usize = match s.location {
                     #(#playout_arms)*
                     _ => break 'play,
                 };
                 apply(s, &joint[..nm], rng);
+                turn_plies += 1;
                 if !continued {
                     turns += 1;
                 }

@@ -196,6 +196,10 @@ impl Game for Interpreter {
             .or_else(|| self.solver.fault().map(|f| f.to_string()))
     }
 
+    fn report_fault(&self, message: String) {
+        let _ = self.fault.set(message);
+    }
+
     fn apply(&self, s: &mut State, joint: &[Move], rng: &mut Rng) {
         let loc = &self.locations[s.location];
         let movers = &loc.label_players;

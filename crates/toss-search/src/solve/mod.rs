@@ -245,6 +245,9 @@ pub struct Solver {
     progress: Option<ProgressFn>,
     /// Per player and move index, how much its cuts weighed.
     history: Vec<Vec<u64>>,
+    /// Plies of the current turn before the position searched (a turn
+    /// past the limit of plies per turn is a fault).
+    turn_plies: usize,
 }
 
 /// What [`Solver::on_progress`] calls.
@@ -269,6 +272,7 @@ impl Solver {
             range: (-1.0, 1.0),
             progress: None,
             history: Vec::new(),
+            turn_plies: 0,
         }
     }
 
@@ -474,20 +478,23 @@ impl Solver {
         if !game.has_chance() {
             let mut t = s.clone();
             game.apply(&mut t, joint, &mut rng_from_seed(0));
-            let d = depth_after(game, movers, &t, depth);
-            return self.zero(game, &t, d, alpha, beta, sc);
+            return self.descend(game, movers, &t, depth, |sv, d| {
+                sv.zero(game, &t, d, alpha, beta, sc)
+            });
         }
         let mut outcomes = Vec::new();
         successors(game, s, joint, &mut outcomes).map_err(Halt::Error)?;
         if let [(_, t)] = &outcomes[..] {
-            let d = depth_after(game, movers, t, depth);
-            return self.zero(game, t, d, alpha, beta, sc);
+            return self.descend(game, movers, t, depth, |sv, d| {
+                sv.zero(game, t, d, alpha, beta, sc)
+            });
         }
         let (lo0, hi0) = self.range;
         let (mut lo, mut hi) = (0.0, 0.0);
         for (p, t) in &outcomes {
-            let d = depth_after(game, movers, t, depth);
-            let (a, b) = self.zero(game, t, d, lo0, hi0, sc)?;
+            let (a, b) = self.descend(game, movers, t, depth, |sv, d| {
+                sv.zero(game, t, d, lo0, hi0, sc)
+            })?;
             lo += p * a;
             hi += p * b;
         }
@@ -818,6 +825,42 @@ impl Solver {
         Ok(Some(value))
     }
 
+    /// Runs `f` at `t`, reached by one ply from a state with movers
+    /// `movers` searched `depth` turns deep, with the depth left there:
+    /// one turn less, unless the ply continues the mover's turn
+    /// ([`Game::continues_turn`]). A turn past the limit of plies per turn
+    /// is a fault of the play.
+    fn descend<G: Game, R>(
+        &mut self,
+        game: &G,
+        movers: &[usize],
+        t: &G::State,
+        depth: u32,
+        f: impl FnOnce(&mut Self, u32) -> Result<R, Halt>,
+    ) -> Result<R, Halt> {
+        let continued = game.has_compound_turns() && movers.len() == 1 && {
+            let mut after = Vec::new();
+            game.movers(t, &mut after);
+            game.continues_turn(movers, &after)
+        };
+        let saved = self.turn_plies;
+        let d = if continued {
+            if saved + 1 >= toss_core::limits::PLIES_PER_TURN.value {
+                let fault = toss_core::game::turn_fault();
+                game.report_fault(fault.clone());
+                return Err(Halt::Error(SolveError::Fault(fault)));
+            }
+            self.turn_plies += 1;
+            depth
+        } else {
+            self.turn_plies = 0;
+            depth - 1
+        };
+        let r = f(self, d);
+        self.turn_plies = saved;
+        r
+    }
+
     fn maxn_child<G: Game>(
         &mut self,
         game: &G,
@@ -830,8 +873,7 @@ impl Solver {
         successors(game, s, joint, &mut outcomes).map_err(Halt::Error)?;
         let mut acc = Payoffs::from_elem(0.0, game.num_players());
         for (p, t) in &outcomes {
-            let d = depth_after(game, movers, t, depth);
-            let Some(v) = self.maxn(game, t, d)? else {
+            let Some(v) = self.descend(game, movers, t, depth, |sv, d| sv.maxn(game, t, d))? else {
                 return Ok(None);
             };
             for (a, x) in acc.iter_mut().zip(&v) {
@@ -839,22 +881,6 @@ impl Solver {
             }
         }
         Ok(Some(acc))
-    }
-}
-
-/// The depth left at `t`, reached by one ply from a state with movers
-/// `movers` searched `depth` turns deep: one turn less, unless the ply
-/// continues the mover's turn ([`Game::continues_turn`]).
-fn depth_after<G: Game>(game: &G, movers: &[usize], t: &G::State, depth: u32) -> u32 {
-    if !game.has_compound_turns() || movers.len() != 1 {
-        return depth - 1;
-    }
-    let mut after = Vec::new();
-    game.movers(t, &mut after);
-    if game.continues_turn(movers, &after) {
-        depth
-    } else {
-        depth - 1
     }
 }
 

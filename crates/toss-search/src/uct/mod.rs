@@ -336,7 +336,11 @@ where
         let mut movers = Vec::new();
         game.movers(state, &mut movers);
         let mut moves = Vec::new();
-        gen_moves(game, state, &movers, &mut moves);
+        // A fault found by the search (`Game::fault`) ends the play: no
+        // mover, or no such move, and no joint move.
+        if movers.is_empty() || gen_moves(game, state, &movers, &mut moves) <= j {
+            return Vec::new();
+        }
         let mut joint = Vec::new();
         joint_of::<G>(&moves, movers.len(), j, &mut joint);
         joint
