@@ -379,8 +379,10 @@ pub fn perft(
 
 fn perft_game<G: Game>(g: &G, depth: usize, divide: bool) -> Result<(), String> {
     let s = g.initial_state();
+    // Nothing is printed of a count a fault stopped.
     let total = if divide {
         let rows = toss_cli::play::perft_divide(g, &s, depth);
+        fault_check(g)?;
         for (m, n) in &rows {
             outln!("{m}: {n}");
         }
