@@ -317,3 +317,32 @@ fn a_derived_turn_that_never_ends_is_a_fault() {
     interpreted.perft(&si, 1);
     assert_eq!(interpreted.fault().as_deref(), Some(TURN_FAULT));
 }
+
+/// A rule that adds 20,000 elements a ply: the 51st ply passes the limit
+/// of elements per structure, and the fault names the rule and its place.
+#[test]
+fn a_structure_past_the_element_limit_is_a_fault_at_the_rule() {
+    let new: Vec<String> = (0..20_000).map(|i| format!("n{i}")).collect();
+    let game = common::temp_file(
+        "resource_limits",
+        "grow.toss",
+        &format!(
+            "PLAYERS a\nRULE Grow:\n  [x | | ] -> [x, {} | | ]\n\
+             LOC 0 {{\n  PLAYER a {{\n    PAYOFF 0\n    MOVES [Grow -> 0]\n  }}\n}}\n\
+             START [ e | | ]\n",
+            new.join(", ")
+        ),
+    );
+    let path = game.to_str().expect("utf-8 path");
+    let (out, took) = toss(&["playout", "-n", "1", path]);
+    let stderr = text(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains(&format!(
+            "{path}:2:6: after rule `Grow` the structure has more than 1,000,000 elements \
+             (limit: elements per structure)"
+        )),
+        "{stderr}"
+    );
+    assert!(took < QUICK, "{took:?}");
+}

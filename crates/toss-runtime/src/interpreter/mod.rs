@@ -480,12 +480,23 @@ impl Interpreter {
     }
 
     /// Stops the play when `s` has more elements than
-    /// [`ELEMENTS_PER_STRUCTURE`] (rules that add elements).
-    fn check_elements(&self, s: &Structure) {
+    /// [`ELEMENTS_PER_STRUCTURE`] after a ply of rule `rule` (one that adds
+    /// elements), naming the rule and its position when known.
+    fn check_elements(&self, s: &Structure, rule: usize) {
         if s.num_elements() > ELEMENTS_PER_STRUCTURE.value {
-            let _ = self
-                .fault
-                .set(ELEMENTS_PER_STRUCTURE.exceeded("the structure has", "elements"));
+            let name = self.rules[rule].rule.name();
+            let at = self
+                .rule_positions
+                .get(rule)
+                .filter(|p| !p.is_empty())
+                .map_or(String::new(), |p| format!("{p}: "));
+            let _ = self.fault.set(format!(
+                "{at}{}",
+                ELEMENTS_PER_STRUCTURE.exceeded(
+                    &format!("after rule `{name}` the structure has"),
+                    "elements"
+                )
+            ));
         }
     }
 

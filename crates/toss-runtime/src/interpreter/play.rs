@@ -211,11 +211,11 @@ impl Game for Interpreter {
         if joint.is_empty() {
             return;
         }
+        // The edge taken: the first mover's label decides.
+        let first = &loc.labels[movers[0]][joint[0].label];
         if self.continuous {
             self.apply_continuous(s, joint, rng, f64::INFINITY, None);
         } else {
-            // The edge taken: the first mover's label decides.
-            let first = &loc.labels[movers[0]][joint[0].label];
             let target = self.choose_target(first, rng);
             let draws: Vec<(String, f64)> = target
                 .draws
@@ -224,7 +224,7 @@ impl Game for Interpreter {
                 .collect();
             self.apply_along(s, joint, target, &draws);
         }
-        self.check_elements(&s.structure);
+        self.check_elements(&s.structure, first.rule);
     }
 
     fn state_key(&self, s: &State, out: &mut Vec<u64>) -> bool {
