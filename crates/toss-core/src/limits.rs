@@ -12,6 +12,16 @@
 //!
 //! [`Game::fault`]: crate::game::Game::fault
 
+/// `message` after the file position `at` (`file:line:col: message`), or
+/// alone when the position is unknown or empty: how every fault past a
+/// limit names the rule or relation it is about.
+pub fn at_position(at: Option<&str>, message: &str) -> String {
+    match at {
+        Some(p) if !p.is_empty() => format!("{p}: {message}"),
+        _ => message.to_string(),
+    }
+}
+
 /// A named limit. The name is what a fault message says in parentheses,
 /// `(limit: matches per rule)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -491,12 +491,12 @@ impl GdlGame {
     }
 
     fn limit_fault(&self) -> Option<String> {
-        let fault = self.limit_fault_of_relation()?;
-        let at = fault
-            .0
-            .and_then(|name| self.relation_positions.get(name))
-            .map_or(String::new(), |p| format!("{p}: "));
-        Some(format!("{at}{}", fault.1))
+        let (relation, message) = self.limit_fault_of_relation()?;
+        let at = relation.and_then(|name| self.relation_positions.get(name));
+        Some(toss_core::limits::at_position(
+            at.map(String::as_str),
+            &message,
+        ))
     }
 
     /// The fault past a limit and the relation it is about.

@@ -153,16 +153,11 @@ fn legal_arm(plan: &Plan, li: usize, p: usize, pl: &PlayerPlan) -> TokenStream {
 /// The fault of rule `ri` past the limit of matches per rule, as the
 /// interpreter words it (with the rule's position when known).
 pub(crate) fn matches_fault(plan: &Plan, ri: usize) -> String {
-    let at = plan
-        .rule_positions
-        .get(ri)
-        .filter(|p| !p.is_empty())
-        .map_or(String::new(), |p| format!("{p}: "));
     let fault = toss_core::limits::MATCHES_PER_RULE.exceeded(
         &format!("rule `{}` has", plan.rules[ri].name),
         "matches in one state",
     );
-    format!("{at}{fault}")
+    toss_core::limits::at_position(plan.rule_positions.get(ri).map(String::as_str), &fault)
 }
 
 /// The arm of `has_move` for player `p` (`pl`) in location `li`.

@@ -485,19 +485,21 @@ impl Interpreter {
     fn check_elements(&self, s: &Structure, rule: usize) {
         if s.num_elements() > ELEMENTS_PER_STRUCTURE.value {
             let name = self.rules[rule].rule.name();
-            let at = self
-                .rule_positions
-                .get(rule)
-                .filter(|p| !p.is_empty())
-                .map_or(String::new(), |p| format!("{p}: "));
-            let _ = self.fault.set(format!(
-                "{at}{}",
-                ELEMENTS_PER_STRUCTURE.exceeded(
+            self.rule_fault(
+                rule,
+                &ELEMENTS_PER_STRUCTURE.exceeded(
                     &format!("after rule `{name}` the structure has"),
-                    "elements"
-                )
-            ));
+                    "elements",
+                ),
+            );
         }
+    }
+
+    /// Stops the play with `message` about rule `rule`, after the rule's
+    /// file position when it is known ([`Interpreter::set_rule_positions`]).
+    pub(super) fn rule_fault(&self, rule: usize, message: &str) {
+        let at = self.rule_positions.get(rule).map(String::as_str);
+        let _ = self.fault.set(toss_core::limits::at_position(at, message));
     }
 
     /// Whether the play ran into a limit ([`Game::fault`]): every state is

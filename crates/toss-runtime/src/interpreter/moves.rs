@@ -463,15 +463,10 @@ impl Interpreter {
     /// position when it is known ([`Interpreter::set_rule_positions`]).
     pub(super) fn too_many_matches(&self, rule: usize) {
         let name = self.rules[rule].rule.name();
-        let at = self
-            .rule_positions
-            .get(rule)
-            .filter(|p| !p.is_empty())
-            .map_or(String::new(), |p| format!("{p}: "));
-        let _ = self.fault.set(format!(
-            "{at}{}",
-            MATCHES_PER_RULE.exceeded(&format!("rule `{name}` has"), "matches in one state")
-        ));
+        self.rule_fault(
+            rule,
+            &MATCHES_PER_RULE.exceeded(&format!("rule `{name}` has"), "matches in one state"),
+        );
     }
 
     /// [`Interpreter::player_moves`] for a player with a [`LabelForest`]:
