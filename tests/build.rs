@@ -1,31 +1,11 @@
 //! `toss build` makes a standalone binary of a game. Ignored by default:
 //! it compiles a crate in release mode (`cargo test --test build -- --ignored`).
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod common;
 
-/// Runs `program` with `args` and `stdin` piped in.
-fn run(program: &std::path::Path, args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(program)
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run the program");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write stdin");
-    child.wait_with_output().expect("its output")
-}
+use std::process::{Command, Output};
 
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+use common::{run, text};
 
 /// `toss build FILE -o EXE`, which must succeed.
 fn build(file: &std::path::Path, exe: &std::path::Path) {

@@ -155,21 +155,26 @@ fn generated_matchers_count_the_matches_a_precondition_rejects() {
             "tests/fixtures/explode5-rejected.toss:6:6: {PICK_FAULT}"
         ))
     );
-    let source = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/explode5-rejected.toss"
-    ))
-    .expect("game file");
-    let interpreted = toss::interpret(&source, "explode5-rejected.toss").expect("valid game");
-    let si = interpreted.initial_state();
-    let mut moves = Vec::new();
-    interpreted.legal_moves(&si, 0, &mut moves);
-    assert!(moves.is_empty());
     assert_eq!(
-        interpreted.fault(),
+        interpreted_first_moves_fault("explode5-rejected.toss"),
         Some(format!("explode5-rejected.toss:6:6: {PICK_FAULT}"))
     );
     assert!(start.elapsed() < QUICK, "{:?}", start.elapsed());
+}
+
+/// The fixture `name` loaded by `toss::interpret` (shown as `name`): its
+/// first player's moves in the first state, which must be none, and the
+/// fault that listing them ran into.
+fn interpreted_first_moves_fault(name: &str) -> Option<String> {
+    use toss::Game;
+    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    let source = std::fs::read_to_string(path).expect("game file");
+    let interpreted = toss::interpret(&source, name).expect("valid game");
+    let s = interpreted.initial_state();
+    let mut moves = Vec::new();
+    interpreted.legal_moves(&s, 0, &mut moves);
+    assert!(moves.is_empty(), "{name}");
+    interpreted.fault()
 }
 
 const PICK_FAULT: &str =
@@ -194,18 +199,8 @@ fn generated_legal_moves_stop_at_the_limit_as_the_interpreter_does() {
     g.movers(&s, &mut movers);
     assert!(movers.is_empty(), "every state is terminal after a fault");
 
-    let source = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/explode5.toss"
-    ))
-    .expect("game file");
-    let interpreted = toss::interpret(&source, "explode5.toss").expect("valid game");
-    let si = interpreted.initial_state();
-    let mut moves = Vec::new();
-    interpreted.legal_moves(&si, 0, &mut moves);
-    assert!(moves.is_empty());
     assert_eq!(
-        interpreted.fault(),
+        interpreted_first_moves_fault("explode5.toss"),
         Some(format!("explode5.toss:6:6: {PICK_FAULT}"))
     );
     assert!(start.elapsed() < QUICK, "{:?}", start.elapsed());

@@ -20,21 +20,26 @@ pub fn toss(args: &[&str]) -> Output {
 
 /// Runs `toss args` with `stdin` as its standard input.
 pub fn toss_with_stdin(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toss"))
+    run(Path::new(env!("CARGO_BIN_EXE_toss")), args, stdin)
+}
+
+/// Runs `program args` from the package directory with `stdin` piped in.
+pub fn run(program: &Path, args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(program)
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("run toss");
+        .expect("run the program");
     child
         .stdin
         .take()
         .expect("stdin")
         .write_all(stdin.as_bytes())
         .expect("write stdin");
-    child.wait_with_output().expect("toss output")
+    child.wait_with_output().expect("its output")
 }
 
 pub fn text(b: &[u8]) -> String {
