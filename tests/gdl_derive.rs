@@ -334,3 +334,70 @@ fn a_recursive_relation_is_evaluated_to_its_fixpoint() {
     assert!(plies > 400, "{plies}");
     perft_agrees(&Reach, Reach::SOURCE, "reach.kif", 1..=3);
 }
+
+/// Terminal is a bit of the derived state, set incrementally from what a
+/// move changed, on the assumption that the move was made in a state that
+/// is not terminal. A move applied after the end anyway (GDL still defines
+/// legal actions and the next state there) evaluates terminal whole: the
+/// derived game agrees with the grounded one past the end of a play.
+#[test]
+fn moves_after_the_end_keep_terminal_right() {
+    fn past_the_end<D: Game>(d: &D, show: impl Fn(&D::State) -> String, source: &str, name: &str) {
+        let g = ground(source, name);
+        let mut moves_after_end = 0;
+        for seed in 0..50 {
+            let mut rng = rng_from_seed(seed);
+            let (mut s, mut t) = (d.initial_state(), g.initial_state());
+            let mut after_end = 0;
+            for _ in 0..200 {
+                let ended = d.is_terminal(&s);
+                assert_eq!(ended, g.is_terminal(&t), "{name} seed {seed}");
+                after_end += ended as usize;
+                if after_end > 3 {
+                    break;
+                }
+                // Every role's legal actions, even in a terminal state.
+                let (mut jd, mut jg) = (Vec::new(), Vec::new());
+                for p in 0..d.num_players() {
+                    let ls = legal_strings(d, &s, p);
+                    assert_eq!(ls, legal_strings(&g, &t, p), "{name} seed {seed}");
+                    if ls.is_empty() {
+                        break;
+                    }
+                    let i = toss::game::index_below(&mut rng, ls.len());
+                    let (mut vd, mut vg) = (Vec::new(), Vec::new());
+                    d.legal_moves(&s, p, &mut vd);
+                    g.legal_moves(&t, p, &mut vg);
+                    jd.push(vd.swap_remove(i));
+                    jg.push(vg.swap_remove(i));
+                }
+                if jd.len() < d.num_players() {
+                    break;
+                }
+                moves_after_end += ended as usize;
+                d.apply(&mut s, &jd, &mut rng);
+                g.apply(&mut t, &jg, &mut rng);
+                assert_eq!(show(&s), g.state_to_string(&t), "{name} seed {seed}");
+            }
+        }
+        assert!(moves_after_end > 0, "{name}: no move after the end");
+    }
+    past_the_end(
+        &TicTacToe,
+        |s| TicTacToe.state_to_string(s),
+        TicTacToe::SOURCE,
+        "ticTacToe.kif",
+    );
+    past_the_end(
+        &Connect4,
+        |s| Connect4.state_to_string(s),
+        Connect4::SOURCE,
+        "connect4.kif",
+    );
+    past_the_end(
+        &Breakthrough,
+        |s| Breakthrough.state_to_string(s),
+        Breakthrough::SOURCE,
+        "breakthrough.kif",
+    );
+}

@@ -4,7 +4,9 @@
 //! every step compared (movers, legal moves in order, states, terminal,
 //! payoffs), and with the reasoner over 20 of them (the grounded network is
 //! checked against the reasoner over 1,000 in
-//! `crates/toss-gdl/tests/gdl_ground.rs`). Behind the feature
+//! `crates/toss-gdl/tests/gdl_ground.rs`); the perft counts of each derived
+//! game against the reasoner's, and chess's against the standard ones.
+//! Behind the feature
 //! `corpus-derive`, as deriving the 63 games compiles for minutes:
 //!
 //! ```text
@@ -28,6 +30,13 @@ macro_rules! games {
         fn every_grounded_corpus_game_derives_and_plays_like_the_network() {
             $(
                 lockstep(&$ty, |s| $ty.state_to_string(s), $ty::SOURCE, $file);
+            )*
+        }
+
+        #[test]
+        fn every_grounded_corpus_game_derives_with_the_reasoner_perft() {
+            $(
+                perft_agrees(&$ty, $ty::SOURCE, $file);
             )*
         }
     };
@@ -97,6 +106,45 @@ games! {
     TicTacToeParallel "../shared/corpus/gdl/ticTacToeParallel.kif";
     TicTicToe "../shared/corpus/gdl/ticTicToe.kif";
     Tictactoe3player "../shared/corpus/gdl/tictactoe_3player.kif";
+}
+
+/// Perft of the derived game against the reasoner's, from depth 1 while
+/// the count stays at most [`PERFT_NODES`] (and to depth 6 at most).
+fn perft_agrees<D: Game>(d: &D, source: &str, name: &str) {
+    let r = toss::gdl::kif::load_game(source, name).unwrap_or_else(|_| panic!("{name} loads"));
+    let (s, u) = (d.initial_state(), r.initial_state());
+    for depth in 1..=6 {
+        let n = d.perft(&s, depth);
+        assert_eq!(n, r.perft(&u, depth), "{name}: perft({depth})");
+        if n > PERFT_NODES {
+            break;
+        }
+    }
+}
+
+/// See [`perft_agrees`]: the reasoner takes up to a few seconds for as
+/// many nodes on the largest games.
+const PERFT_NODES: u64 = 5_000;
+
+/// Chess perft from the initial position (chessprogramming.org, as
+/// `reference/gdl.md` 7.5 lists it): chess_200 has the standard rules to
+/// depth 4; speedChess, without the check rule, to depth 3.
+#[test]
+fn derived_chess_has_the_standard_perft() {
+    let standard = [20, 400, 8_902, 197_281];
+    let s = Chess200.initial_state();
+    for (d, &n) in standard.iter().enumerate() {
+        assert_eq!(Chess200.perft(&s, d + 1), n, "chess_200: perft({})", d + 1);
+    }
+    let s = SpeedChess.initial_state();
+    for (d, &n) in standard[..3].iter().enumerate() {
+        assert_eq!(
+            SpeedChess.perft(&s, d + 1),
+            n,
+            "speedChess: perft({})",
+            d + 1
+        );
+    }
 }
 
 fn strings<G: Game>(g: &G, s: &G::State, p: usize) -> Vec<String> {

@@ -5,8 +5,9 @@
 //! only the gates its outputs read (their cone), in network order:
 //! `state_phase` (terminal and one bitset of legal actions per role),
 //! `payoffs` (the goal phase) and `next` (the move phase, given the chosen
-//! action of every role). Fluents are read into `bool` locals, and every
-//! gate is one `let` of an OR of ANDs; recursive groups are a `loop`
+//! action of every role). Every gate is one `let` of an OR of ANDs, the
+//! fluents of one state word in a conjunction read as one mask test, and
+//! so the clauses of a single fluent; recursive groups are a `loop`
 //! re-evaluating the group from all false until nothing changes (their
 //! least fixpoint, as `GroundGame` computes it). Nothing is cached between
 //! calls, so the game is `Sync` without locks.
@@ -19,12 +20,21 @@
 //! network folded under that action, computing only the fluents the action
 //! may change (the others are copied from the state as one mask), as long
 //! as the arms stay within [`PER_ACTION_BUDGET`].
+//!
+//! When every arm's terminal pays incrementally (`delta`), the state has
+//! one more bit, terminal, that each arm sets from the fluents it changed;
+//! the state phase then reads it instead of evaluating terminal. Otherwise
+//! terminal is evaluated in the state phase with the legal actions, whose
+//! gates it often shares ("no legal move").
+
+use std::cell::Cell;
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use syn::Ident;
 use toss_gdl::ground::{GroundProgram, Lit};
 
+use super::delta::{TerminalDelta, eval_cost};
 use super::fold::{Control, Fold, action_fixed, case_fixed, find_control, loop_groups};
 use super::size;
 use crate::emit::module_name;
@@ -33,13 +43,19 @@ use crate::emit::module_name;
 struct Net<'a> {
     p: &'a GroundProgram,
     /// Per gate: the recursive group it belongs to.
-    loop_of: Vec<Option<usize>>,
+    loop_of: &'a [Option<usize>],
     /// Per input signal (from the first): its role and action.
     inputs: Vec<(usize, usize)>,
+    /// When the state carries its terminal bit, set by the move phase:
+    /// terminal after each action of the mover, from what it changed.
+    /// `None`: terminal is evaluated in the state phase.
+    delta: Option<TerminalDelta<'a>>,
+    /// The literals spent on the incremental terminals so far.
+    delta_spent: Cell<usize>,
 }
 
 impl<'a> Net<'a> {
-    fn new(p: &'a GroundProgram) -> Net<'a> {
+    fn new(p: &'a GroundProgram, loop_of: &'a [Option<usize>], incremental: bool) -> Net<'a> {
         let inputs: Vec<(usize, usize)> = p
             .moves
             .iter()
@@ -48,13 +64,22 @@ impl<'a> Net<'a> {
             .collect();
         Net {
             p,
-            loop_of: loop_groups(p),
+            loop_of,
             inputs,
+            delta: incremental.then(|| TerminalDelta::new(p, loop_of)),
+            delta_spent: Cell::new(0),
         }
     }
 
+    /// Words of a state: the fluents, then the terminal bit if any.
+    fn state_words(&self) -> usize {
+        (self.p.fluents.len() + self.delta.is_some() as usize)
+            .div_ceil(64)
+            .max(1)
+    }
+
     fn fold(&self, fixed: &[(u32, bool)]) -> Fold<'_> {
-        Fold::new(self.p, &self.loop_of, fixed)
+        Fold::new(self.p, self.loop_of, fixed)
     }
 
     fn input(&self, l: Lit) -> Option<(usize, usize)> {
@@ -83,8 +108,8 @@ impl<'a> Net<'a> {
             };
         }
         let pos = if let Some(f) = self.fluent(l) {
-            let v = format_ident!("f{}", f);
-            quote! { #v }
+            let b = self.bit(f);
+            quote! { (#b) }
         } else if let Some((r, m)) = self.input(l) {
             let c = format_ident!("c{}", r);
             let m = Literal::u32_unsuffixed(m as u32);
@@ -144,32 +169,84 @@ impl<'a> Net<'a> {
         if clauses.is_empty() {
             return quote! { false };
         }
-        let clauses: Vec<TokenStream> = clauses.iter().map(|c| self.clause(c)).collect();
-        quote! { #(#clauses)|* }
+        // Clauses of one fluent each, per state word and sign, are one
+        // mask test of the word ("some cell holds a black piece").
+        let mut any: Vec<(usize, bool, u64)> = Vec::new();
+        let mut rest: Vec<TokenStream> = Vec::new();
+        for c in clauses {
+            match c.as_slice() {
+                [l] if self.fluent(*l).is_some() => {
+                    let f = self.fluent(*l).unwrap_or(0);
+                    let key = (f / 64, l.negated());
+                    match any.iter_mut().find(|a| (a.0, a.1) == key) {
+                        Some(a) => a.2 |= 1 << (f % 64),
+                        None => any.push((key.0, key.1, 1 << (f % 64))),
+                    }
+                }
+                _ => rest.push(self.clause(c)),
+            }
+        }
+        let mut terms: Vec<TokenStream> = any
+            .iter()
+            .map(|&(w, neg, mask)| {
+                let (w, m) = (Literal::usize_unsuffixed(w), hex(mask));
+                if neg {
+                    quote! { ((s.0[#w] & #m) != #m) }
+                } else {
+                    quote! { ((s.0[#w] & #m) != 0) }
+                }
+            })
+            .collect();
+        terms.extend(rest);
+        quote! { #(#terms)|* }
     }
 
-    /// A conjunction.
+    /// A conjunction. Two or more fluents of one state word are one mask
+    /// test of the word (a line of four cells is one `and` and one
+    /// compare, where four bits read one by one were eight operations).
     fn clause(&self, c: &[Lit]) -> TokenStream {
         if c.is_empty() {
             return quote! { true };
         }
-        let ls = c.iter().map(|&l| self.lit(l));
+        // Per state word: the mask of its fluents read, and of those read
+        // positively.
+        let mut masks: Vec<(usize, u64, u64)> = Vec::new();
+        for &l in c {
+            let Some(f) = self.fluent(l) else { continue };
+            let (w, bit) = (f / 64, 1u64 << (f % 64));
+            let at = match masks.iter().position(|m| m.0 == w) {
+                Some(at) => at,
+                None => {
+                    masks.push((w, 0, 0));
+                    masks.len() - 1
+                }
+            };
+            masks[at].1 |= bit;
+            if !l.negated() {
+                masks[at].2 |= bit;
+            }
+        }
+        masks.retain(|m| m.1.count_ones() > 1);
+        let masked = |l: &Lit| {
+            self.fluent(*l)
+                .is_some_and(|f| masks.iter().any(|m| m.0 == f / 64))
+        };
+        let mut ls: Vec<TokenStream> = masks
+            .iter()
+            .map(|&(w, mask, pos)| {
+                let (wl, mask, pos) = (Literal::usize_unsuffixed(w), hex(mask), hex(pos));
+                quote! { ((s.0[#wl] & #mask) == #pos) }
+            })
+            .collect();
+        ls.extend(c.iter().filter(|l| !masked(l)).map(|&l| self.lit(l)));
         quote! { (#(#ls)&*) }
     }
 
-    /// Reads the fluents, then evaluates the gates of `fold` that `roots`
-    /// (resolved) read, in order.
+    /// Evaluates the gates of `fold` that `roots` (resolved) read, in
+    /// order. Fluents are read from `s` where they are used.
     fn body(&self, fold: &Fold, roots: &[Lit]) -> TokenStream {
-        let (gates, fluents) = fold.cone(roots);
-        let reads = fluents.iter().map(|&f| {
-            let v = format_ident!("f{}", f);
-            let (w, b) = (
-                Literal::usize_unsuffixed(f / 64),
-                Literal::usize_unsuffixed(f % 64),
-            );
-            quote! { let #v = (s.0[#w] >> #b) & 1 != 0; }
-        });
-        let mut out = quote! { #(#reads)* };
+        let (gates, _) = fold.cone(roots);
+        let mut out = TokenStream::new();
         let mut i = 0;
         while i < gates.len() {
             let g = gates[i];
@@ -205,6 +282,20 @@ impl<'a> Net<'a> {
         out
     }
 
+    /// The terminal bit of `s`, as a `bool` expression.
+    fn terminal_bit(&self) -> TokenStream {
+        self.bit(self.p.fluents.len())
+    }
+
+    /// Terminal under `fixed`, evaluated on `s`: the body, then the value.
+    fn terminal_phase(&self, fixed: &[(u32, bool)]) -> TokenStream {
+        let mut fold = self.fold(fixed);
+        let res = fold.run(&[self.p.terminal]);
+        let body = self.body(&fold, &res);
+        let t = self.lit(res[0]);
+        quote! { #body #t }
+    }
+
     /// `s` has fluent `f`, as a `bool` expression.
     fn bit(&self, f: usize) -> TokenStream {
         let (w, b) = (
@@ -214,16 +305,22 @@ impl<'a> Net<'a> {
         quote! { (s.0[#w] >> #b) & 1 != 0 }
     }
 
-    /// The state phase under `fixed`: the body, then `(terminal, legal)`.
+    /// The state phase under `fixed`: the body, then `(terminal, legal)`,
+    /// terminal read from the state's terminal bit if it has one.
     fn state_phase(&self, fixed: &[(u32, bool)], lw: usize) -> TokenStream {
         let p = self.p;
-        let mut roots = vec![p.terminal];
+        let with_terminal = self.delta.is_none();
+        let mut roots: Vec<Lit> = with_terminal.then_some(p.terminal).into_iter().collect();
         roots.extend(p.legal.iter().flatten());
         let mut fold = self.fold(fixed);
         let res = fold.run(&roots);
         let body = self.body(&fold, &res);
-        let terminal = self.lit(res[0]);
-        let mut at = 1;
+        let terminal = if with_terminal {
+            self.lit(res[0])
+        } else {
+            self.terminal_bit()
+        };
+        let mut at = with_terminal as usize;
         let legal = p.legal.iter().map(|ls| {
             let ws = words(self, &res[at..at + ls.len()], lw);
             at += ls.len();
@@ -238,17 +335,82 @@ impl<'a> Net<'a> {
 
     /// The move phase under `fixed`, every role's chosen action a
     /// variable: the body, then the next state.
-    fn move_phase(&self, fixed: &[(u32, bool)], w: usize) -> TokenStream {
+    fn move_phase(&self, fixed: &[(u32, bool)]) -> TokenStream {
         let mut fold = self.fold(fixed);
         let res = fold.run(&self.p.next);
         let body = self.body(&fold, &res);
         let chosen = self.chosen(&fold, &res);
-        let next = words(self, &res, w);
+        // Only without the terminal bit (see `phases`).
+        let next = words(self, &res, self.state_words());
         quote! {
             #chosen
             #body
             State([#(#next),*])
         }
+    }
+
+    /// Terminal in the next state after a move from a state under `fixed`
+    /// that changes only the fluents of `changed` (with their new values),
+    /// read from `s` (which the caller binds to the next state): the
+    /// clauses of [`TerminalDelta`], folded under what is known of the
+    /// next state. `None` when that does not pay (it costs more than half
+    /// the whole terminal, both in [`eval_cost`]) or all actions together
+    /// exceed the budget of [`PER_ACTION_BUDGET`] times the whole, plus
+    /// [`PER_ACTION_SLACK`] (the code's size, and the build time).
+    fn terminal_after(
+        &self,
+        fixed: &[(u32, bool)],
+        changed: &[(usize, Lit)],
+        delta: &TerminalDelta,
+    ) -> Option<TokenStream> {
+        let p = self.p;
+        let mut set = vec![0u64; p.fluents.len().div_ceil(64).max(1)];
+        for &(f, _) in changed {
+            set[f / 64] |= 1 << (f % 64);
+        }
+        let clauses = delta.clauses(&set);
+        // Known in the next state: the fixed fluents the move keeps, and
+        // the fluents it sets to a constant.
+        let kept = fixed.iter().filter(|&&(sig, _)| {
+            self.fluent(Lit::new(sig, false))
+                .is_some_and(|f| set[f / 64] >> (f % 64) & 1 == 0)
+        });
+        let mut next_fixed: Vec<(u32, bool)> = kept.copied().collect();
+        next_fixed.extend(
+            changed
+                .iter()
+                .filter(|(_, l)| l.is_const())
+                .map(|&(f, l)| (p.fluent_signal(f), l == Lit::TRUE)),
+        );
+        let mut fold = self.fold(&next_fixed);
+        let lits: Vec<Lit> = clauses.iter().flatten().copied().collect();
+        let res = fold.run(&lits);
+        let mut at = 0;
+        let mut resolved: Vec<Vec<Lit>> = Vec::new();
+        for c in &clauses {
+            let r = &res[at..at + c.len()];
+            at += c.len();
+            if !r.contains(&Lit::FALSE) {
+                resolved.push(r.iter().copied().filter(|&l| l != Lit::TRUE).collect());
+            }
+        }
+        let lits: Vec<Lit> = resolved.iter().flatten().copied().collect();
+        let cost = eval_cost(&fold, &resolved);
+        let budget = PER_ACTION_BUDGET * delta.full_cost + PER_ACTION_SLACK;
+        let spent = self.delta_spent.get() + cost;
+        if 2 * cost > delta.full_cost || spent > budget {
+            return None;
+        }
+        self.delta_spent.set(spent);
+        if resolved.iter().any(Vec::is_empty) {
+            return Some(quote! { true });
+        }
+        if resolved.is_empty() {
+            return Some(quote! { false });
+        }
+        let body = self.body(&fold, &lits);
+        let cs = resolved.iter().map(|c| self.clause(c));
+        Some(quote! { #body #(#cs)|* })
     }
 
     /// `let cR = chosen[R];` for the roles whose action `roots` read.
@@ -278,13 +440,9 @@ impl<'a> Net<'a> {
     /// changes. `None` when the actions' code would exceed
     /// [`PER_ACTION_BUDGET`] times the move phase's, plus
     /// [`PER_ACTION_SLACK`] literals.
-    fn move_phase_per_action(
-        &self,
-        fixed: &[(u32, bool)],
-        r: usize,
-        w: usize,
-    ) -> Option<TokenStream> {
+    fn move_phase_per_action(&self, fixed: &[(u32, bool)], r: usize) -> Option<TokenStream> {
         let p = self.p;
+        let w = self.state_words();
         let mut fold = self.fold(fixed);
         let mut roots = p.next.clone();
         roots.extend(&p.legal[r]);
@@ -321,6 +479,13 @@ impl<'a> Net<'a> {
             .map(|x| *x.0)
             .collect();
         let dep_fluents: Vec<usize> = (0..p.fluents.len()).filter(|&f| dep[f]).collect();
+        // The fluents every action may change: those computed once.
+        let indep_changed: Vec<(usize, Lit)> = next
+            .iter()
+            .enumerate()
+            .filter(|&(f, &l)| !dep[f] && !same(f, l))
+            .map(|(f, &l)| (f, l))
+            .collect();
         let mut spent = 0;
         let mut arms = Vec::new();
         for (m, &l) in legal.iter().enumerate() {
@@ -372,7 +537,16 @@ impl<'a> Net<'a> {
                 });
             }
             let m = Literal::u32_unsuffixed(m as u32);
-            arms.push(quote! { #m => { #body #(#sets)* } });
+            let arm = quote! { #body #(#sets)* };
+            arms.push(match &self.delta {
+                Some(delta) => {
+                    let mut all_changed = indep_changed.clone();
+                    all_changed.extend(&changed);
+                    let t = self.terminal_after(fixed, &all_changed, delta)?;
+                    quote! { #m => { #arm { let s = &State(o); #t } } }
+                }
+                None => quote! { #m => { #arm } },
+            });
         }
         let c = format_ident!("c{}", r);
         let r_lit = Literal::usize_unsuffixed(r);
@@ -389,14 +563,36 @@ impl<'a> Net<'a> {
                     quote! { (s.0[#i] & #m) | #e }
                 }
             });
+        let Some(delta) = &self.delta else {
+            return Some(quote! {
+                let #c = chosen[#r_lit];
+                #body
+                let mut o = [#(#init),*];
+                match #c {
+                    #(#arms)*
+                    _ => {}
+                }
+                State(o)
+            });
+        };
+        let default_terminal = self.terminal_after(fixed, &indep_changed, delta)?;
+        let old_terminal = self.terminal_bit();
+        let (tw, tb) = (
+            Literal::usize_unsuffixed(p.fluents.len() / 64),
+            Literal::usize_unsuffixed(p.fluents.len() % 64),
+        );
         Some(quote! {
             let #c = chosen[#r_lit];
             #body
             let mut o = [#(#init),*];
-            match #c {
+            let t = match #c {
                 #(#arms)*
-                _ => {}
-            }
+                _ => { let s = &State(o); #default_terminal }
+            };
+            // A move from a terminal state (outside any play): terminal
+            // evaluated whole, as the incremental form assumes it false.
+            let t = if #old_terminal { terminal(&State(o)) } else { t };
+            o[#tw] |= (t as u64) << #tb;
             State(o)
         })
     }
@@ -475,28 +671,117 @@ const PER_ACTION_BUDGET: usize = 4;
 /// See [`PER_ACTION_BUDGET`].
 const PER_ACTION_SLACK: usize = 2_000;
 
+/// The code of the state, move and terminal phases.
+struct Phases {
+    state: TokenStream,
+    next: TokenStream,
+    terminal: TokenStream,
+}
+
+/// Words of a bitset of the legal actions of any role.
+fn legal_words(p: &GroundProgram) -> usize {
+    p.moves
+        .iter()
+        .map(|m| m.len().div_ceil(64))
+        .max()
+        .unwrap_or(0)
+        .max(1)
+}
+
+/// The phases of `net`, split on the turn control when there is one:
+/// each case evaluates only what its mover's actions need. `None` when
+/// `net` has the terminal bit and some move phase is not per action or
+/// some action's terminal does not pay incrementally.
+fn phases<'a>(net: Net<'a>, ctl: Option<&Control>) -> Option<(Net<'a>, Phases)> {
+    let p = net.p;
+    let lw = legal_words(p);
+    let incremental = net.delta.is_some();
+    let Some(ctl) = ctl else {
+        if incremental {
+            return None;
+        }
+        let phases = Phases {
+            state: net.state_phase(&[], lw),
+            next: net.move_phase(&[]),
+            terminal: net.terminal_phase(&[]),
+        };
+        return Some((net, phases));
+    };
+    let mut states = Vec::new();
+    let mut moves = Vec::new();
+    let mut terminals = Vec::new();
+    for (k, forced) in ctl.forced.iter().enumerate() {
+        let fixed = case_fixed(p, &ctl.fluents, k);
+        states.push(net.state_phase(&fixed, lw));
+        terminals.push(net.terminal_phase(&fixed));
+        let mut fixed = fixed;
+        for (r, m) in forced.iter().enumerate() {
+            if let Some(m) = m {
+                fixed.extend(action_fixed(p, r, *m));
+            }
+        }
+        let movers: Vec<usize> = (0..p.roles.len())
+            .filter(|&r| forced[r].is_none())
+            .collect();
+        let per_action = match movers.as_slice() {
+            [r] => net.move_phase_per_action(&fixed, *r),
+            _ => None,
+        };
+        match per_action {
+            Some(code) => moves.push(code),
+            None if incremental => return None,
+            None => moves.push(net.move_phase(&fixed)),
+        }
+    }
+    if incremental && !ctl.exclusive {
+        return None;
+    }
+    let rest = if ctl.exclusive {
+        (TokenStream::new(), TokenStream::new(), TokenStream::new())
+    } else {
+        (
+            net.state_phase(&[], lw),
+            net.move_phase(&[]),
+            net.terminal_phase(&[]),
+        )
+    };
+    let phases = Phases {
+        state: by_case(&net, ctl, states, rest.0),
+        next: by_case(&net, ctl, moves, rest.1),
+        terminal: by_case(&net, ctl, terminals, rest.2),
+    };
+    Some((net, phases))
+}
+
 pub(super) fn compiled_impl(
     ident: &Ident,
     path_lit: &str,
     file_name: &str,
     p: &GroundProgram,
 ) -> TokenStream {
-    let net = Net::new(p);
+    let loop_of = loop_groups(p);
+    let ctl = find_control(p, &loop_of);
+    // The terminal bit when every move's terminal pays incrementally,
+    // otherwise terminal evaluated with the legal actions it shares gates
+    // with (as "no legal move" in reversi).
+    let (net, phases) = match phases(Net::new(p, &loop_of, true), ctl.as_ref()) {
+        Some(done) => done,
+        None => phases(Net::new(p, &loop_of, false), ctl.as_ref())
+            .expect("without the terminal bit every phase is emitted"),
+    };
+    let Phases {
+        state: state_code,
+        next: move_code,
+        terminal: terminal_code,
+    } = phases;
     let module = module_name(ident);
     let nr = p.roles.len();
     let nr_lit = Literal::usize_unsuffixed(nr);
     let nf = p.fluents.len();
     let nf_lit = Literal::usize_unsuffixed(nf);
-    let w = nf.div_ceil(64).max(1);
+    let w = net.state_words();
     let w_lit = Literal::usize_unsuffixed(w);
-    let lw = p
-        .moves
-        .iter()
-        .map(|m| m.len().div_ceil(64))
-        .max()
-        .unwrap_or(0)
-        .max(1);
-    let lw_lit = Literal::usize_unsuffixed(lw);
+    let lw_lit = Literal::usize_unsuffixed(legal_words(p));
 
     let roles = &p.roles;
     let fluents = &p.fluents;
@@ -509,45 +794,13 @@ pub(super) fn compiled_impl(
     for &f in &p.init {
         init[f as usize / 64] |= 1 << (f % 64);
     }
-    let init = init.into_iter().map(hex);
-
-    // The state and move phases, split on the turn control when there is
-    // one: each case evaluates only what its mover's actions need.
-    let ctl = find_control(p, &net.loop_of);
-    let (state_code, move_code) = match &ctl {
-        None => (net.state_phase(&[], lw), net.move_phase(&[], w)),
-        Some(ctl) => {
-            let mut states = Vec::new();
-            let mut moves = Vec::new();
-            for (k, forced) in ctl.forced.iter().enumerate() {
-                let fixed = case_fixed(p, &ctl.fluents, k);
-                let state = net.state_phase(&fixed, lw);
-                let mut fixed = fixed;
-                for (r, m) in forced.iter().enumerate() {
-                    if let Some(m) = m {
-                        fixed.extend(action_fixed(p, r, *m));
-                    }
-                }
-                let movers: Vec<usize> = (0..nr).filter(|&r| forced[r].is_none()).collect();
-                let per_action = match movers.as_slice() {
-                    [r] => net.move_phase_per_action(&fixed, *r, w),
-                    _ => None,
-                };
-                let next = per_action.unwrap_or_else(|| net.move_phase(&fixed, w));
-                states.push(state);
-                moves.push(next);
-            }
-            let rest = if ctl.exclusive {
-                (TokenStream::new(), TokenStream::new())
-            } else {
-                (net.state_phase(&[], lw), net.move_phase(&[], w))
-            };
-            (
-                by_case(&net, ctl, states, rest.0),
-                by_case(&net, ctl, moves, rest.1),
-            )
+    if net.delta.is_some() {
+        let ground = toss_gdl::ground::GroundGame::new(p.clone());
+        if ground.terminal(&toss_core::game::Game::initial_state(&ground)) {
+            init[nf / 64] |= 1 << (nf % 64);
         }
-    };
+    }
+    let init = init.into_iter().map(hex);
 
     // The goal phase: per role, the largest goal value that holds, else 0.
     let roots: Vec<Lit> = p.goals.iter().flatten().map(|&(_, l)| l).collect();
@@ -568,12 +821,46 @@ pub(super) fn compiled_impl(
     });
     let payoffs: Vec<TokenStream> = payoffs.collect();
 
+    let (tw, tb) = (
+        Literal::usize_unsuffixed(nf / 64),
+        Literal::usize_unsuffixed(nf % 64),
+    );
+    let (state_doc, terminal_bit_code) = if net.delta.is_some() {
+        (
+            format!(
+                " A state: bit `f` set when fluent `f` holds, and bit {nf} when the \
+                 state is terminal (set by `next`, from what the move changed)."
+            ),
+            quote! {
+                /// Whether `s` is terminal: its terminal bit.
+                pub fn is_terminal(s: &State) -> bool {
+                    (s.0[#tw] >> #tb) & 1 != 0
+                }
+            },
+        )
+    } else {
+        (
+            " A state: bit `f` set when fluent `f` holds.".to_string(),
+            quote! {
+                /// Whether `s` is terminal.
+                pub fn is_terminal(s: &State) -> bool {
+                    terminal(s)
+                }
+            },
+        )
+    };
     let module_doc = format!(" The compiled network of `{file_name}`: {}.", size(p));
     let impl_doc = format!(
         " The GDL game `{file_name}` ({}). Route: compiled. The network is at most {} \
-         literals, so it is compiled to straight-line Rust (the module `{module}`).",
+         literals, so it is compiled to straight-line Rust (the module `{module}`). {}",
         size(p),
-        super::MAX_COMPILED_LITERALS
+        super::MAX_COMPILED_LITERALS,
+        if net.delta.is_some() {
+            "Terminal: incremental, a bit of the state that each action of the mover \
+             updates from the fluents it changed."
+        } else {
+            "Terminal: evaluated in the state phase, with the legal actions."
+        }
     );
     quote! {
         #[automatically_derived]
@@ -605,12 +892,19 @@ pub(super) fn compiled_impl(
             /// Each role's actions in KIF; a move is an index into its role's list.
             pub const MOVES: [&[&str]; #nr_lit] = [#(#moves),*];
 
-            /// A state: bit `f` set when fluent `f` holds.
+            #[doc = #state_doc]
             #[derive(Clone, PartialEq, Eq, Hash, Debug)]
             pub struct State(pub [u64; #w_lit]);
 
             /// The initial state.
             pub const INITIAL: State = State([#(#init),*]);
+
+            /// Whether `s` is terminal, evaluated whole.
+            pub fn terminal(s: &State) -> bool {
+                #terminal_code
+            }
+
+            #terminal_bit_code
 
             /// Per role, its legal actions as a bitset.
             pub type Legal = [[u64; #lw_lit]; #nr_lit];
@@ -648,7 +942,7 @@ pub(super) fn compiled_impl(
             }
             fn movers(&self, s: &Self::State, out: &mut ::std::vec::Vec<usize>) {
                 out.clear();
-                if !#module::state_phase(s).0 {
+                if !#module::is_terminal(s) {
                     out.extend(0..#nr_lit);
                 }
             }
@@ -684,7 +978,7 @@ pub(super) fn compiled_impl(
                 *s = #module::next(s, &chosen);
             }
             fn is_terminal(&self, s: &Self::State) -> bool {
-                #module::state_phase(s).0
+                #module::is_terminal(s)
             }
             fn payoffs(&self, s: &Self::State, out: &mut [f64]) {
                 #module::payoffs(s, out)

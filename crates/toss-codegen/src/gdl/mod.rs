@@ -19,6 +19,7 @@
 //! goals, and the same random draws in a seeded playout.
 
 mod compiled;
+mod delta;
 mod fold;
 mod forward;
 
