@@ -41,6 +41,12 @@ struct ConnectFourSimultaneous;
 #[toss(gdl = "tests/fixtures/reach.kif")]
 struct Reach;
 
+/// A terminal clause made true by the turn control flipping while the
+/// fluent the move may change keeps its value.
+#[derive(toss::Game)]
+#[toss(gdl = "tests/fixtures/flip-terminal.kif")]
+struct FlipTerminal;
+
 /// Over the size limit (66,654 literals): forwards to the interpreted
 /// network.
 #[derive(toss::Game)]
@@ -399,5 +405,38 @@ fn moves_after_the_end_keep_terminal_right() {
         |s| Breakthrough.state_to_string(s),
         Breakthrough::SOURCE,
         "breakthrough.kif",
+    );
+}
+
+/// After `press`, `arm`, `press`, the state is terminal: the second press
+/// changes only `control` of the fluents terminal reads (`lit` already
+/// held), though the network says it may change `lit`.
+#[test]
+fn terminal_seen_when_the_turn_control_flips() {
+    let g = &FlipTerminal;
+    let mut s = g.initial_state();
+    let mut rng = rng_from_seed(0);
+    let action = |s: &<FlipTerminal as Game>::State, p: usize, name: &str| {
+        let mut ms = Vec::new();
+        g.legal_moves(s, p, &mut ms);
+        ms.into_iter()
+            .find(|m| g.move_to_string(s, p, m) == name)
+            .unwrap_or_else(|| panic!("{name} is legal"))
+    };
+    for (a, b) in [("press", "noop"), ("noop", "arm"), ("press", "noop")] {
+        assert!(!g.is_terminal(&s), "before {a} {b}");
+        let joint = [action(&s, 0, a), action(&s, 1, b)];
+        g.apply(&mut s, &joint, &mut rng);
+    }
+    assert!(g.is_terminal(&s));
+    let mut pay = vec![0.0; 2];
+    g.payoffs(&s, &mut pay);
+    assert_eq!(pay, vec![100.0, 0.0]);
+    lockstep(
+        g,
+        |s| FlipTerminal.state_to_string(s),
+        FlipTerminal::SOURCE,
+        "flip-terminal.kif",
+        100,
     );
 }

@@ -528,3 +528,30 @@ fn unbounded_payoffs_check_their_value() {
     let ttt = expansion("TicTacToe", "games/tic-tac-toe.toss");
     assert!(!ttt.contains("payoff_fault"));
 }
+
+/// Terminal is compiled incrementally where every action's part pays
+/// (the lines through the cell played), and in the state phase where it
+/// reads the legal moves (reversi: "no move left"); the impl's doc
+/// comment says which.
+#[test]
+fn gdl_terminal_is_incremental_where_it_pays() {
+    for (file, incremental) in [
+        ("../shared/corpus/gdl/ticTacToe.kif", true),
+        ("../shared/corpus/gdl/connect4.kif", true),
+        ("../shared/corpus/gdl/breakthrough.kif", true),
+        ("tests/fixtures/flip-terminal.kif", true),
+        ("../shared/corpus/gdl/reversi.kif", false),
+    ] {
+        let text = gdl_expansion("G", file);
+        assert_eq!(
+            text.contains("Terminal: incremental"),
+            incremental,
+            "{file}"
+        );
+        assert_eq!(
+            text.contains("Terminal: evaluated in the state phase"),
+            !incremental,
+            "{file}"
+        );
+    }
+}

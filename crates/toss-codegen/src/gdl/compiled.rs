@@ -5,7 +5,8 @@
 //! only the gates its outputs read (their cone), in network order:
 //! `state_phase` (terminal and one bitset of legal actions per role),
 //! `payoffs` (the goal phase) and `next` (the move phase, given the chosen
-//! action of every role). Every gate is one `let` of an OR of ANDs, the
+//! action of every role). Fluents are read into `bool` locals, and every
+//! gate is one `let` of an OR of ANDs, the
 //! fluents of one state word in a conjunction read as one mask test, and
 //! so the clauses of a single fluent; recursive groups are a `loop`
 //! re-evaluating the group from all false until nothing changes (their
@@ -108,8 +109,8 @@ impl<'a> Net<'a> {
             };
         }
         let pos = if let Some(f) = self.fluent(l) {
-            let b = self.bit(f);
-            quote! { (#b) }
+            let v = format_ident!("f{}", f);
+            quote! { #v }
         } else if let Some((r, m)) = self.input(l) {
             let c = format_ident!("c{}", r);
             let m = Literal::u32_unsuffixed(m as u32);
@@ -208,8 +209,25 @@ impl<'a> Net<'a> {
         if c.is_empty() {
             return quote! { true };
         }
-        // Per state word: the mask of its fluents read, and of those read
-        // positively.
+        let masks = self.word_masks(c);
+        let masked = |l: &Lit| {
+            self.fluent(*l)
+                .is_some_and(|f| masks.iter().any(|m| m.0 == f / 64))
+        };
+        let mut ls: Vec<TokenStream> = masks
+            .iter()
+            .map(|&(w, mask, pos)| {
+                let (wl, mask, pos) = (Literal::usize_unsuffixed(w), hex(mask), hex(pos));
+                quote! { ((s.0[#wl] & #mask) == #pos) }
+            })
+            .collect();
+        ls.extend(c.iter().filter(|l| !masked(l)).map(|&l| self.lit(l)));
+        quote! { (#(#ls)&*) }
+    }
+
+    /// The state words a conjunction reads two or more fluents of, each
+    /// with the mask of those fluents and of those read positively.
+    fn word_masks(&self, c: &[Lit]) -> Vec<(usize, u64, u64)> {
         let mut masks: Vec<(usize, u64, u64)> = Vec::new();
         for &l in c {
             let Some(f) = self.fluent(l) else { continue };
@@ -227,26 +245,69 @@ impl<'a> Net<'a> {
             }
         }
         masks.retain(|m| m.1.count_ones() > 1);
-        let masked = |l: &Lit| {
-            self.fluent(*l)
-                .is_some_and(|f| masks.iter().any(|m| m.0 == f / 64))
-        };
-        let mut ls: Vec<TokenStream> = masks
-            .iter()
-            .map(|&(w, mask, pos)| {
-                let (wl, mask, pos) = (Literal::usize_unsuffixed(w), hex(mask), hex(pos));
-                quote! { ((s.0[#wl] & #mask) == #pos) }
-            })
-            .collect();
-        ls.extend(c.iter().filter(|l| !masked(l)).map(|&l| self.lit(l)));
-        quote! { (#(#ls)&*) }
+        masks
     }
 
-    /// Evaluates the gates of `fold` that `roots` (resolved) read, in
-    /// order. Fluents are read from `s` where they are used.
+    /// Marks in `need` the fluents that clauses `cs` read as `bool`
+    /// locals: those not read in a mask test. `gate`: the clauses are a
+    /// gate's, emitted by [`Self::gate_expr`] (which reads the clauses of
+    /// a single fluent as masks too), not each by [`Self::clause`].
+    fn locals_of(&self, cs: &[Vec<Lit>], gate: bool, need: &mut [bool]) {
+        if gate && self.input_set(cs).is_some() {
+            return;
+        }
+        for c in cs {
+            if let [l] = c.as_slice()
+                && gate
+                && self.fluent(*l).is_some()
+            {
+                continue;
+            }
+            let masks = self.word_masks(c);
+            for &l in c {
+                if let Some(f) = self.fluent(l)
+                    && !masks.iter().any(|m| m.0 == f / 64)
+                {
+                    need[f] = true;
+                }
+            }
+        }
+    }
+
+    /// Reads the fluents into `bool` locals, then evaluates the gates of
+    /// `fold` that `roots` (resolved) read, in order. (A fluent read where
+    /// it is used instead made reversi's derive build twice as long.)
     fn body(&self, fold: &Fold, roots: &[Lit]) -> TokenStream {
-        let (gates, _) = fold.cone(roots);
-        let mut out = TokenStream::new();
+        self.body_with(fold, roots, &[])
+    }
+
+    /// [`Self::body`] for `roots` read one by one and the literals of
+    /// `clauses` read as conjunctions: only the fluents they or the gates
+    /// read outside mask tests are read into locals.
+    fn body_with(&self, fold: &Fold, roots: &[Lit], clauses: &[Vec<Lit>]) -> TokenStream {
+        let all: Vec<Lit> = roots
+            .iter()
+            .chain(clauses.iter().flatten())
+            .copied()
+            .collect();
+        let (gates, _) = fold.cone(&all);
+        let mut need = vec![false; self.p.fluents.len()];
+        for &l in roots {
+            if let Some(f) = self.fluent(l) {
+                need[f] = true;
+            }
+        }
+        self.locals_of(clauses, false, &mut need);
+        for &g in &gates {
+            self.locals_of(&fold.clauses[g], true, &mut need);
+        }
+        let fluents = (0..need.len()).filter(|&f| need[f]);
+        let reads = fluents.map(|f| {
+            let v = format_ident!("f{}", f);
+            let b = self.bit(f);
+            quote! { let #v = #b; }
+        });
+        let mut out = quote! { #(#reads)* };
         let mut i = 0;
         while i < gates.len() {
             let g = gates[i];
@@ -394,7 +455,6 @@ impl<'a> Net<'a> {
                 resolved.push(r.iter().copied().filter(|&l| l != Lit::TRUE).collect());
             }
         }
-        let lits: Vec<Lit> = resolved.iter().flatten().copied().collect();
         let cost = eval_cost(&fold, &resolved);
         let budget = PER_ACTION_BUDGET * delta.full_cost + PER_ACTION_SLACK;
         let spent = self.delta_spent.get() + cost;
@@ -408,7 +468,7 @@ impl<'a> Net<'a> {
         if resolved.is_empty() {
             return Some(quote! { false });
         }
-        let body = self.body(&fold, &lits);
+        let body = self.body_with(&fold, &[], &resolved);
         let cs = resolved.iter().map(|c| self.clause(c));
         Some(quote! { #body #(#cs)|* })
     }
