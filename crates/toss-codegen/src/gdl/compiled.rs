@@ -276,7 +276,8 @@ impl<'a> Net<'a> {
 
     /// Reads the fluents into `bool` locals, then evaluates the gates of
     /// `fold` that `roots` (resolved) read, in order. (A fluent read where
-    /// it is used instead made reversi's derive build twice as long.)
+    /// it is used instead made Breakthrough's derive build for two minutes
+    /// instead of seconds.)
     fn body(&self, fold: &Fold, roots: &[Lit]) -> TokenStream {
         self.body_with(fold, roots, &[])
     }
