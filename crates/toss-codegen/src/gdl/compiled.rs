@@ -51,7 +51,8 @@ struct Net<'a> {
     /// terminal after each action of the mover, from what it changed.
     /// `None`: terminal is evaluated in the state phase.
     delta: Option<TerminalDelta<'a>>,
-    /// The literals spent on the incremental terminals so far.
+    /// What the incremental terminals emitted so far cost
+    /// ([`eval_cost`]), against their budget.
     delta_spent: Cell<usize>,
 }
 
@@ -95,8 +96,7 @@ impl<'a> Net<'a> {
     }
 
     fn fluent(&self, l: Lit) -> Option<usize> {
-        let s = l.signal();
-        (s >= 1 && s < self.p.input_base()).then(|| (s - 1) as usize)
+        self.p.fluent_of(l)
     }
 
     /// A literal as a `bool` expression.
@@ -371,18 +371,21 @@ impl<'a> Net<'a> {
     /// terminal read from the state's terminal bit if it has one.
     fn state_phase(&self, fixed: &[(u32, bool)], lw: usize) -> TokenStream {
         let p = self.p;
-        let with_terminal = self.delta.is_none();
-        let mut roots: Vec<Lit> = with_terminal.then_some(p.terminal).into_iter().collect();
+        let evaluates_terminal = self.delta.is_none();
+        let mut roots: Vec<Lit> = evaluates_terminal
+            .then_some(p.terminal)
+            .into_iter()
+            .collect();
         roots.extend(p.legal.iter().flatten());
         let mut fold = self.fold(fixed);
         let res = fold.run(&roots);
         let body = self.body(&fold, &res);
-        let terminal = if with_terminal {
+        let terminal = if evaluates_terminal {
             self.lit(res[0])
         } else {
             self.terminal_bit()
         };
-        let mut at = with_terminal as usize;
+        let mut at = evaluates_terminal as usize;
         let legal = p.legal.iter().map(|ls| {
             let ws = words(self, &res[at..at + ls.len()], lw);
             at += ls.len();
@@ -624,36 +627,38 @@ impl<'a> Net<'a> {
                     quote! { (s.0[#i] & #m) | #e }
                 }
             });
-        let Some(delta) = &self.delta else {
-            return Some(quote! {
-                let #c = chosen[#r_lit];
-                #body
-                let mut o = [#(#init),*];
+        let dispatch = match &self.delta {
+            None => quote! {
                 match #c {
                     #(#arms)*
                     _ => {}
                 }
-                State(o)
-            });
+            },
+            Some(delta) => {
+                let default_terminal = self.terminal_after(fixed, &indep_changed, delta)?;
+                let old_terminal = self.terminal_bit();
+                let (tw, tb) = (
+                    Literal::usize_unsuffixed(p.fluents.len() / 64),
+                    Literal::usize_unsuffixed(p.fluents.len() % 64),
+                );
+                quote! {
+                    let t = match #c {
+                        #(#arms)*
+                        _ => { let s = &State(o); #default_terminal }
+                    };
+                    // A move from a terminal state (outside any play):
+                    // terminal evaluated whole, as the incremental form
+                    // assumes it false.
+                    let t = if #old_terminal { terminal(&State(o)) } else { t };
+                    o[#tw] |= (t as u64) << #tb;
+                }
+            }
         };
-        let default_terminal = self.terminal_after(fixed, &indep_changed, delta)?;
-        let old_terminal = self.terminal_bit();
-        let (tw, tb) = (
-            Literal::usize_unsuffixed(p.fluents.len() / 64),
-            Literal::usize_unsuffixed(p.fluents.len() % 64),
-        );
         Some(quote! {
             let #c = chosen[#r_lit];
             #body
             let mut o = [#(#init),*];
-            let t = match #c {
-                #(#arms)*
-                _ => { let s = &State(o); #default_terminal }
-            };
-            // A move from a terminal state (outside any play): terminal
-            // evaluated whole, as the incremental form assumes it false.
-            let t = if #old_terminal { terminal(&State(o)) } else { t };
-            o[#tw] |= (t as u64) << #tb;
+            #dispatch
             State(o)
         })
     }
@@ -757,10 +762,11 @@ fn phases<'a>(net: Net<'a>, ctl: Option<&Control>) -> Option<(Net<'a>, Phases)> 
     let p = net.p;
     let lw = legal_words(p);
     let incremental = net.delta.is_some();
+    // The terminal bit needs every state's move phase per action.
+    if incremental && !ctl.is_some_and(|c| c.exclusive) {
+        return None;
+    }
     let Some(ctl) = ctl else {
-        if incremental {
-            return None;
-        }
         let phases = Phases {
             state: net.state_phase(&[], lw),
             next: net.move_phase(&[]),
@@ -793,9 +799,6 @@ fn phases<'a>(net: Net<'a>, ctl: Option<&Control>) -> Option<(Net<'a>, Phases)> 
             None if incremental => return None,
             None => moves.push(net.move_phase(&fixed)),
         }
-    }
-    if incremental && !ctl.exclusive {
-        return None;
     }
     let rest = if ctl.exclusive {
         (TokenStream::new(), TokenStream::new(), TokenStream::new())

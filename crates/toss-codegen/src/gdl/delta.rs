@@ -63,9 +63,11 @@ impl<'a> TerminalDelta<'a> {
 
     /// Whether `l` reads a fluent of `changed`.
     fn touches(&self, l: Lit, changed: &[u64]) -> bool {
-        let mut set = vec![0u64; changed.len()];
-        add_reads(&self.fold, &self.reads, l, &mut set);
-        set.iter().zip(changed).any(|(a, b)| a & b != 0)
+        if let Some(f) = self.fold.p.fluent_of(l) {
+            return changed[f / 64] >> (f % 64) & 1 != 0;
+        }
+        let reads = self.fold.gate(l).and_then(|g| self.reads[g].as_ref());
+        reads.is_some_and(|r| r.iter().zip(changed).any(|(a, b)| a & b != 0))
     }
 
     /// The clauses whose disjunction is terminal in the next state, when
@@ -78,7 +80,7 @@ impl<'a> TerminalDelta<'a> {
         let mut opened = vec![false; p.gates.len()];
         let mut stack = vec![self.root];
         while let Some(l) = stack.pop() {
-            if l == Lit::FALSE || !self.touches(l, changed) {
+            if !self.touches(l, changed) {
                 continue;
             }
             match self.fold.gate(l) {
@@ -107,10 +109,7 @@ impl<'a> TerminalDelta<'a> {
 
 /// Adds the fluents `l` reads to `set` (a gate's from `reads`).
 fn add_reads(fold: &Fold, reads: &[Option<Vec<u64>>], l: Lit, set: &mut [u64]) {
-    let p = fold.p;
-    let s = l.signal();
-    if s >= 1 && s < p.input_base() {
-        let f = (s - 1) as usize;
+    if let Some(f) = fold.p.fluent_of(l) {
         set[f / 64] |= 1 << (f % 64);
     } else if let Some(g) = fold.gate(l)
         && let Some(r) = &reads[g]
@@ -128,10 +127,7 @@ fn add_reads(fold: &Fold, reads: &[Option<Vec<u64>>], l: Lit, set: &mut [u64]) {
 /// sign.
 pub(super) fn eval_cost(fold: &Fold, clauses: &[Vec<Lit>]) -> usize {
     let p = fold.p;
-    let fluent_word = |l: Lit| {
-        let s = l.signal();
-        (s >= 1 && s < p.input_base()).then(|| ((s - 1) / 64, l.negated()))
-    };
+    let fluent_word = |l: Lit| p.fluent_of(l).map(|f| (f / 64, l.negated()));
     let gate = |cs: &[Vec<Lit>]| {
         let mut words = Vec::new();
         let mut others = 0;
@@ -153,14 +149,12 @@ pub(super) fn eval_cost(fold: &Fold, clauses: &[Vec<Lit>]) -> usize {
 
 /// The cost of one conjunction, as [`eval_cost`] counts it.
 fn clause_cost(p: &GroundProgram, c: &[Lit]) -> usize {
-    let mut words: Vec<u32> = Vec::new();
+    let mut words: Vec<usize> = Vec::new();
     let mut others = 0;
     for &l in c {
-        let s = l.signal();
-        if s >= 1 && s < p.input_base() {
-            words.push((s - 1) / 64);
-        } else {
-            others += 1;
+        match p.fluent_of(l) {
+            Some(f) => words.push(f / 64),
+            None => others += 1,
         }
     }
     words.sort_unstable();

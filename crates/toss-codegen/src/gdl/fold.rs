@@ -165,9 +165,8 @@ impl<'a> Fold<'a> {
         let mut fluents = vec![false; p.fluents.len()];
         let mut stack: Vec<Lit> = roots.to_vec();
         while let Some(l) = stack.pop() {
-            let s = l.signal();
-            if s >= 1 && s < p.input_base() {
-                fluents[s as usize - 1] = true;
+            if let Some(f) = p.fluent_of(l) {
+                fluents[f] = true;
             }
             let Some(g) = self.gate(l) else { continue };
             if seen[g] {

@@ -125,6 +125,11 @@ impl GroundProgram {
     pub fn fluent_signal(&self, f: usize) -> u32 {
         1 + f as u32
     }
+    /// The fluent `l` reads, if it is a fluent's literal.
+    pub fn fluent_of(&self, l: Lit) -> Option<usize> {
+        let s = l.signal();
+        (s >= 1 && s < self.input_base()).then(|| (s - 1) as usize)
+    }
     /// The signal of role `r`'s action `m`.
     pub fn input_signal(&self, r: usize, m: usize) -> u32 {
         self.input_base() + self.moves[..r].iter().map(Vec::len).sum::<usize>() as u32 + m as u32
