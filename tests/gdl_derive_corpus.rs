@@ -108,8 +108,9 @@ games! {
     Tictactoe3player "../shared/corpus/gdl/tictactoe_3player.kif";
 }
 
-/// Perft of the derived game against the reasoner's, from depth 1 while
-/// the count stays at most [`PERFT_NODES`] (and to depth 6 at most).
+/// Perft of the derived game against the reasoner's, from depth 1 to the
+/// first depth whose count passes [`PERFT_NODES`] (and to depth 6 at
+/// most).
 fn perft_agrees<D: Game>(d: &D, source: &str, name: &str) {
     let r = toss::gdl::kif::load_game(source, name).unwrap_or_else(|_| panic!("{name} loads"));
     let (s, u) = (d.initial_state(), r.initial_state());
