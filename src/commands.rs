@@ -774,7 +774,8 @@ pub fn show(path: &Path, moves: Option<&str>, svg: &Path, colour: bool) -> Resul
 
 /// The `main.rs` of a crate made by `toss build`: the game derived from
 /// `game.toss` next to its `Cargo.toml`, with subcommands run by the
-/// generated code. `NAME` is replaced by the package name.
+/// generated code. `NAME` is replaced by the binary's default name, the
+/// game file's stem.
 const BUILD_MAIN: &str = r#"//! A game compiled by `toss build`.
 
 use std::io::Write;
@@ -791,15 +792,19 @@ struct Compiled;
 
 const USAGE: &str = "usage:
   NAME play [--seed S] [--iters N] [--max-plies M]
-                                       play first against UCT (N iterations per move)
+      play first against UCT (N iterations per move)
   NAME playout [-n N] [--seed S] [--max-plies M]
-                                       random playouts: playouts/s, finished and cut
-                                       playouts, mean length and payoffs of the finished
-  NAME perft DEPTH [--divide]          move sequences of that length from the start
+      random playouts: playouts/s, finished and cut playouts, mean length and
+      payoffs of the finished
+  NAME perft DEPTH [--divide]
+      move sequences of that length from the start
   NAME solve [--moves M1,M2,...] [--depth D] [--memory 2G] [--time S]
-             [--retrograde [--table OUT]] [--layers N]
-                                       the exact value and best moves (as `toss solve`)
-exit status: 0 done, 1 an error, 3 a game cut at its limit (--max-plies, default 100000)";
+        [--retrograde [--table OUT]] [--layers N]
+      the exact value and best moves (as `toss solve`)
+  NAME --help
+      this text
+exit status: 0 done, 1 an error, 2 a bad command line, 3 a game cut at its
+limit (--max-plies, default 100000)";
 
 /// `writeln!` on standard output: a closed pipe ends the program quietly.
 macro_rules! outln {
@@ -924,6 +929,18 @@ fn run(args: &[String]) -> Result<bool, String> {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("--help" | "-h" | "help") => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Some("play" | "playout" | "perft" | "solve") => {}
+        // A bad command line, as clap reports one: status 2.
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    }
     match run(&args) {
         Ok(true) => ExitCode::from(toss_cli::LIMIT_STATUS),
         Ok(false) => ExitCode::SUCCESS,
@@ -935,10 +952,11 @@ fn main() -> ExitCode {
 }
 "#;
 
-/// A package name made of the game file's stem: lower-case letters,
-/// digits and `-`, starting with a letter.
+/// A package name made of the game file's stem: `game-` and lower-case
+/// letters, digits and `-` (a crate name starts with a letter; `game-`
+/// also keeps it from naming one of the workspace's crates, `toss.toss`).
 fn package_name(stem: &str) -> String {
-    let mut name: String = stem
+    let name: String = stem
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() {
@@ -948,15 +966,29 @@ fn package_name(stem: &str) -> String {
             }
         })
         .collect();
-    if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
-        name.insert_str(0, "game-");
+    format!("game-{name}")
+}
+
+/// The target directory the workspace's release build went to:
+/// `CARGO_TARGET_DIR` if set, else the one this program was built in
+/// (`<target>/release/toss`), else `<workspace>/target`.
+fn workspace_target_dir(workspace: &Path) -> PathBuf {
+    if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
+        return PathBuf::from(dir);
     }
-    name
+    let built_in = std::env::current_exe().ok().and_then(|exe| {
+        let profile_dir = exe.parent()?;
+        let target = profile_dir.parent()?;
+        (profile_dir.file_name()? == "release" && target.join("CACHEDIR.TAG").exists())
+            .then(|| target.to_path_buf())
+    });
+    built_in.unwrap_or_else(|| workspace.join("target"))
 }
 
 /// `toss build FILE [-o PATH]`: a standalone release binary running the
-/// game's generated code, built by Cargo in a crate under
-/// `<workspace>/target/toss-build`.
+/// game's generated code, built by Cargo from a crate under
+/// `<target>/toss-build/crates` into the workspace's target directory,
+/// reusing the dependencies its release build compiled.
 pub fn build(
     path: &Path,
     output: Option<&Path>,
@@ -983,11 +1015,13 @@ pub fn build(
         .ok_or_else(|| format!("{}: no file name", path.display()))?;
     let name = package_name(stem);
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let target_dir = workspace.join("target").join("toss-build");
-    let crate_dir = target_dir.join("crates").join(&name);
+    let target_dir = workspace_target_dir(workspace);
+    let crate_dir = target_dir.join("toss-build").join("crates").join(&name);
     let src_dir = crate_dir.join("src");
     let io = |what: &str, p: &Path, e: std::io::Error| format!("{what} {}: {e}", p.display());
     std::fs::create_dir_all(&src_dir).map_err(|e| io("cannot create", &src_dir, e))?;
+    // A Cargo manifest too, so that the crate also builds on its own
+    // (`cargo build --release --manifest-path ...`, from scratch).
     let manifest = format!(
         "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n\
          [dependencies]\ntoss = {{ path = {:?} }}\ntoss-cli = {{ path = {:?} }}\n\n\
@@ -996,9 +1030,9 @@ pub fn build(
         // The game through the facade; the terminal play, playouts and
         // perft of the binary's subcommands from the CLI's library.
         workspace.join("crates").join("toss").display().to_string(),
-        workspace.display().to_string()
+        workspace.display().to_string(),
     );
-    // Write only what changed, so that Cargo rebuilds only what it must.
+    // Write only what changed: an unchanged crate is not compiled again.
     let write = |p: PathBuf, text: &str| -> Result<(), String> {
         if std::fs::read_to_string(&p).ok().as_deref() != Some(text) {
             std::fs::write(&p, text).map_err(|e| io("cannot write", &p, e))?;
@@ -1008,31 +1042,51 @@ pub fn build(
     write(crate_dir.join("Cargo.toml"), &manifest)?;
     write(crate_dir.join(game_file), &source)?;
     let main = BUILD_MAIN
-        .replace("NAME", &name)
+        .replace("NAME", stem)
         .replace("file = \"game.toss\"", attribute)
         .replace("GAME_FILE", game_file);
     write(src_dir.join("main.rs"), &main)?;
-    // The workspace's lock file: the same dependency versions, no resolution.
-    let lock = crate_dir.join("Cargo.lock");
-    if !lock.exists()
-        && let Ok(text) = std::fs::read_to_string(workspace.join("Cargo.lock"))
-    {
-        write(lock, &text)?;
+    let libs = workspace_libraries(workspace, &target_dir)?;
+    let built = crate_dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    let dep_info = crate_dir.join(format!("{name}.d"));
+    if is_fresh(&built, &dep_info, &[&libs.facade, &libs.cli]) {
+        eprintln!("{} is up to date", built.display());
+    } else {
+        eprintln!("compiling {} ({})", path.display(), crate_dir.display());
+        let started = std::time::Instant::now();
+        let mut rustc =
+            std::process::Command::new(std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into()));
+        // The workspace's directory, for its rust-toolchain.toml: the
+        // libraries were compiled by that rustc, and no other reads them.
+        rustc.current_dir(workspace);
+        rustc
+            .args(["--edition", "2024", "--crate-type", "bin", "--crate-name"])
+            .arg(name.replace('-', "_"))
+            .args(["-C", "opt-level=3", "-C", "codegen-units=1"])
+            .args(["-C", "debuginfo=line-tables-only"])
+            .arg(format!(
+                "--emit=link={},dep-info={}",
+                built.display(),
+                dep_info.display()
+            ))
+            .arg("-L")
+            .arg(format!("dependency={}", libs.deps.display()))
+            .arg("--extern")
+            .arg(format!("toss={}", libs.facade.display()))
+            .arg("--extern")
+            .arg(format!("toss_cli={}", libs.cli.display()))
+            .args(rustflags())
+            .arg(src_dir.join("main.rs"))
+            // The derive reads the game file beside the crate's manifest.
+            .env("CARGO_MANIFEST_DIR", &crate_dir);
+        let status = rustc
+            .status()
+            .map_err(|e| format!("cannot run rustc: {e}"))?;
+        if !status.success() {
+            return Err(format!("rustc failed for {}", path.display()));
+        }
+        eprintln!("compiled in {:.1} s", started.elapsed().as_secs_f64());
     }
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    eprintln!("building {} in {}", path.display(), crate_dir.display());
-    let status = std::process::Command::new(cargo)
-        .args(["build", "--release", "--manifest-path"])
-        .arg(crate_dir.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", &target_dir)
-        .status()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
-    if !status.success() {
-        return Err(format!("cargo build failed for {}", path.display()));
-    }
-    let built = target_dir
-        .join("release")
-        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
     let out = match output {
         Some(p) => p.to_path_buf(),
         None => PathBuf::from(format!("{stem}{}", std::env::consts::EXE_SUFFIX)),
@@ -1041,6 +1095,89 @@ pub fn build(
         .map_err(|e| format!("cannot copy {} to {}: {e}", built.display(), out.display()))?;
     eprintln!("wrote {}", out.display());
     Ok(())
+}
+
+/// The compiled libraries a built game links: the facade `toss`, the CLI's
+/// library and the directory of their dependencies.
+struct Libraries {
+    facade: PathBuf,
+    cli: PathBuf,
+    deps: PathBuf,
+}
+
+/// Builds (or finds up to date) the workspace's release libraries `toss`
+/// and `toss-cli` with Cargo. A game is then one rustc call against them:
+/// its crate as a Cargo package of its own would compile every crate of
+/// the workspace again (Cargo tells a path dependency's artifacts apart
+/// by the workspace that builds it), minutes instead of seconds.
+fn workspace_libraries(workspace: &Path, target_dir: &Path) -> Result<Libraries, String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = std::process::Command::new(cargo)
+        .current_dir(workspace)
+        .args([
+            "build",
+            "--release",
+            "--lib",
+            "-p",
+            "toss",
+            "-p",
+            "toss-cli",
+        ])
+        .arg("--manifest-path")
+        .arg(workspace.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", target_dir)
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !status.success() {
+        return Err("cargo could not build the workspace's libraries toss and toss-cli".into());
+    }
+    // Cargo copies the libraries of the packages it was asked for here.
+    let release = target_dir.join("release");
+    Ok(Libraries {
+        facade: release.join("libtoss.rlib"),
+        cli: release.join("libtoss_cli.rlib"),
+        deps: release.join("deps"),
+    })
+}
+
+/// `RUSTFLAGS` as Cargo reads them (`CARGO_ENCODED_RUSTFLAGS` first): the
+/// libraries were compiled with them, and so is the game.
+fn rustflags() -> Vec<String> {
+    if let Ok(encoded) = std::env::var("CARGO_ENCODED_RUSTFLAGS") {
+        return encoded
+            .split('\x1f')
+            .filter(|f| !f.is_empty())
+            .map(String::from)
+            .collect();
+    }
+    std::env::var("RUSTFLAGS")
+        .map(|f| f.split_whitespace().map(String::from).collect())
+        .unwrap_or_default()
+}
+
+/// Whether `built` is newer than every file its last compilation read:
+/// those rustc's dep-info lists (the source, the game file) and `libs`
+/// (which stable rustc's dep-info leaves out).
+fn is_fresh(built: &Path, dep_info: &Path, libs: &[&Path]) -> bool {
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let (Some(at), Ok(info)) = (modified(built), std::fs::read_to_string(dep_info)) else {
+        return false;
+    };
+    if !libs.iter().all(|l| modified(l).is_some_and(|m| m <= at)) {
+        return false;
+    }
+    // The first rule, `target: inputs...`; a space in a path is `\ `.
+    let Some(rule) = info.lines().find(|l| !l.trim().is_empty()) else {
+        return false;
+    };
+    let Some((_, inputs)) = rule.split_once(": ") else {
+        return false;
+    };
+    let inputs = inputs.replace("\\ ", "\u{0}");
+    inputs.split_whitespace().all(|input| {
+        let p = PathBuf::from(input.replace('\u{0}', " "));
+        modified(&p).is_some_and(|m| m <= at)
+    })
 }
 
 /// `toss synthesize FAMILY GAME`: the family, its values, the proven

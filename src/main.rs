@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 use toss_cli::Finish;
 
 mod commands;
+mod demo;
 
 #[derive(Parser)]
 #[command(
@@ -37,6 +38,20 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// The main job on Breakthrough, compiled into this binary by the
+    /// derive: UCT plays UCT with the board after each move, the
+    /// interpreter replays the game from the same file, and random
+    /// playouts measure generated against interpreted speed.
+    Demo {
+        /// UCT iterations per move, for both players.
+        #[arg(long, default_value_t = 1000)]
+        iters: u64,
+        /// Seconds of random playouts for each speed.
+        #[arg(long, default_value_t = 1.0)]
+        seconds: f64,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
     /// Check game files and print a summary of each, or its errors.
     Check {
         #[arg(required = true)]
@@ -346,6 +361,18 @@ fn main() -> ExitCode {
     // finish or fail.
     let done = |r: Result<(), String>| r.map(|()| Finish::Complete);
     let result = match cli.command {
+        Command::Demo {
+            iters,
+            seconds,
+            seed,
+        } => done(demo::run(
+            &demo::Options {
+                iters,
+                seconds,
+                seed,
+            },
+            &mut toss_cli::play::PipeStdout,
+        )),
         Command::Check { files } => done(commands::check(&files, via_toss, colour)),
         Command::Fmt { file } => done(commands::fmt(&file, via_toss, colour)),
         Command::Perft {

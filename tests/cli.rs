@@ -4,7 +4,7 @@ use std::process::{Command, Stdio};
 
 mod common;
 
-use common::{field, text, toss_with_stdin};
+use common::{field, text, toss, toss_with_stdin};
 
 #[test]
 fn check_summarises_tic_tac_toe() {
@@ -1423,4 +1423,57 @@ fn term_reads_statements_and_terms_from_standard_input() {
         "{}",
         text(&out.stderr)
     );
+}
+
+/// The README's first command: Breakthrough compiled into the binary,
+/// played by UCT against UCT to its end with the board after each move,
+/// replayed by the interpreter, and both speeds printed.
+#[test]
+fn demo_plays_a_compiled_game_to_its_end_and_prints_both_speeds() {
+    let out = toss(&["demo", "--iters", "50", "--seconds", "0.1", "--seed", "3"]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}\n{stdout}", text(&out.stderr));
+    let moves: usize = field(&stdout, "The game ended after ")
+        .split(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no move count in\n{stdout}"));
+    assert!(moves >= 15, "Breakthrough takes at least 15 moves: {stdout}");
+    // Each move numbered, by whom, and the board after it.
+    let lines: Vec<&str> = stdout.lines().collect();
+    for k in 1..=moves {
+        let at = lines
+            .iter()
+            .position(|l| l.starts_with(&format!("{k}. white plays ")) || l.starts_with(&format!("{k}. black plays ")))
+            .unwrap_or_else(|| panic!("no move {k} in\n{stdout}"));
+        assert!(!lines[at + 1].trim().is_empty(), "no board after move {k}");
+    }
+    // One side breaks through: the payoffs are 1 and -1.
+    let result = field(&stdout, &format!("The game ended after {moves} moves: "));
+    assert!(
+        result == "white 1, black -1." || result == "white -1, black 1.",
+        "{result}"
+    );
+    assert!(stdout.contains("replays the"), "{stdout}");
+    let rate = |prefix: &str| -> f64 {
+        field(&stdout, prefix)
+            .split_whitespace()
+            .next()
+            .and_then(|r| r.parse().ok())
+            .unwrap_or_else(|| panic!("no rate after `{prefix}` in\n{stdout}"))
+    };
+    let generated = rate("  generated (derive):");
+    let interpreted = rate("  interpreted:");
+    assert!(generated > 0.0 && interpreted > 0.0, "{stdout}");
+    // The same seed, the same game.
+    let again = text(&toss(&["demo", "--iters", "50", "--seconds", "0.1", "--seed", "3"]).stdout);
+    let game = |s: &str| s[..s.find("Random playouts").unwrap_or(s.len())].to_string();
+    assert_eq!(game(&stdout), game(&again));
+}
+
+#[test]
+fn demo_refuses_zero_iterations() {
+    let out = toss(&["demo", "--iters", "0"]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("at least 1 iteration"));
 }

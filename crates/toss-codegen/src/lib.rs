@@ -126,10 +126,7 @@ fn expand(input: &DeriveInput, base: Option<&std::path::Path>) -> Result<TokenSt
         (None, _) => (
             toss_lang::parse_game_bytes(&bytes, &shown).map_err(|diags| {
                 let text = String::from_utf8_lossy(&bytes);
-                syn::Error::new(
-                    file.span(),
-                    toss_lang::render_diagnostics(&diags, &text, &shown, false),
-                )
+                syn::Error::new(file.span(), compile_error_text(&diags, &text, &shown))
             })?,
             emit::Source::File(path_lit),
         ),
@@ -209,6 +206,20 @@ fn rule_positions(game: &toss_core::ir::Game, bytes: &[u8], shown: &str) -> Vec<
         .collect()
 }
 
+/// Diagnostics as a compile error's message. rustc writes `error: ` before
+/// it, so the first diagnostic's own `Error: ` label would say it twice.
+pub(crate) fn compile_error_text(
+    diags: &[toss_lang::Diagnostic],
+    text: &str,
+    shown: &str,
+) -> String {
+    let rendered = toss_lang::render_diagnostics(diags, text, shown, false);
+    match rendered.strip_prefix("Error: ") {
+        Some(rest) => rest.to_string(),
+        None => rendered,
+    }
+}
+
 /// The Toss translation of a GDL file; the error is the message of a
 /// compile error: the file's own errors, or the refusal at its clause.
 fn translate_gdl(bytes: &[u8], shown: &str) -> Result<toss_core::ir::Game, String> {
@@ -217,12 +228,7 @@ fn translate_gdl(bytes: &[u8], shown: &str) -> Result<toss_core::ir::Game, Strin
     let desc = match checked.description {
         Some(d) if checked.errors.is_empty() => d,
         _ => {
-            return Err(toss_lang::render_diagnostics(
-                &checked.errors,
-                text,
-                shown,
-                false,
-            ));
+            return Err(compile_error_text(&checked.errors, text, shown));
         }
     };
     let refused = match toss_gdl::translate::translate_located(&desc) {
@@ -230,7 +236,7 @@ fn translate_gdl(bytes: &[u8], shown: &str) -> Result<toss_core::ir::Game, Strin
         Err(l) => l,
     };
     Err(match refused.diagnostic(&checked.rule_spans) {
-        Some(d) => toss_lang::render_diagnostics(&[d], text, shown, false),
+        Some(d) => compile_error_text(&[d], text, shown),
         None => format!("{shown}: {}", refused.message()),
     })
 }

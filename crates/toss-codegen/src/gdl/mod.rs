@@ -54,7 +54,7 @@ pub(crate) fn expand(
     let text =
         std::str::from_utf8(bytes).map_err(|e| err(format!("{shown}: not UTF-8 text: {e}")))?;
     let desc = toss_gdl::kif::parse_gdl(text, &shown)
-        .map_err(|diags| err(toss_lang::render_diagnostics(&diags, text, &shown, false)))?;
+        .map_err(|diags| err(crate::compile_error_text(&diags, text, &shown)))?;
     let prog = toss_gdl::ground::ground(&desc).map_err(|e| err(format!("{shown}: {e}")))?;
     let path_lit = path.to_string_lossy().into_owned();
     let file_name = path
