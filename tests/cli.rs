@@ -1424,3 +1424,44 @@ fn term_reads_statements_and_terms_from_standard_input() {
         text(&out.stderr)
     );
 }
+
+/// `toss fmt` formats a `.toss` file from its text: the comments and the
+/// board literal of chess are kept, the lines stay short, the output is
+/// its own formatting, and a syntax error is reported at its place.
+#[test]
+fn fmt_keeps_comments_and_boards_and_locates_syntax_errors() {
+    let out = toss_with_stdin(&["fmt", "games/chess.toss"], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let formatted = text(&out.stdout);
+    let source = std::fs::read_to_string("games/chess.toss").expect("chess");
+    let comment_lines = |s: &str| s.lines().filter(|l| l.contains("//")).count();
+    assert_eq!(comment_lines(&formatted), comment_lines(&source));
+    assert!(
+        formatted.contains("// Chess (FIDE move rules).\n"),
+        "{formatted}"
+    );
+    assert!(
+        formatted.contains("\n  W+Rook+Cr W+Knight W+Bishop W+Queen W+King+Cr"),
+        "{formatted}"
+    );
+    assert!(
+        formatted.lines().all(|l| l.chars().count() <= 80),
+        "{formatted}"
+    );
+    let dir = std::env::temp_dir().join(format!("toss-fmt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let again = dir.join("chess.toss");
+    std::fs::write(&again, &formatted).expect("written");
+    let out = toss_with_stdin(&["fmt", again.to_str().expect("utf-8 path")], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), formatted);
+    let out = toss_with_stdin(&["fmt", "tests/ui/games/syntax-error.toss"], "");
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("tests/ui/games/syntax-error.toss:5:18"),
+        "{err}"
+    );
+    assert!(err.contains("expected `]`"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
