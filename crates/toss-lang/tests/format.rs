@@ -171,3 +171,61 @@ fn a_syntax_error_is_located() {
         let _ = format_source(s);
     }
 }
+
+/// A comment at the end of every line of every game file (outside board
+/// strings), and one on a line of its own before every line: all kept, in
+/// order, the same game, and formatting is still idempotent.
+#[test]
+fn comments_anywhere_are_kept_in_order() {
+    let mut failures = Vec::new();
+    for path in toss_files() {
+        let name = path.display().to_string();
+        let src = std::fs::read_to_string(&path).expect("readable game file");
+        let mut text = String::new();
+        let mut in_string = false;
+        for (i, line) in src.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            let starts_in_string = in_string;
+            in_string ^= code.matches('"').count() % 2 == 1;
+            if !starts_in_string {
+                text.push_str(&format!("// own {i}\n"));
+            }
+            text.push_str(line);
+            if !in_string && !line.contains("//") && !line.trim().is_empty() {
+                text.push_str(&format!(" // end {i}"));
+            }
+            text.push('\n');
+        }
+        let out = match format_source(&text) {
+            Ok(out) => out,
+            Err(d) => {
+                failures.push(render_diagnostics(&[d], &text, &name, false));
+                continue;
+            }
+        };
+        let in_order = |s: &str| -> Vec<String> {
+            s.lines()
+                .filter_map(|l| {
+                    l.find("// own ")
+                        .or_else(|| l.find("// end "))
+                        .map(|i| l[i..].to_string())
+                })
+                .collect()
+        };
+        if in_order(&out) != in_order(&text) {
+            failures.push(format!("{name}: the comments are not all kept in order"));
+        }
+        if comments(&out) != comments(&text) {
+            failures.push(format!("{name}: the comments differ"));
+        }
+        if format_source(&out).ok().as_ref() != Some(&out) {
+            failures.push(format!("{name}: not idempotent"));
+        }
+        if let (Ok(a), Ok(b)) = (parse_game(&src, &name), parse_game(&out, &name))
+            && a != b
+        {
+            failures.push(format!("{name}: a different game"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
