@@ -255,10 +255,20 @@ pub fn simulate(
     Ok(sim.finish)
 }
 
-/// `toss fmt FILE`: the canonical form on standard output.
+/// `toss fmt FILE`: the formatted description on standard output. A `.toss`
+/// file is formatted from its text (its comments and boards kept), once it
+/// loads; a GDL file with `--via-toss` has no Toss text, so its translation
+/// is printed in the canonical form.
 pub fn fmt(path: &Path, via_toss: bool, colour: bool) -> Result<(), String> {
-    let (game, _) = load_toss_only(path, "fmt", via_toss, colour).map_err(|e| e.rendered)?;
-    out!("{}", toss::lang::print_game(&game));
+    let (game, source) = load_toss_only(path, "fmt", via_toss, colour).map_err(|e| e.rendered)?;
+    if toss_cli::load::is_gdl(path) {
+        out!("{}", toss::lang::print_game(&game));
+        return Ok(());
+    }
+    let shown = path.display().to_string();
+    let formatted = toss::lang::format_source(&source)
+        .map_err(|d| toss::lang::render_diagnostics(&[d], &source, &shown, colour))?;
+    out!("{formatted}");
     Ok(())
 }
 

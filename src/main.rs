@@ -57,7 +57,7 @@ enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
-    /// Print a game in canonical form.
+    /// Print a game formatted (comments and board literals kept).
     Fmt { file: PathBuf },
     /// Count the move sequences of a given length from the start (terminal
     /// positions are not expanded); the total is printed alone on the last line.

@@ -1438,13 +1438,19 @@ fn demo_plays_a_compiled_game_to_its_end_and_prints_both_speeds() {
         .next()
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no move count in\n{stdout}"));
-    assert!(moves >= 15, "Breakthrough takes at least 15 moves: {stdout}");
+    assert!(
+        moves >= 15,
+        "Breakthrough takes at least 15 moves: {stdout}"
+    );
     // Each move numbered, by whom, and the board after it.
     let lines: Vec<&str> = stdout.lines().collect();
     for k in 1..=moves {
         let at = lines
             .iter()
-            .position(|l| l.starts_with(&format!("{k}. white plays ")) || l.starts_with(&format!("{k}. black plays ")))
+            .position(|l| {
+                l.starts_with(&format!("{k}. white plays "))
+                    || l.starts_with(&format!("{k}. black plays "))
+            })
             .unwrap_or_else(|| panic!("no move {k} in\n{stdout}"));
         assert!(!lines[at + 1].trim().is_empty(), "no board after move {k}");
     }
@@ -1476,4 +1482,45 @@ fn demo_refuses_zero_iterations() {
     let out = toss(&["demo", "--iters", "0"]);
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("at least 1 iteration"));
+}
+
+/// `toss fmt` formats a `.toss` file from its text: the comments and the
+/// board literal of chess are kept, the lines stay short, the output is
+/// its own formatting, and a syntax error is reported at its place.
+#[test]
+fn fmt_keeps_comments_and_boards_and_locates_syntax_errors() {
+    let out = toss_with_stdin(&["fmt", "games/chess.toss"], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let formatted = text(&out.stdout);
+    let source = std::fs::read_to_string("games/chess.toss").expect("chess");
+    let comment_lines = |s: &str| s.lines().filter(|l| l.contains("//")).count();
+    assert_eq!(comment_lines(&formatted), comment_lines(&source));
+    assert!(
+        formatted.contains("// Chess (FIDE move rules).\n"),
+        "{formatted}"
+    );
+    assert!(
+        formatted.contains("\n  W+Rook+Cr W+Knight W+Bishop W+Queen W+King+Cr"),
+        "{formatted}"
+    );
+    assert!(
+        formatted.lines().all(|l| l.chars().count() <= 80),
+        "{formatted}"
+    );
+    let dir = std::env::temp_dir().join(format!("toss-fmt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let again = dir.join("chess.toss");
+    std::fs::write(&again, &formatted).expect("written");
+    let out = toss_with_stdin(&["fmt", again.to_str().expect("utf-8 path")], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), formatted);
+    let out = toss_with_stdin(&["fmt", "tests/ui/games/syntax-error.toss"], "");
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("tests/ui/games/syntax-error.toss:5:18"),
+        "{err}"
+    );
+    assert!(err.contains("expected `]`"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

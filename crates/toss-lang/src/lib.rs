@@ -3,7 +3,8 @@
 //!
 //! Pipeline: a lexical nesting check, the pest grammar (`toss.pest`), the
 //! AST with spans ([`ast`]), checks ([`check`]) and lowering ([`lower`]);
-//! [`print`] writes the IR back as canonical `.toss` text; [`limits`]
+//! [`print`] writes the IR back as canonical `.toss` text; [`format_source`]
+//! formats a source keeping its comments and board literals; [`limits`]
 //! places rules in the source for the resource limits' messages.
 //! The front end never panics on user input, whatever the bytes.
 //!
@@ -14,6 +15,7 @@ pub mod ast;
 mod board;
 mod check;
 pub mod diagnostic;
+mod format;
 pub mod limits;
 pub mod lower;
 pub mod parse;
@@ -114,4 +116,16 @@ pub fn parse_term(source: &str) -> Result<ir::RealExpr, Diagnostic> {
 /// Parses a file into its syntax tree only (no checks).
 pub fn parse_ast(source: &str) -> Result<ast::File, Diagnostic> {
     with_big_stack(|| parse::parse_file(source))
+}
+
+/// Formats a `.toss` source (`toss fmt`): the layout is fixed, but comments,
+/// board literals, numbers and parentheses stay as written, so the result
+/// parses to the same syntax tree (up to spans) and lowers to the same game.
+/// Formatting its own output changes nothing. Only the syntax is checked: a
+/// syntax error is returned as the parser reports it.
+pub fn format_source(source: &str) -> Result<String, Diagnostic> {
+    with_big_stack(|| {
+        let file = parse::parse_file(source)?;
+        Ok(format::format_file(source, &file))
+    })
 }
