@@ -450,16 +450,20 @@ fn playout_game<G: Game>(g: &G, n: u64, seed: u64, max_plies: usize) -> Result<F
     })
 }
 
-/// `toss play FILE [--player SPEC]... [--max-plies M]`; [`Finish::Cut`]
-/// when the play was cut at the limit.
+/// `toss play [FILE] [--from RECORD] [--player SPEC]... [--max-plies
+/// M]`; [`Finish::Cut`] when the play was cut at the limit.
 pub fn play(
-    path: &Path,
+    file: Option<&Path>,
+    from: Option<&Path>,
     specs: &[PlayerSpec],
     seed: u64,
     max_plies: usize,
     engine: Engine,
     colour: bool,
 ) -> Result<Finish, String> {
+    let Some(path) = file.or(from) else {
+        return Err("give the game's FILE or a saved play with --from FILE".into());
+    };
     let loaded = toss_cli::load::load_with(path, colour, engine).map_err(|e| e.rendered)?;
     let n = with_game!(&loaded, g => g.num_players());
     if specs.len() > n {
@@ -482,6 +486,25 @@ pub fn play(
     let mut out = PipeStdout;
     let ending = match &loaded {
         toss_cli::load::Loaded::Toss { game, interpreter } => {
+            use toss_cli::record;
+            // A play starts at START; a saved play's MODEL and HISTORY are
+            // where it is continued from.
+            let base = record::without_play(game);
+            let saved = game.model.is_some() || !game.history.is_empty();
+            let fresh;
+            let interpreter = if saved {
+                fresh = toss::Interpreter::new(&base)
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                &fresh
+            } else {
+                interpreter
+            };
+            let source = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let resume = match from.or(saved.then_some(path)) {
+                Some(r) => Some(record::load(interpreter, &base, r, seed)?),
+                None => None,
+            };
             let mut seats = Vec::new();
             for (p, spec) in full.iter().enumerate() {
                 let seat = matches::build(
@@ -496,17 +519,35 @@ pub fn play(
                     Some(player) => toss_cli::play::Seat::Program(player, spec.budget),
                 });
             }
-            let ending = toss_cli::play::play(
+            let save =
+                |plies: &[toss_cli::play::Ply<toss::Interpreter>],
+                 now: &toss::runtime::interpreter::State,
+                 to: &Path| { record::save(interpreter, &source, plies, now, to) };
+            let load = |from: &Path| record::load(interpreter, &base, from, seed);
+            let records = toss_cli::play::Records {
+                save: &save,
+                load: &load,
+            };
+            let ending = toss_cli::play::play_session(
                 interpreter,
                 &mut seats,
                 seed,
                 max_plies,
                 &mut input,
                 &mut out,
+                Some(&records),
+                resume,
             )
             .map_err(|e| e.to_string())?;
             fault_check(interpreter)?;
             ending
+        }
+        _ if from.is_some() => {
+            return Err(
+                "--from continues a play of a Toss game (its MODEL and HISTORY); a GDL game \
+                 has no saved plays"
+                    .into(),
+            );
         }
         toss_cli::load::Loaded::Gdl(g) => {
             play_generic(g, &full, seed, max_plies, &mut input, &mut out)?
@@ -516,7 +557,9 @@ pub fn play(
         }
     };
     Ok(match ending {
-        toss_cli::play::Ending::Finished { .. } => Finish::Complete,
+        toss_cli::play::Ending::Finished { .. } | toss_cli::play::Ending::Quit { .. } => {
+            Finish::Complete
+        }
         toss_cli::play::Ending::Cut { .. } => Finish::Cut,
     })
 }

@@ -1,5 +1,6 @@
 //! The `toss` command-line tool as a library: loading game files with
-//! rendered diagnostics ([`load`]), terminal play ([`play`]), matches
+//! rendered diagnostics ([`load`]), terminal play ([`play`]) and saved
+//! plays ([`record`]), matches
 //! between programs ([`matches`]), continuous simulation ([`simulate`]),
 //! pictures ([`render`], [`layout`]), and the General Game Playing player
 //! and referee ([`ggp`]). `src/main.rs` parses the command line and calls
@@ -15,6 +16,7 @@ pub mod layout;
 pub mod load;
 pub mod matches;
 pub mod play;
+pub mod record;
 pub mod render;
 pub mod simulate;
 pub mod solve;

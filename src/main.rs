@@ -91,7 +91,15 @@ enum Command {
     ///
     /// Exit status 3 when the play was cut at --max-plies (1 on an error).
     Play {
-        file: PathBuf,
+        /// The game; a saved play (a Toss file with MODEL and HISTORY) is
+        /// continued where it was saved.
+        #[arg(required_unless_present = "from")]
+        file: Option<PathBuf>,
+        /// Continue the play saved in this file (by `save FILE` during a
+        /// play): its moves are replayed from the start, so `undo` goes
+        /// back past them. Without FILE the game is the one it holds.
+        #[arg(long)]
+        from: Option<PathBuf>,
         /// One per player, in order: human, random, uct:iters=N, uct:time=S,
         /// uct+heur:iters=N, alphabeta:depth=D, solver:time=S (default:
         /// human, then random).
@@ -388,10 +396,19 @@ fn main() -> ExitCode {
         } => commands::playout(&file, n, seed, max_plies, engine, colour),
         Command::Play {
             file,
+            from,
             players,
             seed,
             max_plies,
-        } => commands::play(&file, &players, seed, max_plies, engine, colour),
+        } => commands::play(
+            file.as_deref(),
+            from.as_deref(),
+            &players,
+            seed,
+            max_plies,
+            engine,
+            colour,
+        ),
         Command::Match {
             file,
             players,

@@ -519,6 +519,7 @@ pub fn game_line(
         .collect();
     let result = match ending {
         Ending::Cut { plies } => format!("cut at {plies} plies"),
+        Ending::Quit { plies } => format!("stopped at {plies} plies"),
         Ending::Finished { payoffs, plies } => {
             let winner = match (0..payoffs.len()).find(|&p| outcome(payoffs, p).wins == 1) {
                 Some(p) => format!("{} wins", seat_names[p]),
@@ -679,7 +680,9 @@ fn play_match<G: Game>(
                     records[k][p].add(outcome(payoffs, p));
                 }
             }
-            Ending::Cut { .. } => cut += 1,
+            // Stopped before its end (a match is not stopped by a
+            // person, but the ending is the same): no result either.
+            Ending::Cut { .. } | Ending::Quit { .. } => cut += 1,
         }
         let by_seat: Vec<&str> = seats.iter().map(|s| s.spec.text.as_str()).collect();
         let mut line = game_line(i + 1, games, g.player_names(), &by_seat, &ending);

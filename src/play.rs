@@ -396,16 +396,43 @@ pub fn parse_move<G: Game>(
         rule.first()
             .is_none_or(|r| words(&texts[*i]).first() == Some(r))
     };
+    // A column of the board typed alone (Connect Four's `d`).
+    let board = crate::render::board(&structure);
+    let column: Option<i64> = match (typed.as_slice(), &board) {
+        ([w], Some(b)) if !is_element(w) => {
+            (1..=b.columns).find(|&c| crate::render::column_name(c) == *w)
+        }
+        _ => None,
+    };
     let mut movers = Vec::new();
     g.movers(s, &mut movers);
-    let changed: Vec<BTreeSet<String>> = if movers == [player] && !typed_set.is_empty() {
-        moves
+    let changed: Vec<BTreeSet<String>> =
+        if movers == [player] && (!typed_set.is_empty() || column.is_some()) {
+            moves
+                .iter()
+                .map(|m| changed_cells(g, s, &structure, &cells, m))
+                .collect()
+        } else {
+            Vec::new()
+        };
+    if let (Some(col), Some(b)) = (column, &board) {
+        let in_column: BTreeSet<&str> = b
+            .cells
             .iter()
-            .map(|m| changed_cells(g, s, &structure, &cells, m))
-            .collect()
-    } else {
-        Vec::new()
-    };
+            .filter(|((c, _), _)| *c == col)
+            .map(|(_, (e, _))| structure.element_name(*e))
+            .collect();
+        let by_column: Vec<usize> = (0..changed.len())
+            .filter(|&i| {
+                !changed[i].is_empty() && changed[i].iter().all(|c| in_column.contains(c.as_str()))
+            })
+            .collect();
+        match by_column.as_slice() {
+            [i] => return Ok(*i),
+            [] => {}
+            many => return Err(ambiguous(input, many, &texts)),
+        }
+    }
     let by_effect: Vec<usize> = (0..changed.len())
         .filter(|i| changed[*i] == typed_set)
         .filter(of_rule)
@@ -434,14 +461,18 @@ pub fn parse_move<G: Game>(
     match candidates.as_slice() {
         [i] => Ok(*i),
         [] => Err(not_legal()),
-        many => {
-            let mut e = format!("`{input}` could be any of these moves; type its number:");
-            for &i in many {
-                let _ = write!(e, "\n  {:>3}. {}", i + 1, texts[i]);
-            }
-            Err(e)
-        }
+        many => Err(ambiguous(input, many, &texts)),
     }
+}
+
+/// The error for typed text that names several moves, listed with their
+/// numbers.
+fn ambiguous(input: &str, many: &[usize], texts: &[String]) -> String {
+    let mut e = format!("`{input}` could be any of these moves; type its number:");
+    for &i in many {
+        let _ = write!(e, "\n  {:>3}. {}", i + 1, texts[i]);
+    }
+    e
 }
 
 /// Draws a position: the board if the structure is one, else its relations.
@@ -483,6 +514,8 @@ pub enum Ending {
     /// its end: it has no result (the payoffs of the position reached are
     /// not the game's).
     Cut { plies: usize },
+    /// A person typed `quit` after `plies` joint moves.
+    Quit { plies: usize },
 }
 
 /// A seat in `toss play`: a person typing moves, or a program with its
@@ -491,6 +524,76 @@ pub enum Seat<G: Game> {
     Human,
     Program(Box<dyn Player<G>>, Budget),
 }
+
+/// A joint move played, with what taking it back restores.
+pub struct Ply<G: Game> {
+    /// The position it was played from.
+    pub before: G::State,
+    /// The generator before it (chance: the next location, drawn values).
+    pub rng: Rng,
+    pub joint: Vec<G::Move>,
+}
+
+impl<G: Game> Clone for Ply<G> {
+    fn clone(&self) -> Self {
+        Ply {
+            before: self.before.clone(),
+            rng: self.rng.clone(),
+            joint: self.joint.clone(),
+        }
+    }
+}
+
+/// A play reached by moves from the start: its plies and where they lead.
+pub struct Resume<G: Game> {
+    pub plies: Vec<Ply<G>>,
+    pub state: G::State,
+    pub rng: Rng,
+}
+
+/// `moves` (joint moves) applied from the start, the generator from `seed`
+/// as in [`play`].
+pub fn resume_from<G: Game>(g: &G, moves: Vec<Vec<G::Move>>, seed: u64) -> Resume<G> {
+    let mut rng = rng_from_seed(seed);
+    let mut s = g.initial_state();
+    let mut plies = Vec::new();
+    for joint in moves {
+        let ply = Ply {
+            before: s.clone(),
+            rng: rng.clone(),
+            joint,
+        };
+        g.apply(&mut s, &ply.joint, &mut rng);
+        plies.push(ply);
+    }
+    Resume {
+        plies,
+        state: s,
+        rng,
+    }
+}
+
+/// Saving and loading a play from the terminal (`save FILE`, `load FILE`):
+/// a game description with its current position and its moves (a Toss
+/// file's `MODEL` and `HISTORY`).
+pub struct Records<'a, G: Game> {
+    /// Writes the play of `plies` reaching the position given.
+    #[allow(clippy::type_complexity)]
+    pub save: &'a dyn Fn(&[Ply<G>], &G::State, &std::path::Path) -> Result<(), String>,
+    /// Reads a saved play of this game.
+    #[allow(clippy::type_complexity)]
+    pub load: &'a dyn Fn(&std::path::Path) -> Result<Resume<G>, String>,
+}
+
+/// What a person may type instead of a move.
+pub const HELP: &str = "\
+Type a move: its number in the list, its text, the cells it changes (e2 e4),
+or a column (d) when a move fills one cell of it. Or:
+  help         this text
+  undo         take back your last move (and the replies to it)
+  save FILE    write the play so far (the game, its position, its moves)
+  load FILE    continue a play saved by `save`
+  quit         stop here";
 
 /// Plays a game in the terminal: humans type moves on `input`, the board
 /// and the moves go to `out`. After `max_plies` joint moves a play that
@@ -503,20 +606,46 @@ pub fn play<G: Game>(
     input: &mut impl BufRead,
     out: &mut impl Write,
 ) -> std::io::Result<Ending> {
+    play_session(g, seats, seed, max_plies, input, out, None, None)
+}
+
+/// [`play`] with saving and loading (`records`, if the game can be
+/// written), and from a saved play (`resume`).
+#[allow(clippy::too_many_arguments)]
+pub fn play_session<G: Game>(
+    g: &G,
+    seats: &mut [Seat<G>],
+    seed: u64,
+    max_plies: usize,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+    records: Option<&Records<'_, G>>,
+    resume: Option<Resume<G>>,
+) -> std::io::Result<Ending> {
     let names = g.player_names();
-    let mut rng: Rng = rng_from_seed(seed);
-    let mut s = g.initial_state();
+    let Resume {
+        mut plies,
+        state: mut s,
+        mut rng,
+    } = resume.unwrap_or_else(|| resume_from(g, Vec::new(), seed));
     let mut movers = Vec::new();
     let mut moves = Vec::new();
-    let mut plies = 0;
-    loop {
+    let is_human = |seats: &[Seat<G>], p: usize| matches!(seats.get(p), Some(Seat::Human) | None);
+    let forget = |seats: &mut [Seat<G>]| {
+        for seat in seats.iter_mut() {
+            if let Seat::Program(player, _) = seat {
+                player.forget();
+            }
+        }
+    };
+    'position: loop {
         writeln!(out, "{}", picture(g, &s))?;
-        if plies >= max_plies && !play_over(g, &s) {
+        if plies.len() >= max_plies && !play_over(g, &s) {
             writeln!(
                 out,
                 "The play was cut at the limit of {max_plies} plies (--max-plies); it has no result."
             )?;
-            return Ok(Ending::Cut { plies });
+            return Ok(Ending::Cut { plies: plies.len() });
         }
         g.movers(&s, &mut movers);
         let mut joint = Vec::new();
@@ -541,11 +670,75 @@ pub fn play<G: Game>(
                 Some(Seat::Human) | None if moves.len() == 1 => 0,
                 Some(Seat::Human) | None => {
                     // The list once per move; after a mistake only the reason.
-                    writeln!(out, "{} to move. Legal moves:", names[p])?;
+                    writeln!(
+                        out,
+                        "{} to move (help: what to type). Legal moves:",
+                        names[p]
+                    )?;
                     for (i, m) in moves.iter().enumerate() {
                         writeln!(out, "  {:>3}. {}", i + 1, g.move_to_string(&s, p, m))?;
                     }
-                    ask(g, &s, p, &moves, input, out)?
+                    loop {
+                        match ask(g, &s, p, &moves, input, out)? {
+                            Typed::Move(i) => break i,
+                            Typed::Quit => {
+                                writeln!(out, "Stopped after {} plies.", plies.len())?;
+                                return Ok(Ending::Quit { plies: plies.len() });
+                            }
+                            Typed::Undo => {
+                                // Back to the last position a person moved in.
+                                let (mut taken, mut back) = (0, Vec::new());
+                                while let Some(ply) = plies.pop() {
+                                    s = ply.before;
+                                    rng = ply.rng;
+                                    taken += 1;
+                                    g.movers(&s, &mut back);
+                                    if back.iter().any(|&q| is_human(seats, q)) {
+                                        break;
+                                    }
+                                }
+                                if taken == 0 {
+                                    writeln!(out, "Nothing to take back.")?;
+                                    continue;
+                                }
+                                forget(seats);
+                                let what = if taken == 1 { "ply" } else { "plies" };
+                                writeln!(out, "Took back {taken} {what}.")?;
+                                continue 'position;
+                            }
+                            Typed::Save(path) => match records {
+                                Some(r) => match (r.save)(&plies, &s, &path) {
+                                    Ok(()) => writeln!(
+                                        out,
+                                        "Saved the play ({} plies) to {}.",
+                                        plies.len(),
+                                        path.display()
+                                    )?,
+                                    Err(e) => writeln!(out, "Not saved: {e}")?,
+                                },
+                                None => writeln!(out, "{NO_RECORDS}")?,
+                            },
+                            Typed::Load(path) => match records {
+                                Some(r) => match (r.load)(&path) {
+                                    Ok(loaded) => {
+                                        plies = loaded.plies;
+                                        s = loaded.state;
+                                        rng = loaded.rng;
+                                        forget(seats);
+                                        writeln!(
+                                            out,
+                                            "Loaded {} ({} plies).",
+                                            path.display(),
+                                            plies.len()
+                                        )?;
+                                        continue 'position;
+                                    }
+                                    Err(e) => writeln!(out, "Not loaded: {e}")?,
+                                },
+                                None => writeln!(out, "{NO_RECORDS}")?,
+                            },
+                        }
+                    }
                 }
             };
             writeln!(
@@ -564,8 +757,13 @@ pub fn play<G: Game>(
                 player.observe(g, &s, &joint);
             }
         }
-        g.apply(&mut s, &joint, &mut rng);
-        plies += 1;
+        let ply = Ply {
+            before: s.clone(),
+            rng: rng.clone(),
+            joint,
+        };
+        g.apply(&mut s, &ply.joint, &mut rng);
+        plies.push(ply);
     }
     let mut pay = vec![0.0; g.num_players()];
     g.payoffs(&s, &mut pay);
@@ -575,13 +773,25 @@ pub fn play<G: Game>(
     }
     Ok(Ending::Finished {
         payoffs: pay,
-        plies,
+        plies: plies.len(),
     })
 }
 
+const NO_RECORDS: &str = "Saving and loading are for games described in Toss (a `.toss` file: \
+                          the play is written as its MODEL and HISTORY).";
+
+/// What a person typed at a move: a legal move's index or a command.
+enum Typed {
+    Move(usize),
+    Undo,
+    Save(std::path::PathBuf),
+    Load(std::path::PathBuf),
+    Quit,
+}
+
 /// Reads lines from `input` until one names a legal move of `player` (see
-/// [`parse_move`]), saying on `out` what is wrong with each other line;
-/// returns the move's index.
+/// [`parse_move`]) or a command, saying on `out` what is wrong with each
+/// other line (and showing the help when asked).
 fn ask<G: Game>(
     g: &G,
     s: &G::State,
@@ -589,7 +799,7 @@ fn ask<G: Game>(
     moves: &[G::Move],
     input: &mut impl BufRead,
     out: &mut impl Write,
-) -> std::io::Result<usize> {
+) -> std::io::Result<Typed> {
     let mut line = String::new();
     loop {
         write!(out, "{}> ", g.player_names()[player])?;
@@ -602,9 +812,26 @@ fn ask<G: Game>(
                 "input ended before the game did",
             ));
         }
-        match parse_move(g, s, player, moves, &line) {
-            Ok(i) => return Ok(i),
-            Err(e) => writeln!(out, "{e}")?,
+        let text = line.trim();
+        let (word, rest) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
+        let rest = rest.trim();
+        let file = |rest: &str| (!rest.is_empty()).then(|| std::path::PathBuf::from(rest));
+        match (word, rest) {
+            ("help" | "?", "") => writeln!(out, "{HELP}")?,
+            ("undo", "") => return Ok(Typed::Undo),
+            ("quit" | "exit", "") => return Ok(Typed::Quit),
+            ("save", _) => match file(rest) {
+                Some(f) => return Ok(Typed::Save(f)),
+                None => writeln!(out, "save needs a file: save FILE")?,
+            },
+            ("load", _) => match file(rest) {
+                Some(f) => return Ok(Typed::Load(f)),
+                None => writeln!(out, "load needs a file: load FILE")?,
+            },
+            _ => match parse_move(g, s, player, moves, &line) {
+                Ok(i) => return Ok(Typed::Move(i)),
+                Err(e) => writeln!(out, "{e} (help: what to type)")?,
+            },
         }
     }
 }

@@ -1524,3 +1524,83 @@ fn fmt_keeps_comments_and_boards_and_locates_syntax_errors() {
     assert!(err.contains("expected `]`"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A person's session at Connect Four, typed on standard input: the
+/// help, a move by its column, undo, save, more moves, load (back to
+/// the saved position), quit; then the saved play resumed by
+/// `toss play --from` and drawn by `toss show`.
+#[test]
+fn terminal_session_with_help_column_undo_save_load_and_quit() {
+    let dir = std::env::temp_dir().join(format!("toss-cli-session-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let saved = dir.join("saved.toss");
+    let saved_str = saved.to_str().expect("utf-8 path");
+    let script = format!("help\nd\nundo\nd\nsave {saved_str}\nc\nload {saved_str}\nquit\n");
+    let out = toss_with_stdin(
+        &[
+            "play",
+            "games/connect4.toss",
+            "--player",
+            "human",
+            "--player",
+            "uct:iters=100",
+        ],
+        &script,
+    );
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}\n{stdout}", text(&out.stderr));
+    assert!(stdout.contains("undo         take back"), "{stdout}");
+    // `d` is the move into column d, the only cell of it a move fills.
+    assert_eq!(
+        stdout.matches("red plays DropRed{a: d1}").count(),
+        2,
+        "{stdout}"
+    );
+    assert!(stdout.contains("Took back 2 plies."), "{stdout}");
+    assert!(stdout.contains("red plays DropRed{a: c1}"), "{stdout}");
+    assert!(stdout.contains("(2 plies)."), "{stdout}");
+    assert!(stdout.contains("Stopped after 2 plies."), "{stdout}");
+
+    // The record is the game with MODEL and HISTORY: red in d1, yellow's
+    // reply above or beside it.
+    let record = std::fs::read_to_string(&saved).expect("saved");
+    let history = &record[record.find("HISTORY").expect("a HISTORY")..];
+    assert!(history.contains("red: DropRed {a: d1} -> 1"), "{history}");
+    assert!(record.contains("\nMODEL "), "{record}");
+    // The game's own comments are kept.
+    assert!(
+        record.starts_with(&std::fs::read_to_string("games/connect4.toss").expect("game")[..20])
+    );
+
+    // Resumed: the same two plies replayed, then quit. Undo goes back
+    // past them to the start.
+    let resumed = toss_with_stdin(
+        &[
+            "play", "--from", saved_str, "--player", "human", "--player", "random",
+        ],
+        "undo\nquit\n",
+    );
+    let r = text(&resumed.stdout);
+    assert!(resumed.status.success(), "{}\n{r}", text(&resumed.stderr));
+    assert!(r.contains("Took back 2 plies."), "{r}");
+    assert!(r.contains("Stopped after 0 plies."), "{r}");
+
+    // Any command reads the record as its game at the saved position.
+    let svg = dir.join("saved.svg");
+    let shown = toss(&[
+        "show",
+        saved_str,
+        "--svg",
+        svg.to_str().expect("utf-8 path"),
+    ]);
+    assert!(shown.status.success(), "{}", text(&shown.stderr));
+
+    // A record of another game is refused.
+    let other = toss_with_stdin(
+        &["play", "games/tic-tac-toe.toss", "--from", saved_str],
+        "quit\n",
+    );
+    assert!(!other.status.success());
+    assert!(text(&other.stderr).contains("a play of another game"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

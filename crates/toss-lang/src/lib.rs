@@ -23,7 +23,9 @@ pub mod print;
 
 pub use diagnostic::{Diagnostic, line_col, render_diagnostics, render_warnings};
 pub use parse::{MAX_CONNECTIVES, MAX_NESTING, MAX_TREE_DEPTH};
-pub use print::{print_formula, print_game, print_number, print_real, print_structure};
+pub use print::{
+    print_formula, print_game, print_history, print_number, print_real, print_structure,
+};
 
 use toss_core::ir;
 

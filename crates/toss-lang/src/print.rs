@@ -819,7 +819,8 @@ fn distribution(d: &Distribution) -> String {
 // ---------------------------------------------------------------------------
 // Saved plays
 
-fn print_history(moves: &[HistoryMove]) -> String {
+/// A saved play's moves, `HISTORY` and one move a line.
+pub fn print_history(moves: &[HistoryMove]) -> String {
     let items: Vec<String> = moves.iter().map(history_move).collect();
     format!("HISTORY\n  {}", items.join(";\n  "))
 }

@@ -31,6 +31,12 @@ pub trait Player<G: Game> {
     /// so that it can keep its search tree. Called after each ply.
     fn observe(&mut self, _game: &G, _state: &G::State, _joint: &[G::Move]) {}
 
+    /// The play went elsewhere than the moves observed (a person took
+    /// moves back, or loaded a saved play): what the player kept about the
+    /// position, such as a search tree, no longer holds. Nothing by
+    /// default.
+    fn forget(&mut self) {}
+
     /// What a match should report about the player's play when it is over
     /// (the solver: how many moves it proved). None by default.
     fn summary(&self) -> Option<String> {

@@ -336,6 +336,43 @@ impl Game for Interpreter {
 }
 
 impl Interpreter {
+    /// `m`, played by `player` from `s` into location `target`, as an
+    /// entry of a saved play's `HISTORY` (spec: the move history is stored
+    /// in the file). None for a move of several matches, which the
+    /// syntax has no place for, or a move not of `s`.
+    pub fn history_move(
+        &self,
+        s: &State,
+        player: usize,
+        m: &Move,
+        target: usize,
+    ) -> Option<ir::HistoryMove> {
+        let label = self.locations[s.location].labels[player].get(m.label)?;
+        let ri = &self.rules[label.rule];
+        let [mt] = &m.matches[..] else {
+            return None;
+        };
+        Some(ir::HistoryMove {
+            player: self.players.get(player)?.clone(),
+            rule: ri.rule.name().to_string(),
+            matching: ri
+                .rule
+                .lhs_names()
+                .iter()
+                .zip(&mt.elems)
+                .map(|(l, &e)| (l.to_string(), s.structure.element_name(e).to_string()))
+                .collect(),
+            time: m.time,
+            params: ri
+                .params
+                .iter()
+                .cloned()
+                .zip(m.params.iter().copied())
+                .collect(),
+            target,
+        })
+    }
+
     /// Applies `joint` (one move per mover of `s`) along the edge `target`,
     /// with the values `draws` drawn for its named distributions.
     fn apply_along(

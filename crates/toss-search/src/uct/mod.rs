@@ -346,6 +346,10 @@ where
         joint
     }
 
+    fn forget(&mut self) {
+        self.trees.iter_mut().for_each(|t| *t = None);
+    }
+
     fn observe(&mut self, game: &G, state: &G::State, joint: &[G::Move]) {
         if !self.config.reuse_tree {
             return;
