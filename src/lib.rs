@@ -11,6 +11,7 @@
 //! crate imports it.
 
 pub mod ggp;
+pub mod glyphs;
 pub mod layout;
 pub mod load;
 pub mod matches;
