@@ -576,12 +576,27 @@ fn play_chess_by_cells_on_an_eight_by_eight_board() {
     }
     assert_eq!(
         lines[top + 1].split_whitespace().nth(5),
-        Some("B+Pawn"),
+        Some("♟"),
+        "{stdout}"
+    );
+    // An unmoved rook with its castling right (Cr) marked.
+    assert_eq!(
+        lines[top + 7].split_whitespace().nth(1),
+        Some("♖'"),
         "{stdout}"
     );
     let letters: Vec<&str> = lines[top + 8].split_whitespace().collect();
     assert_eq!(letters, ["a", "b", "c", "d", "e", "f", "g", "h"]);
-    assert_eq!(lines[top + 9].trim(), "clock: Clock; n = 0, ep = 0");
+    // Then the legend, one symbol a line, and the clock.
+    let below: Vec<&str> = lines[top + 9..]
+        .iter()
+        .take_while(|l| !l.is_empty())
+        .map(|l| l.trim())
+        .collect();
+    assert_eq!(below.len(), 14, "{stdout}");
+    assert!(below.contains(&"♟ = B Pawn"), "{stdout}");
+    assert!(below.contains(&"' = Cr"), "{stdout}");
+    assert_eq!(below.last(), Some(&"clock: Clock; n = 0, ep = 0"));
     // No dump of the stable relations.
     assert!(!stdout.contains("NJ {"), "{stdout}");
 }
