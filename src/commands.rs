@@ -814,12 +814,12 @@ pub fn show(path: &Path, moves: Option<&str>, svg: &Path, colour: bool) -> Resul
                 .collect()
         })
         .unwrap_or_default();
-    let structure = with_game!(&loaded, g => {
+    let (structure, players) = with_game!(&loaded, g => {
         let s = toss_cli::play::replay(g, &list, 0)?;
         fault_check(g)?;
-        g.to_structure(&s)
+        (g.to_structure(&s), g.player_names().to_vec())
     });
-    std::fs::write(svg, toss_cli::render::svg(&structure))
+    std::fs::write(svg, toss_cli::render::svg_with(&structure, &players))
         .map_err(|e| format!("cannot write {}: {e}", svg.display()))?;
     outln!("wrote {}", svg.display());
     Ok(())

@@ -12,6 +12,7 @@
 //! crate imports it.
 
 pub mod ggp;
+pub mod glyphs;
 pub mod layout;
 pub mod load;
 pub mod matches;

@@ -475,34 +475,11 @@ fn ambiguous(input: &str, many: &[usize], texts: &[String]) -> String {
     e
 }
 
-/// Draws a position: the board if the structure is one, else its relations.
+/// Draws a position for the terminal (see [`crate::render::text`]): a
+/// board with a legend, a table of GDL fluents, or the elements with their
+/// relations and function values.
 pub fn picture<G: Game>(g: &G, s: &G::State) -> String {
-    let st = g.to_structure(s);
-    if let Some(text) = crate::render::board_text(&st) {
-        return text;
-    }
-    let mut out = String::new();
-    for r in 0..st.num_relations() {
-        let tuples: Vec<String> = st
-            .tuples(r)
-            .iter()
-            .map(|t| {
-                format!(
-                    "({})",
-                    t.iter()
-                        .map(|&e| st.element_name(e))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            })
-            .collect();
-        out.push_str(&format!(
-            "  {} {{{}}}\n",
-            st.relation_name(r),
-            tuples.join("; ")
-        ));
-    }
-    out
+    crate::render::text(&g.to_structure(s), g.player_names())
 }
 
 /// How a game played to its end or to a ply limit came out.

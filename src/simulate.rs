@@ -222,9 +222,19 @@ pub fn plot(traj: &Trajectories, title: &str, path: &Path) -> Result<(), String>
         (y0, y1) = (y0 - 1.0, y1 + 1.0);
     }
     let pad = (y1 - y0) * 0.05;
-    let root = SVGBackend::new(path, (900, 540)).into_drawing_area();
+    // The legend gets its own column right of the chart, so it never
+    // covers data (the last bounces of a ball run into a corner), as wide
+    // as its longest name needs (about 8 px a character at 14 px).
+    let longest = traj
+        .iter()
+        .map(|(n, _)| n.chars().count())
+        .max()
+        .unwrap_or(0);
+    let legend_w = (48 + 8 * longest as u32).clamp(80, 320);
+    let root = SVGBackend::new(path, (900 + legend_w, 540)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
-    let mut chart = ChartBuilder::on(&root)
+    let (area, legend) = root.split_horizontally(900);
+    let mut chart = ChartBuilder::on(&area)
         .caption(title, ("sans-serif", 20))
         .margin(12)
         .x_label_area_size(36)
@@ -245,16 +255,23 @@ pub fn plot(traj: &Trajectories, title: &str, path: &Path) -> Result<(), String>
                     .filter(|(t, y)| t.is_finite() && y.is_finite()),
                 colour.stroke_width(2),
             ))
-            .map_err(|e| err(&e))?
-            .label(name.as_str())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour));
+            .map_err(|e| err(&e))?;
+        // One line of the legend: a stroke of the series' colour, its name.
+        let y = 48 + 22 * i as i32;
+        legend
+            .draw(&PathElement::new(
+                vec![(8, y), (32, y)],
+                colour.stroke_width(2),
+            ))
+            .map_err(|e| err(&e))?;
+        legend
+            .draw(&Text::new(
+                name.clone(),
+                (40, y - 7),
+                ("sans-serif", 14).into_font(),
+            ))
+            .map_err(|e| err(&e))?;
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| err(&e))?;
     root.present().map_err(|e| err(&e))?;
     Ok(())
 }

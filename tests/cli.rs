@@ -125,8 +125,22 @@ fn show_writes_an_svg_of_the_position_after_the_moves() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let picture = std::fs::read_to_string(&svg).expect("svg written");
     assert!(picture.starts_with("<svg"));
-    assert_eq!(picture.matches(">P</text>").count(), 1);
-    assert_eq!(picture.matches(">Q</text>").count(), 1);
+    // xplayer's mark P is an X, oplayer's Q an O, each explained once in
+    // the legend.
+    assert_eq!(
+        picture
+            .matches("class=\"piece\" fill=\"#111\">X</text>")
+            .count(),
+        1
+    );
+    assert_eq!(
+        picture
+            .matches("class=\"piece\" fill=\"#111\">O</text>")
+            .count(),
+        1
+    );
+    assert!(picture.contains(">P (xplayer)</text>"), "{picture}");
+    assert!(picture.contains(">Q (oplayer)</text>"), "{picture}");
 }
 
 #[test]
@@ -457,9 +471,19 @@ fn show_draws_chess_as_a_board_with_its_clock_beside() {
     let picture = std::fs::read_to_string(&svg).expect("svg written");
     assert_eq!(picture.matches("<rect x=").count(), 64, "{picture}");
     assert!(!picture.contains("<line"), "no arrows: {picture}");
-    assert_eq!(picture.matches(">W+Pawn</text>").count(), 8);
-    assert_eq!(picture.matches(">B+Rook+Cr</text>").count(), 2);
-    assert_eq!(picture.matches(">W+King+Cr</text>").count(), 1);
+    let piece = |glyph: &str| format!("class=\"piece\" fill=\"#111\">{glyph}</text>");
+    assert_eq!(picture.matches(&piece("♙")).count(), 8);
+    assert_eq!(picture.matches(&piece("♜")).count(), 2);
+    assert_eq!(picture.matches(&piece("♔")).count(), 1);
+    // Castling rights (Cr) on the four rooks and two kings: a marker each.
+    assert_eq!(
+        picture
+            .matches("class=\"mark\" fill=\"#a33\">'</text>")
+            .count(),
+        6
+    );
+    assert!(picture.contains(">W Pawn</text>"), "{picture}");
+    assert!(picture.contains(">Cr</text>"), "{picture}");
     // After the double step the clock holds the pawn's column (e = 5).
     assert!(
         picture.contains(">clock: Clock; n = 0, ep = 5</text>"),
@@ -552,12 +576,27 @@ fn play_chess_by_cells_on_an_eight_by_eight_board() {
     }
     assert_eq!(
         lines[top + 1].split_whitespace().nth(5),
-        Some("B+Pawn"),
+        Some("♟"),
+        "{stdout}"
+    );
+    // An unmoved rook with its castling right (Cr) marked.
+    assert_eq!(
+        lines[top + 7].split_whitespace().nth(1),
+        Some("♖'"),
         "{stdout}"
     );
     let letters: Vec<&str> = lines[top + 8].split_whitespace().collect();
     assert_eq!(letters, ["a", "b", "c", "d", "e", "f", "g", "h"]);
-    assert_eq!(lines[top + 9].trim(), "clock: Clock; n = 0, ep = 0");
+    // Then the legend, one symbol a line, and the clock.
+    let below: Vec<&str> = lines[top + 9..]
+        .iter()
+        .take_while(|l| !l.is_empty())
+        .map(|l| l.trim())
+        .collect();
+    assert_eq!(below.len(), 14, "{stdout}");
+    assert!(below.contains(&"♟ = B Pawn"), "{stdout}");
+    assert!(below.contains(&"' = Cr"), "{stdout}");
+    assert_eq!(below.last(), Some(&"clock: Clock; n = 0, ep = 0"));
     // No dump of the stable relations.
     assert!(!stdout.contains("NJ {"), "{stdout}");
 }
