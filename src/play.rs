@@ -615,6 +615,8 @@ pub fn play_session<G: Game>(
             }
         }
     };
+    // The commands are named once, at a person's first move.
+    let mut hinted = false;
     'position: loop {
         writeln!(out, "{}", picture(g, &s))?;
         if plies.len() >= max_plies && !play_over(g, &s) {
@@ -647,13 +649,13 @@ pub fn play_session<G: Game>(
                 Some(Seat::Human) | None if moves.len() == 1 => 0,
                 Some(Seat::Human) | None => {
                     // The list once per move; after a mistake only the reason.
-                    writeln!(
-                        out,
-                        "{} to move (help: what to type). Legal moves:",
-                        names[p]
-                    )?;
+                    writeln!(out, "{} to move. Legal moves:", names[p])?;
                     for (i, m) in moves.iter().enumerate() {
                         writeln!(out, "  {:>3}. {}", i + 1, g.move_to_string(&s, p, m))?;
+                    }
+                    if !hinted {
+                        writeln!(out, "(help: what to type; undo, save, load, quit)")?;
+                        hinted = true;
                     }
                     loop {
                         match ask(g, &s, p, &moves, input, out)? {
@@ -807,7 +809,7 @@ fn ask<G: Game>(
             },
             _ => match parse_move(g, s, player, moves, &line) {
                 Ok(i) => return Ok(Typed::Move(i)),
-                Err(e) => writeln!(out, "{e} (help: what to type)")?,
+                Err(e) => writeln!(out, "{e}")?,
             },
         }
     }
