@@ -712,11 +712,25 @@ fn play_match<G: Game>(
             format!("{:.digits$}", r.score())
         }
     };
+    // Columns as wide as the longest player and seat names.
+    let spec_width = specs
+        .iter()
+        .map(|s| s.text.chars().count())
+        .chain([6])
+        .max()
+        .unwrap_or(6);
+    let seat_width = g
+        .player_names()
+        .iter()
+        .map(|n| n.chars().count())
+        .chain([4])
+        .max()
+        .unwrap_or(4);
     let row = |t: &mut String, spec: &str, seat: &str, r: &Record| {
         let (lo, hi) = r.wilson95();
         let _ = writeln!(
             t,
-            "{spec:<24} {seat:<10} {:>6} {:>6} {:>6} {:>7} {:>16}",
+            "{spec:<spec_width$} {seat:<seat_width$} {:>6} {:>6} {:>6} {:>7} {:>16}",
             r.wins,
             r.draws,
             r.losses,
@@ -726,7 +740,7 @@ fn play_match<G: Game>(
     };
     let _ = writeln!(
         table,
-        "{:<24} {:<10} {:>6} {:>6} {:>6} {:>7} {:>16}",
+        "{:<spec_width$} {:<seat_width$} {:>6} {:>6} {:>6} {:>7} {:>16}",
         "player", "seat", "wins", "draws", "losses", "score", "95% ci (Wilson)"
     );
     let mut result = String::from("result");

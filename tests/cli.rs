@@ -1643,3 +1643,41 @@ fn terminal_session_with_help_column_undo_save_load_and_quit() {
     assert!(text(&other.stderr).contains("a play of another game"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A long player description widens its column: every row's figures
+/// stay under the header's.
+#[test]
+fn match_table_columns_fit_long_player_names() {
+    let long = "uct:iters=50,c=1.5,threads=1,parallel=tree";
+    let out = toss(&[
+        "match",
+        "games/tic-tac-toe.toss",
+        "--player",
+        long,
+        "--player",
+        "random",
+        "-n",
+        "2",
+        "--swap",
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let header = stdout
+        .lines()
+        .find(|l| l.starts_with("player "))
+        .unwrap_or_else(|| panic!("no header in\n{stdout}"));
+    let wins_end = header.find("wins").expect("wins") + "wins".len();
+    let rows: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with(long) || l.starts_with("random "))
+        .collect();
+    assert!(rows.len() >= 4, "{stdout}");
+    for row in rows {
+        // The wins figure ends where the header's `wins` does.
+        let before = &row[..wins_end];
+        assert!(
+            before.ends_with(|c: char| c.is_ascii_digit()) && row[wins_end..].starts_with(' '),
+            "{row}\n{header}"
+        );
+    }
+}
