@@ -51,6 +51,10 @@ pub fn without_play(game: &ir::Game) -> ir::Game {
     g
 }
 
+/// The comment `save` writes above the saved play.
+const HEADING: &str =
+    "// The play saved by `toss play`: the position reached and the moves from START.";
+
 /// Writes the play of `plies`, now at `current`, of the game `interp`
 /// plays (described by `source`) to `path`.
 pub fn save(
@@ -78,9 +82,13 @@ pub fn save(
         }
     }
     let mut text = game_text(source)?.trim_end().to_string();
-    text.push_str(
-        "\n\n// The play saved by `toss play`: the position reached and the moves from START.\n",
-    );
+    // A play saved again after `--from` keeps one heading, not one a save.
+    if let Some(rest) = text.strip_suffix(HEADING) {
+        text = rest.trim_end().to_string();
+    }
+    text.push_str("\n\n");
+    text.push_str(HEADING);
+    text.push('\n');
     text.push_str("MODEL ");
     text.push_str(&toss::lang::print_structure(&interp.to_structure(current)));
     text.push('\n');

@@ -1624,6 +1624,21 @@ fn terminal_session_with_help_column_undo_save_load_and_quit() {
     assert!(r.contains("Took back 2 plies."), "{r}");
     assert!(r.contains("Stopped after 0 plies."), "{r}");
 
+    // Resumed and saved again at once: the same file, byte for byte.
+    let again = dir.join("again.toss");
+    let again_str = again.to_str().expect("utf-8 path");
+    let resaved = toss_with_stdin(
+        &[
+            "play", "--from", saved_str, "--player", "human", "--player", "random",
+        ],
+        &format!("save {again_str}\nquit\n"),
+    );
+    assert!(resaved.status.success(), "{}", text(&resaved.stderr));
+    assert_eq!(
+        std::fs::read_to_string(&again).expect("saved again"),
+        record
+    );
+
     // Any command reads the record as its game at the saved position.
     let svg = dir.join("saved.svg");
     let shown = toss(&[
