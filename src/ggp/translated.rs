@@ -106,6 +106,25 @@ impl TranslatedGame {
         (role == p).then_some(kif)
     }
 
+    /// Plays the update plies that follow a move where the translation
+    /// made moves marks (`toss_gdl::translate`'s `markers`): each has one
+    /// move, of the same mover, and no GDL move stands for it.
+    fn settle(&self, s: &mut State, rng: &mut Rng) {
+        loop {
+            let movers = self.toss_movers(s);
+            let [p] = movers[..] else { return };
+            let labels = &self.0.tr.game.locations[s.location].players[p].moves;
+            if labels.iter().any(|l| self.0.tr.is_move_rule(&l.rule)) {
+                return;
+            }
+            let ms = self.toss_moves(s, p);
+            if ms.len() != 1 {
+                return;
+            }
+            self.0.interp.apply(s, &ms, rng);
+        }
+    }
+
     /// The sizes and times of the translation, for the log.
     fn summary(&self) -> String {
         format!(
@@ -160,6 +179,7 @@ impl Game for TranslatedGame {
             .collect();
         if !toss.is_empty() {
             self.0.interp.apply(s, &toss, rng);
+            self.settle(s, rng);
         }
     }
 

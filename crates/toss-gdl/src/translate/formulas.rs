@@ -361,7 +361,7 @@ impl<'a> Formulas<'a> {
     }
 
     /// Whether path `p` is a coordinate leaf of every element of `root`.
-    fn is_uniform_coordinate(&self, t: &Term, p: &Path) -> bool {
+    pub fn is_uniform_coordinate(&self, t: &Term, p: &Path) -> bool {
         root(t)
             .and_then(|rk| self.els.root_of.get(&rk))
             .is_some_and(|&r| self.uniform[r].contains(p))
@@ -461,7 +461,7 @@ impl<'a> Formulas<'a> {
 
     /// The variables of a body that positive `true` literals carry at
     /// coordinate paths, and those that must be eliminated.
-    fn classify(
+    pub fn classify(
         &self,
         body: &[Literal],
         bind: &HashMap<u32, Term>,
@@ -501,10 +501,41 @@ impl<'a> Formulas<'a> {
                 }
             }
         }
+        // A variable of one negated state literal alone, at a coordinate
+        // (`(not (true (does_puton player ?x ?y)))` with `?x` nowhere
+        // else, from an inlined negated call): quantified inside the
+        // negation, neither carried nor eliminated.
+        let mut in_literals: HashMap<u32, usize> = HashMap::new();
+        for l in body {
+            let mut vs = Vec::new();
+            l.vars(&mut vs);
+            vs.sort_unstable();
+            vs.dedup();
+            for v in vs {
+                *in_literals.entry(v).or_insert(0) += 1;
+            }
+        }
+        let mut local: HashSet<u32> = HashSet::new();
+        for l in body {
+            let Literal::Neg(a) = l else { continue };
+            if a.rel != self.true_ || a.args.len() != 1 {
+                continue;
+            }
+            let s = apply(&a.args[0], bind);
+            for p in leaf_paths(&s) {
+                if let Some(Term::Var(v)) = at(&s, &p)
+                    && in_literals.get(v) == Some(&1)
+                    && !pre.contains_key(v)
+                    && self.is_uniform_coordinate(&s, &p)
+                {
+                    local.insert(*v);
+                }
+            }
+        }
         let mut all = Vec::new();
         body.iter().for_each(|l| l.vars(&mut all));
         for v in all {
-            if !bind.contains_key(&v) && (!carried_at.contains(&v)) {
+            if !bind.contains_key(&v) && !carried_at.contains(&v) && !local.contains(&v) {
                 eliminate.insert(v);
             }
         }
@@ -873,15 +904,12 @@ impl<'a> Formulas<'a> {
         }
         *fresh += 1;
         let name = format!("w{fresh}");
+        // A variable first met here is local to this negated literal (see
+        // `classify`): `w` carries it, inside the negation.
         let mut c = carrier.clone();
         let Some(parts) = self.element_formula(s, &name, &mut c)? else {
             return Ok(Formula::False);
         };
-        if c.len() != carrier.len() {
-            return Err(Refusal::Unsupported {
-                what: "a variable bound only under negation".to_string(),
-            });
-        }
         self.count(parts.len())?;
         Ok(Formula::Exists {
             vars: vec![Var::Element(name)],

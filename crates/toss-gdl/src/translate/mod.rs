@@ -22,6 +22,7 @@
 mod elements;
 mod expand;
 mod formulas;
+mod markers;
 mod names;
 mod players;
 mod rules;
@@ -147,6 +148,20 @@ impl Translation {
     /// move in KIF (spec 5.2.5).
     pub fn gdl_move(&self, rule: &str, matched: &[&str]) -> Option<(usize, String)> {
         let m = self.moves.get(rule)?;
+        if let Some((f, arity)) = m.element {
+            // The move's element: `(does_f role args..)`.
+            let name = *matched.first()?;
+            let e = self.els.elements.iter().position(|x| x.name == name)?;
+            let Term::Fn(_, args) = &self.els.elements[e].key else {
+                return None;
+            };
+            let t = if arity == 0 {
+                Term::Const(f)
+            } else {
+                Term::Fn(f, args.get(1..)?.to_vec())
+            };
+            return Some((m.role, self.desc.term_to_string(&t, &[])));
+        }
         let mut bind = HashMap::new();
         for (v, k, path) in &m.from {
             let name = *matched.get(*k)?;
@@ -159,6 +174,13 @@ impl Translation {
         }
         let t = formulas::apply(&m.term, &bind);
         Some((m.role, self.desc.term_to_string(&t, &[])))
+    }
+
+    /// Whether rule `rule` is a move of a role (the others are the update
+    /// plies that follow a move in the same turn, see [`markers`]: each
+    /// has exactly one move, which no GDL move stands for).
+    pub fn is_move_rule(&self, rule: &str) -> bool {
+        self.moves.contains_key(rule)
     }
 
     /// The fluents, in KIF and sorted, of a structure of this game.
@@ -285,7 +307,16 @@ impl Located {
 /// relation or state term the reason names.
 pub fn translate_located(original: &Description) -> Result<Translation, Located> {
     let mut at = At::default();
-    translate_parts(original, true, &mut at).map_err(|refusal| {
+    let first = translate_parts(original, true, false, &mut at);
+    // Moves the rules cannot express: moves as marks and update plies.
+    let (result, at) = match first {
+        Err(_) if at.turns_known => {
+            let mut again = At::default();
+            (translate_parts(original, true, true, &mut again), again)
+        }
+        r => (r, at),
+    };
+    result.map_err(|refusal| {
         let clause = at
             .clause
             .and_then(|c| at.origin.get(c).copied())
@@ -301,6 +332,8 @@ pub fn translate_located(original: &Description) -> Result<Translation, Located>
 struct At {
     clause: Option<usize>,
     origin: Vec<usize>,
+    /// Whether the turns were found (a later refusal is about the moves).
+    turns_known: bool,
 }
 
 /// The first clause of `desc` that a refusal names: the relation of a
@@ -342,12 +375,13 @@ fn first_clause_about(desc: &Description, r: &Refusal) -> Option<usize> {
 /// translation, without rules: a game whose only location has no moves.
 /// For checking those parts on games whose moves are not translated yet.
 pub fn translate_structure(original: &Description) -> Result<Translation, Refusal> {
-    translate_parts(original, false, &mut At::default())
+    translate_parts(original, false, false, &mut At::default())
 }
 
 fn translate_parts(
     original: &Description,
     with_rules: bool,
+    as_marks: bool,
     at: &mut At,
 ) -> Result<Translation, Refusal> {
     let desc = original;
@@ -428,7 +462,7 @@ fn translate_parts(
     };
     states.sort_unstable_by(|a, b| agg.prog.cmp_terms(&agg.engine.terms, *a, *b));
     states.dedup();
-    let state_terms: Vec<Term> = states.iter().map(|&t| term_of(&agg, t)).collect();
+    let mut state_terms: Vec<Term> = states.iter().map(|&t| term_of(&agg, t)).collect();
     let (next, true_) = match (sym("next"), sym("true")) {
         (Some(n), Some(t)) => (n, t),
         _ => {
@@ -436,6 +470,29 @@ fn translate_parts(
                 what: "a game without `next` or `true`".to_string(),
             });
         }
+    };
+    let marked = if as_marks {
+        let mut facts = Vec::new();
+        if let Some(r) = sym("legal").and_then(|l| agg.prog.relation(l, 2)) {
+            for t in agg.engine.tuples(&agg.prog, r) {
+                facts.push((term_of(&agg, t[0]), term_of(&agg, t[1])));
+            }
+        }
+        let m = markers::prepare(&desc, &facts, sym("does"), true_)?;
+        state_terms.extend(m.move_terms.iter().cloned());
+        Some(m)
+    } else {
+        None
+    };
+    // With moves as state terms, relations that use `does` are state
+    // relations like the others.
+    let (desc, levels) = match &marked {
+        Some(m) => (
+            m.desc.clone(),
+            Program::new(&markers::for_levels(&m.desc))
+                .map_err(|e| Refusal::Aggregate(e.to_string()))?,
+        ),
+        None => (desc, levels),
     };
     let mut namer = Namer::default();
     let els = elements::build(&desc, &state_terms, next, true_, &mut namer)?;
@@ -494,8 +551,8 @@ fn translate_parts(
         }
     }
     // Rules and locations (turn-based games).
-    let (cycle, built) = if with_rules {
-        let (turns, built) = rules_of(
+    let built = if with_rules {
+        rules_of(
             original,
             &desc,
             &roles,
@@ -505,18 +562,17 @@ fn translate_parts(
             terminal.as_deref(),
             next,
             true_,
-            &mut at.clause,
-        )?;
-        (turns.cycle, built)
+            marked.as_ref(),
+            at,
+        )?
     } else {
-        (
-            vec![0],
-            rules::Built {
-                rules: Vec::new(),
-                moves: HashMap::new(),
-                labels: vec![Vec::new()],
-            },
-        )
+        rules::Built {
+            rules: Vec::new(),
+            moves: HashMap::new(),
+            labels: vec![Vec::new()],
+            movers: vec![0],
+            marks: Vec::new(),
+        }
     };
     let defined = std::mem::take(&mut tr.defined);
     let sizes = formulas::inlined_sizes(&defined);
@@ -578,6 +634,9 @@ fn translate_parts(
             fluent_preds.push(pred.clone());
         }
     }
+    for m in &built.marks {
+        base.declare_relation(m, 1).expect("fresh name");
+    }
     for m in &made {
         let r = base.declare_relation(&m.name, m.arity).expect("fresh name");
         for t in &m.tuples {
@@ -589,7 +648,8 @@ fn translate_parts(
         .iter()
         .map(|&r| desc.symbols[r as usize].clone())
         .collect();
-    let locations: Vec<Location> = cycle
+    let locations: Vec<Location> = built
+        .movers
         .iter()
         .enumerate()
         .map(|(i, &mover)| Location {
@@ -658,11 +718,13 @@ fn rules_of(
     terminal: Option<&str>,
     next: crate::Sym,
     true_: crate::Sym,
-    at: &mut Option<usize>,
-) -> Result<(rules::Turns, rules::Built), Refusal> {
+    marked: Option<&markers::Marked>,
+    at: &mut At,
+) -> Result<rules::Built, Refusal> {
     let sym = |n: &str| desc.symbol(n);
     let reasoner = crate::GdlGame::new(original).map_err(|e| Refusal::Aggregate(e.to_string()))?;
     let turns = rules::detect_turns(&reasoner, desc, roles)?;
+    at.turns_known = true;
     let kw = rules::Keywords {
         legal: sym("legal").ok_or_else(|| Refusal::Unsupported {
             what: "a game without `legal`".to_string(),
@@ -671,6 +733,9 @@ fn rules_of(
         does: sym("does").unwrap_or(u32::MAX),
         true_,
     };
+    if let Some(m) = marked {
+        return markers::build(tr, desc, m, roles, &turns, &kw, terminal, &mut at.clause);
+    }
     // Per root, what the sampled plays show: `single`, its elements with
     // one value at a time; `sole`, at most one element holding a fluent
     // at a time.
@@ -694,8 +759,16 @@ fn rules_of(
             }
         }
     }
-    let built = rules::build(
-        tr, desc, els, roles, &turns, &kw, terminal, &single, &sole, at,
-    )?;
-    Ok((turns, built))
+    rules::build(
+        tr,
+        desc,
+        els,
+        roles,
+        &turns,
+        &kw,
+        terminal,
+        &single,
+        &sole,
+        &mut at.clause,
+    )
 }

@@ -183,6 +183,9 @@ pub(super) struct MoveOf {
     pub term: Term,
     /// Variable of `term` -> (index of the left element, coordinate path).
     pub from: Vec<(u32, usize, Path)>,
+    /// When the move is the first left element's move term
+    /// ([`super::markers`]): its functor (or constant) and arity.
+    pub element: Option<(Sym, usize)>,
 }
 
 /// One-sided matching for `does`: binds the clause's own variables (ids
@@ -505,6 +508,10 @@ pub(super) struct Built {
     pub moves: HashMap<String, MoveOf>,
     /// Per location: the labels of its mover.
     pub labels: Vec<Vec<Label>>,
+    /// Per location: its mover.
+    pub movers: Vec<usize>,
+    /// Unary relations the rules use besides the fluents (declared empty).
+    pub marks: Vec<String>,
 }
 
 /// Builds the rules and labels of every location. `translating` is set to the
@@ -526,6 +533,8 @@ pub(super) fn build(
         rules: Vec::new(),
         moves: HashMap::new(),
         labels: vec![Vec::new(); turns.cycle.len()],
+        movers: turns.cycle.clone(),
+        marks: Vec::new(),
     };
     let next_rules: Vec<usize> = (0..desc.rules.len())
         .filter(|&i| desc.rules[i].head.rel == kw.next && desc.rules[i].head.args.len() == 1)
@@ -1083,6 +1092,7 @@ pub(super) fn build(
                                     role: mover,
                                     term,
                                     from,
+                                    element: None,
                                 },
                             );
                             built.rules.push(ir::Rule {
