@@ -1207,12 +1207,14 @@ fn translate_prints_a_toss_game_that_plays_like_the_gdl_one() {
 
 #[test]
 fn translate_says_why_a_game_is_refused() {
-    let kif = toss_testkit::corpus::gdl_dir().join("roshambo2.kif");
+    // The prisoner's dilemma keeps each score as a fluent value up to
+    // 100: three update plies a value make a turn longer than the limit.
+    let kif = toss_testkit::corpus::gdl_dir().join("gt_prisoner.kif");
     let out = toss_with_stdin(&["translate", kif.to_str().unwrap()], "");
     assert!(!out.status.success());
     let err = text(&out.stderr);
     assert!(
-        err.contains("not translated to Toss") && err.contains("simultaneous moves"),
+        err.contains("not translated to Toss") && err.contains("plies a turn"),
         "{err}"
     );
     // A refusal about a clause points at it: file, line, column, caret.
@@ -1268,7 +1270,7 @@ fn via_toss_runs_toss_commands_on_the_translated_game() {
         &[
             "check",
             toss_testkit::corpus::gdl_dir()
-                .join("roshambo2.kif")
+                .join("gt_prisoner.kif")
                 .to_str()
                 .unwrap(),
             "--via-toss",
@@ -1276,7 +1278,7 @@ fn via_toss_runs_toss_commands_on_the_translated_game() {
         "",
     );
     assert!(!refused.status.success());
-    assert!(text(&refused.stderr).contains("simultaneous moves"));
+    assert!(text(&refused.stderr).contains("plies a turn"));
 }
 
 #[test]

@@ -699,23 +699,36 @@ fn nim_is_played_on_the_translated_game_with_moves_as_marks() {
     assert!([[100, 0], [0, 100]].iter().any(|g| goals == g), "{goals:?}");
 }
 
+/// A simultaneous game (roshambo2.kif) is played on its translation too:
+/// both roles move at every joint move.
+#[test]
+fn a_simultaneous_game_is_played_on_the_translated_game() {
+    let p = translating_player();
+    let (starts, goals) = relayed_match(&p, "roshambo2.kif", "rps-t");
+    for log in &starts {
+        assert_eq!(engine_of(log), "translated", "{log}");
+    }
+    assert!(
+        [[100, 0], [0, 100], [50, 50]].iter().any(|g| goals == g),
+        "{goals:?}"
+    );
+}
+
 /// The default engine does not translate (its player is the weaker, see
 /// the START engine choice); `--engine toss` refuses the START of a game
-/// the translation refuses (roshambo2.kif: simultaneous moves), saying why.
+/// the translation refuses (gt_prisoner.kif: turns of more plies than the
+/// limit), saying why.
 #[test]
 fn a_game_that_does_not_translate_is_played_as_before() {
     let p = player();
-    let rules = corpus_rules("roshambo2.kif");
+    let rules = corpus_rules("gt_prisoner.kif");
     let h = send(&p, &format!("(START c white {rules} 3 1)"));
     assert_eq!(h.reply, "ready", "{}", h.log);
     assert_ne!(engine_of(&h.log), "translated", "{}", h.log);
     assert_eq!(engine_played(&p, "c"), engine_of(&h.log));
     assert!(!h.log.contains("translated"), "{}", h.log);
     let mv = ok(&p, "(PLAY c nil)");
-    assert!(
-        ["rock", "paper", "scissors", "well"].contains(&mv.as_str()),
-        "{mv}"
-    );
+    assert!(["cooperate", "defect"].contains(&mv.as_str()), "{mv}");
     ok(&p, "(ABORT c)");
     let p = GgpPlayer::new(PlayerConfig {
         engine: Engine::Toss,

@@ -97,20 +97,23 @@ pub fn label_players(game: &Game) -> Vec<Vec<usize>> {
 }
 
 /// Whether some ply can continue a turn (`Game::continues_turn`): a label
-/// of the single player with labels in a location leads to a location where
-/// that player is again the only one with labels (Reversi's placement, then
-/// its flips; a die roll, then the move). Only in games of two or more
-/// players.
+/// of a player with labels in a location leads to a location where one of
+/// that location's players is the only one with labels (Reversi's
+/// placement, then its flips; a die roll, then the move; a joint move,
+/// then one player's update plies). Only in games of two or more players.
 pub fn has_compound_turns(game: &Game) -> bool {
     let players = label_players(game);
     game.players.len() > 1
         && game.locations.iter().zip(&players).any(|(loc, ps)| {
-            ps.len() == 1
-                && loc.players[ps[0]].moves.iter().any(|l| {
-                    l.targets
-                        .iter()
-                        .any(|t| players.get(t.location) == Some(ps))
+            ps.iter().any(|&p| {
+                loc.players[p].moves.iter().any(|l| {
+                    l.targets.iter().any(|t| {
+                        players
+                            .get(t.location)
+                            .is_some_and(|to| to.len() == 1 && ps.contains(&to[0]))
+                    })
                 })
+            })
         })
 }
 

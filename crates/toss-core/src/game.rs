@@ -237,13 +237,16 @@ pub trait Game {
     }
 
     /// Whether a ply from a state with movers `before` to a state with
-    /// movers `after` stays in one turn: both have the same single mover and
-    /// the game has at least two players (in a one-player game every ply is
-    /// a turn). A ply into a terminal state ends its turn. A turn that
-    /// goes on past [`PLIES_PER_TURN`](crate::limits::PLIES_PER_TURN)
-    /// plies is a fault of the play ([`turn_fault`]).
+    /// movers `after` stays in one turn: `after` has a single mover who was
+    /// a mover of `before` too (the same player again, as Reversi's flips
+    /// after its placement; or one player of a simultaneous move, as the
+    /// update plies of a translated GDL game after its joint move), and the
+    /// game has at least two players (in a one-player game every ply is a
+    /// turn). A ply into a terminal state ends its turn. A turn that goes
+    /// on past [`PLIES_PER_TURN`](crate::limits::PLIES_PER_TURN) plies is a
+    /// fault of the play ([`turn_fault`]).
     fn continues_turn(&self, before: &[usize], after: &[usize]) -> bool {
-        before.len() == 1 && before == after && self.num_players() > 1
+        after.len() == 1 && before.contains(&after[0]) && self.num_players() > 1
     }
 
     /// Whether some ply of the game can continue a turn (see

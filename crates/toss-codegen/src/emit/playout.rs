@@ -19,19 +19,20 @@ use crate::plan::{
 };
 
 /// Whether a ply can continue a turn (`Game::continues_turn`): a label of
-/// a location's single mover leads where that player is again the only
-/// mover (the runtime's `analysis::has_compound_turns`, on the plan).
+/// a location's mover leads where one of its movers is the only mover (the
+/// runtime's `analysis::has_compound_turns`, on the plan).
 pub(crate) fn compound_turns(plan: &Plan) -> bool {
     plan.players.len() > 1
         && plan.locations.iter().any(|loc| {
-            loc.movers.len() == 1
-                && loc.players[loc.movers[0]].labels.iter().any(|l| {
+            loc.movers.iter().any(|&p| {
+                loc.players[p].labels.iter().any(|l| {
                     (l.targets.iter()).any(|&(t, _)| {
-                        plan.locations
-                            .get(t)
-                            .is_some_and(|to| to.movers == loc.movers)
+                        plan.locations.get(t).is_some_and(|to| {
+                            to.movers.len() == 1 && loc.movers.contains(&to.movers[0])
+                        })
                     })
                 })
+            })
         })
 }
 
@@ -52,7 +53,7 @@ pub(crate) fn playout_fns(plan: &Plan) -> TokenStream {
             let mut turn_plies = 0usize;
             'play: loop {
                 let movers = label_players(s.location);
-                let continued = movers.len() == 1 && before == movers;
+                let continued = movers.len() == 1 && before.contains(&movers[0]);
                 if continued && turn_plies >= ::toss::__private::limits::PLIES_PER_TURN.value {
                     limit_fault(&::toss::__private::turn_fault());
                     break 'play;

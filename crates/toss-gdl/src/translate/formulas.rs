@@ -70,6 +70,10 @@ pub(super) struct Formulas<'a> {
     /// Elements a rule's left side names, by their masked state term: a
     /// `true` literal of the same term is about that element itself.
     pub known: Vec<(Term, String)>,
+    /// Clauses whose variables are not the aggregate playout's instances'
+    /// (see `markers::Marked::rewritten`): their eliminated variables range
+    /// over the values of their positive literals instead.
+    pub rewritten: HashSet<usize>,
 }
 
 /// See [`Formulas::call_slots`].
@@ -280,6 +284,7 @@ impl<'a> Formulas<'a> {
             atoms: 0,
             tuples: 0,
             known: Vec::new(),
+            rewritten: HashSet::new(),
         }
     }
 
@@ -371,6 +376,9 @@ impl<'a> Formulas<'a> {
     pub fn clause(&mut self, i: usize, bind: &HashMap<u32, Term>) -> Result<Formula, Refusal> {
         let rule: &Rule = &self.desc.rules[i];
         let rule = rule.clone();
+        if self.rewritten.contains(&i) {
+            return self.body_formula(&rule.body, bind, &HashMap::new());
+        }
         // Which variables are carried and which are eliminated.
         for l in &rule.body {
             if let Literal::Pos(a) | Literal::Neg(a) = l
@@ -394,6 +402,41 @@ impl<'a> Formulas<'a> {
                 b.insert(*v, t);
             }
             parts.push(self.conjunction(&rule.body, &b, &HashMap::new())?);
+        }
+        Ok(or(parts))
+    }
+
+    /// The body of rule `i` under `bind`, the variables of `pre` carried by
+    /// given elements; the others eliminated over the combinations the
+    /// aggregate playout's instances of the rule allow (over the values of
+    /// their positive literals where the rule has none, see
+    /// [`Formulas::body_formula`]).
+    pub fn clause_carried(
+        &mut self,
+        i: usize,
+        bind: &HashMap<u32, Term>,
+        pre: &HashMap<u32, Carrier>,
+    ) -> Result<Formula, Refusal> {
+        let rule = self.desc.rules[i].clone();
+        if self.rewritten.contains(&i) || !matches!(self.agg.instances.get(i), Some(Some(_))) {
+            return self.body_formula(&rule.body, bind, pre);
+        }
+        let (_, elim) = self.classify(&rule.body, bind, pre);
+        if elim.iter().any(|v| pre.contains_key(v)) {
+            return Err(Refusal::Unsupported {
+                what: "a coordinate of a changed element used as a fluent value".to_string(),
+            });
+        }
+        let mut elim: Vec<u32> = elim.into_iter().collect();
+        elim.sort_unstable();
+        let combos = self.combinations(i, bind, &elim)?;
+        let mut parts = Vec::new();
+        for combo in combos {
+            let mut b = bind.clone();
+            for (v, t) in elim.iter().zip(combo) {
+                b.insert(*v, t);
+            }
+            parts.push(self.conjunction(&rule.body, &b, pre)?);
         }
         Ok(or(parts))
     }
@@ -1147,11 +1190,21 @@ impl<'a> Formulas<'a> {
             let mut ok = true;
             for (h, (a, slot)) in rule.head.args.iter().zip(args.iter().zip(&arg_slot)) {
                 match slot {
-                    None => {
-                        if !match_term(h, a, &mut bind) {
-                            ok = false;
+                    None => match h {
+                        // Carried before: its coordinate is this value.
+                        Term::Var(v) if pre.contains_key(v) => {
+                            let (cv, cp) = pre[v].clone();
+                            match self.els.coord.get(&(cp, a.clone())) {
+                                Some((pred, _)) => extra.push(rel(pred, &[&cv])),
+                                None => ok = false,
+                            }
                         }
-                    }
+                        _ => {
+                            if !match_term(h, a, &mut bind) {
+                                ok = false;
+                            }
+                        }
+                    },
                     Some((k, p)) => match h {
                         Term::Var(v) => match pre.get(v) {
                             // The same variable twice: equal coordinates.
@@ -1161,13 +1214,16 @@ impl<'a> Formulas<'a> {
                                     self.equality_of(&first, &(params[*k].clone(), p.clone()))?,
                                 );
                             }
-                            None => {
-                                if bind.contains_key(v) {
-                                    ok = false;
-                                } else {
+                            // Bound to a value before: the coordinate is it.
+                            None => match bind.get(v) {
+                                Some(g) => match self.els.coord.get(&(p.clone(), g.clone())) {
+                                    Some((pred, _)) => extra.push(rel(pred, &[&params[*k]])),
+                                    None => ok = false,
+                                },
+                                None => {
                                     pre.insert(*v, (params[*k].clone(), p.clone()));
                                 }
-                            }
+                            },
                         },
                         c => match self.els.coord.get(&(p.clone(), c.clone())) {
                             Some((pred, _)) => extra.push(rel(pred, &[&params[*k]])),

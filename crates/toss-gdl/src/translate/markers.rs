@@ -1,9 +1,12 @@
 //! Moves as marks and the state change as update plies: the translation of
-//! turn-based games whose moves the rules of [`super::rules`] cannot
-//! express (a move that changes squares it does not name, a frame clause
-//! that reads the state, a `next` clause that changes elements neither the
-//! move nor the state names). It is the spec's general interaction
-//! (5.2.7) for one mover at a time.
+//! games whose moves the rules of [`super::rules`] cannot express (a move
+//! that changes squares it does not name, a frame clause that reads the
+//! state, a `next` clause that changes elements neither the move nor the
+//! state names), and of games whose turns follow no cycle of single
+//! movers (simultaneous moves). It is the spec's general interaction
+//! (5.2.7): with a cycle of movers, one mover at a time (the idle roles'
+//! `noop`s marked with the move); without one, every role moves at every
+//! joint move, as in GDL, and the first role plays the update plies.
 //!
 //! Every move the aggregate playout allows is an element: the state term
 //! `(does white (drop 3))` becomes `(does_drop_1 white 3)`, one root per
@@ -11,8 +14,8 @@
 //! `next` clauses `(does r m)` reads as `(true (does_.. r ..))`, and the
 //! clauses become formulas like any other condition on the state.
 //!
-//! A turn is then a ply of its mover followed by plies of the same mover
-//! (one turn, [`toss_core::Game::continues_turn`]):
+//! A turn is then a ply of its mover (or movers) followed by plies of one
+//! of them (one turn, [`toss_core::Game::continues_turn`]):
 //! 1. the move: one rule per move shape of the mover marks the move's
 //!    element (its precondition: the `legal` clauses of that shape, and not
 //!    `terminal`), and the idle roles' `noop` elements;
@@ -54,6 +57,9 @@ pub(super) struct Marked {
     pub move_terms: Vec<Term>,
     /// Per move shape (its functor, or the constant, and arity): its root.
     pub shapes: Vec<((Sym, usize), Sym)>,
+    /// The clauses whose variables are not the aggregate playout's
+    /// instances' (split or dropped, and those split off at the end).
+    pub rewritten: Vec<usize>,
 }
 
 fn shape_root(shapes: &[((Sym, usize), Sym)], m: &Term) -> Option<Sym> {
@@ -111,125 +117,153 @@ pub(super) fn prepare(
             desc: d,
             move_terms,
             shapes,
+            rewritten: Vec::new(),
         });
     };
     // `(does r m)` as `(true (does_f r ..))`; a clause whose move is a
     // variable splits into one clause per shape.
+    // Each clause keeps its index (the aggregate playout's instances are
+    // by index); the further clauses of a split one go at the end, and
+    // both are `rewritten`: their variables are no longer the instances'.
     let mut rules = Vec::new();
-    let mut work: Vec<Rule> = d.rules.clone();
-    work.reverse();
-    while let Some(mut r) = work.pop() {
-        let pos = r.body.iter().position(|l| {
+    let mut extra = Vec::new();
+    let mut rewritten = Vec::new();
+    for (i, original) in d.rules.iter().enumerate() {
+        let mut out: Vec<Rule> = Vec::new();
+        let mut split = false;
+        let mut work: Vec<Rule> = vec![original.clone()];
+        while let Some(mut r) = work.pop() {
+            let pos = r.body.iter().position(|l| {
             matches!(l, Literal::Pos(a) | Literal::Neg(a) if a.rel == does && a.args.len() == 2)
         });
-        let Some(k) = pos else {
-            rules.push(r);
-            continue;
-        };
-        let (Literal::Pos(a) | Literal::Neg(a)) = &r.body[k] else {
-            unreachable!("a does literal")
-        };
-        let negated = matches!(r.body[k], Literal::Neg(_));
-        let (role, m) = (a.args[0].clone(), a.args[1].clone());
-        if !matches!(role, Term::Const(_)) {
-            return Err(Refusal::Unsupported {
-                what: "`does` of a role that is not a constant".to_string(),
-            });
-        }
-        match &m {
-            Term::Var(v) if negated => {
-                // No move of any shape: one negated literal per shape,
-                // each with variables of its own.
-                let v = *v;
-                let mut others = Vec::new();
-                r.head.args.iter().for_each(|t| t.vars(&mut others));
-                r.body
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| *i != k)
-                    .for_each(|(_, l)| l.vars(&mut others));
-                if others.contains(&v) {
-                    return Err(Refusal::Unsupported {
-                        what: "a negated `does` whose move is a variable bound elsewhere"
-                            .to_string(),
-                    });
-                }
-                let mut lits = Vec::new();
-                for &((f, arity), shape) in &shapes {
-                    let base = r.var_names.len() as u32;
-                    for i in 0..arity {
-                        r.var_names.push(format!("?m{i}"));
-                    }
-                    let mut args = vec![role.clone()];
-                    args.extend((0..arity as u32).map(|i| Term::Var(base + i)));
-                    let _ = f;
-                    lits.push(Literal::Neg(Atom {
-                        rel: true_,
-                        args: vec![Term::Fn(shape, args)],
-                    }));
-                }
-                r.body.remove(k);
-                r.body.extend(lits);
-                work.push(r);
+            let Some(k) = pos else {
+                out.push(r);
+                continue;
+            };
+            let (Literal::Pos(a) | Literal::Neg(a)) = &r.body[k] else {
+                unreachable!("a does literal")
+            };
+            let negated = matches!(r.body[k], Literal::Neg(_));
+            let (role, m) = (a.args[0].clone(), a.args[1].clone());
+            if !matches!(role, Term::Const(_)) {
+                return Err(Refusal::Unsupported {
+                    what: "`does` of a role that is not a constant".to_string(),
+                });
             }
-            Term::Var(v) => {
-                // One clause per shape, the variable bound to a pattern
-                // of fresh variables.
-                let mut split = Vec::new();
-                for &((f, arity), _) in &shapes {
-                    let mut c = r.clone();
-                    let base = c.var_names.len() as u32;
-                    let pat = if arity == 0 {
-                        Term::Const(f)
-                    } else {
-                        for i in 0..arity {
-                            c.var_names.push(format!("?m{i}"));
-                        }
-                        Term::Fn(f, (0..arity as u32).map(|i| Term::Var(base + i)).collect())
-                    };
-                    let b: HashMap<u32, Term> = [(*v, pat)].into_iter().collect();
-                    c.head = Atom {
-                        rel: c.head.rel,
-                        args: c.head.args.iter().map(|t| apply(t, &b)).collect(),
-                    };
-                    c.body = c
-                        .body
+            match &m {
+                Term::Var(v) if negated => {
+                    // No move of any shape: one negated literal per shape,
+                    // each with variables of its own.
+                    let v = *v;
+                    let mut others = Vec::new();
+                    r.head.args.iter().for_each(|t| t.vars(&mut others));
+                    r.body
                         .iter()
-                        .map(|l| super::formulas::map_lit(l, |t| apply(t, &b)))
-                        .collect();
-                    split.push(c);
-                }
-                // Rewritten clauses go back on the stack, in order.
-                work.extend(split.into_iter().rev());
-            }
-            _ => match move_term(&shapes, &role, &m) {
-                Some(t) => {
-                    let atom = Atom {
-                        rel: true_,
-                        args: vec![t],
-                    };
-                    r.body[k] = if negated {
-                        Literal::Neg(atom)
-                    } else {
-                        Literal::Pos(atom)
-                    };
+                        .enumerate()
+                        .filter(|(i, _)| *i != k)
+                        .for_each(|(_, l)| l.vars(&mut others));
+                    if others.contains(&v) {
+                        return Err(Refusal::Unsupported {
+                            what: "a negated `does` whose move is a variable bound elsewhere"
+                                .to_string(),
+                        });
+                    }
+                    let mut lits = Vec::new();
+                    for &((f, arity), shape) in &shapes {
+                        let base = r.var_names.len() as u32;
+                        for i in 0..arity {
+                            r.var_names.push(format!("?m{i}"));
+                        }
+                        let mut args = vec![role.clone()];
+                        args.extend((0..arity as u32).map(|i| Term::Var(base + i)));
+                        let _ = f;
+                        lits.push(Literal::Neg(Atom {
+                            rel: true_,
+                            args: vec![Term::Fn(shape, args)],
+                        }));
+                    }
+                    r.body.remove(k);
+                    r.body.extend(lits);
                     work.push(r);
                 }
-                // A move no state allows: the literal never holds.
-                None => {
-                    if negated {
-                        r.body.remove(k);
+                Term::Var(v) => {
+                    // One clause per shape, the variable bound to a pattern
+                    // of fresh variables.
+                    let mut parts = Vec::new();
+                    for &((f, arity), _) in &shapes {
+                        let mut c = r.clone();
+                        let base = c.var_names.len() as u32;
+                        let pat = if arity == 0 {
+                            Term::Const(f)
+                        } else {
+                            for i in 0..arity {
+                                c.var_names.push(format!("?m{i}"));
+                            }
+                            Term::Fn(f, (0..arity as u32).map(|i| Term::Var(base + i)).collect())
+                        };
+                        let b: HashMap<u32, Term> = [(*v, pat)].into_iter().collect();
+                        c.head = Atom {
+                            rel: c.head.rel,
+                            args: c.head.args.iter().map(|t| apply(t, &b)).collect(),
+                        };
+                        c.body = c
+                            .body
+                            .iter()
+                            .map(|l| super::formulas::map_lit(l, |t| apply(t, &b)))
+                            .collect();
+                        parts.push(c);
+                    }
+                    // Rewritten clauses go back on the stack, in order.
+                    work.extend(parts.into_iter().rev());
+                    split = true;
+                }
+                _ => match move_term(&shapes, &role, &m) {
+                    Some(t) => {
+                        let atom = Atom {
+                            rel: true_,
+                            args: vec![t],
+                        };
+                        r.body[k] = if negated {
+                            Literal::Neg(atom)
+                        } else {
+                            Literal::Pos(atom)
+                        };
                         work.push(r);
                     }
-                }
-            },
+                    // A move no state allows: the literal never holds.
+                    None => {
+                        if negated {
+                            r.body.remove(k);
+                            work.push(r);
+                        }
+                    }
+                },
+            }
         }
+        if out.len() == 1 && !split {
+            rules.push(out.pop().expect("one clause"));
+            continue;
+        }
+        rewritten.push(i);
+        let mut out = out.into_iter();
+        rules.push(out.next().unwrap_or_else(|| {
+            // No clause left: one that never holds keeps the index.
+            let mut dead = original.clone();
+            dead.body = vec![Literal::Distinct(Term::Const(true_), Term::Const(true_))];
+            dead
+        }));
+        extra.extend(out);
+    }
+    for r in extra {
+        rewritten.push(rules.len());
+        rules.push(r);
     }
     d.rules = rules;
     Ok(Marked {
         desc: d,
         move_terms,
         shapes,
+        rewritten,
     })
 }
 
@@ -266,16 +300,18 @@ fn rel(name: &str, args: &[&str]) -> Formula {
 
 /// A formula with the free element variable `x`: `x` is an element of the
 /// state term `pattern` (under `bind`; its fluent value, if any, ground)
-/// and `body` holds. Variables of the pattern are read at `x`'s
+/// and the body of clause `clause` holds. Variables of the pattern are read at `x`'s
 /// coordinates, or, where the body needs them as values, enumerated.
 fn instance_formula(
     tr: &mut Formulas<'_>,
     pattern: &Term,
     bind: &HashMap<u32, Term>,
-    body: &[Literal],
+    clause: usize,
     x: &str,
 ) -> Result<Formula, Refusal> {
     let els: &Elements = tr.els;
+    let body = tr.desc.rules[clause].body.clone();
+    let body = &body[..];
     let pattern = apply(pattern, bind);
     let Some(&ri) = root(&pattern).and_then(|rk| els.root_of.get(&rk)) else {
         return Ok(Formula::False);
@@ -352,7 +388,7 @@ fn instance_formula(
                 None => p.clone(),
             };
             tr.known = vec![(masked, x.to_string())];
-            let f = tr.body_formula(body, &b, &carriers);
+            let f = tr.clause_carried(clause, &b, &carriers);
             tr.known.clear();
             let f = f?;
             if f != Formula::False {
@@ -459,7 +495,7 @@ pub(super) fn build(
     desc: &Description,
     marked: &Marked,
     roles: &[Sym],
-    turns: &Turns,
+    turns: Option<&Turns>,
     kw: &Keywords,
     terminal: Option<&str>,
     translating: &mut Option<usize>,
@@ -496,13 +532,7 @@ pub(super) fn build(
             let c = &desc.rules[ci];
             let pattern = move_term(&marked.shapes, &c.head.args[0], &c.head.args[1])
                 .expect("a move of a shape");
-            parts.push(instance_formula(
-                tr,
-                &pattern,
-                &HashMap::new(),
-                &c.body,
-                "m",
-            )?);
+            parts.push(instance_formula(tr, &pattern, &HashMap::new(), ci, "m")?);
         }
         *translating = None;
         let shape_name = &desc.symbols[shape as usize];
@@ -569,7 +599,6 @@ pub(super) fn build(
         rules: Vec::new(),
         moves: HashMap::new(),
         labels: Vec::new(),
-        movers: Vec::new(),
         marks: Vec::new(),
     };
     // The update plies, the same for every turn.
@@ -609,7 +638,7 @@ pub(super) fn build(
                     _ => continue,
                 }
             }
-            parts.push(instance_formula(tr, head, &bind, &c.body, "x")?);
+            parts.push(instance_formula(tr, head, &bind, ci, "x")?);
         }
         *translating = None;
         let body = or(parts);
@@ -682,15 +711,28 @@ pub(super) fn build(
             ),
         });
     }
+    // The turns: a cycle of movers, or every role at every joint move.
+    let cycle: Vec<Option<usize>> = match turns {
+        Some(t) => t.cycle.iter().map(|&m| Some(m)).collect(),
+        None => vec![None],
+    };
     // Per mover: its move rules (the idle roles' `noop` elements marked
-    // too), made once however many turns of the cycle are the mover's.
-    let mut made: HashMap<usize, Vec<String>> = HashMap::new();
-    for &mover in &turns.cycle {
-        if made.contains_key(&mover) {
+    // too), made once however many turns of the cycle are the mover's;
+    // with no mover, every role's rules.
+    let mut made: HashMap<Option<usize>, Vec<(usize, String)>> = HashMap::new();
+    for &turn in &cycle {
+        if made.contains_key(&turn) {
             continue;
         }
         let mut names = Vec::new();
-        for (rule, m, shape) in &move_rules[mover] {
+        let here: Vec<usize> = match turn {
+            Some(m) => vec![m],
+            None => (0..roles.len()).collect(),
+        };
+        for (mover, (rule, m, shape)) in here
+            .iter()
+            .flat_map(|&p| move_rules[p].iter().map(move |r| (p, r)))
+        {
             let mut rule = rule.clone();
             let arity = 1 + m.element.map_or(0, |(_, a)| a);
             let Some(&sri) = els.root_of.get(&(*shape, arity)) else {
@@ -707,10 +749,16 @@ pub(super) fn build(
             let mut lhs = vec![tuple(&info.root_pred, "m"), tuple(role_coord, "m")];
             let mut marks = vec![tuple(&presence_pred, "m")];
             let mut elements = vec!["m".to_string()];
-            for (q, nq) in turns.noop.iter().enumerate() {
-                if q == mover {
-                    continue;
-                }
+            let idle: Vec<(usize, &Option<Term>)> = match turns {
+                Some(t) => t
+                    .noop
+                    .iter()
+                    .enumerate()
+                    .filter(|(q, _)| *q != mover)
+                    .collect(),
+                None => Vec::new(),
+            };
+            for (q, nq) in idle {
                 let Some(nq) = nq else {
                     return Err(Refusal::Unsupported {
                         what: "turns: a waiting role without an idle move".to_string(),
@@ -745,38 +793,40 @@ pub(super) fn build(
             };
             rule.map = elements.iter().map(|e| (e.clone(), e.clone())).collect();
             built.moves.insert(rule.name.clone(), m.clone());
-            names.push(rule.name.clone());
+            names.push((mover, rule.name.clone()));
             built.rules.push(rule);
         }
-        made.insert(mover, names);
+        made.insert(turn, names);
     }
     for s in &steps {
         built.rules.push(s.rule.clone());
         built.rules.push(s.skip.clone());
     }
     // Per turn: the move location, then one location per update ply.
-    let n = turns.cycle.len();
-    for (i, &mover) in turns.cycle.iter().enumerate() {
+    let n = cycle.len();
+    for (i, &turn) in cycle.iter().enumerate() {
         let first = i * per_turn;
         let next_turn = ((i + 1) % n) * per_turn;
-        built.labels.push(
-            made[&mover]
-                .iter()
-                .map(|r| label(r, Multiplicity::One, first + 1))
-                .collect(),
-        );
-        built.movers.push(mover);
+        let mut labels = vec![Vec::new(); roles.len()];
+        for (p, r) in &made[&turn] {
+            labels[*p].push(label(r, Multiplicity::One, first + 1));
+        }
+        built.labels.push(labels);
+        // The update plies are the mover's (the first role's after a
+        // joint move): they continue its turn.
+        let mover = turn.unwrap_or(0);
         for (k, s) in steps.iter().enumerate() {
             let to = if k + 1 == steps.len() {
                 next_turn
             } else {
                 first + 2 + k
             };
-            built.labels.push(vec![
+            let mut labels = vec![Vec::new(); roles.len()];
+            labels[mover] = vec![
                 label(&s.rule.name, Multiplicity::All, to),
                 label(&s.skip.name, Multiplicity::One, to),
-            ]);
-            built.movers.push(mover);
+            ];
+            built.labels.push(labels);
         }
     }
     tr.defined.extend(defined);

@@ -332,7 +332,8 @@ pub fn translate_located(original: &Description) -> Result<Translation, Located>
 struct At {
     clause: Option<usize>,
     origin: Vec<usize>,
-    /// Whether the turns were found (a later refusal is about the moves).
+    /// Whether the rules were reached (a refusal from there on is about
+    /// the turns or the moves).
     turns_known: bool,
 }
 
@@ -498,6 +499,9 @@ fn translate_parts(
     let els = elements::build(&desc, &state_terms, next, true_, &mut namer)?;
 
     let mut tr = Formulas::new(&desc, &agg, &els, &mut namer, &levels, true_);
+    if let Some(m) = &marked {
+        tr.rewritten = m.rewritten.iter().copied().collect();
+    }
     let terminal = match sym("terminal") {
         Some(t) => Some(tr.atom_relation(t, &[])?),
         None => None,
@@ -570,7 +574,6 @@ fn translate_parts(
             rules: Vec::new(),
             moves: HashMap::new(),
             labels: vec![Vec::new()],
-            movers: vec![0],
             marks: Vec::new(),
         }
     };
@@ -649,21 +652,17 @@ fn translate_parts(
         .map(|&r| desc.symbols[r as usize].clone())
         .collect();
     let locations: Vec<Location> = built
-        .movers
+        .labels
         .iter()
         .enumerate()
-        .map(|(i, &mover)| Location {
+        .map(|(i, labels)| Location {
             id: i,
             players: payoffs
                 .iter()
                 .enumerate()
                 .map(|(p, payoff)| PlayerLocation {
                     payoff: payoff.clone(),
-                    moves: if p == mover && with_rules {
-                        built.labels[i].clone()
-                    } else {
-                        Vec::new()
-                    },
+                    moves: labels.get(p).cloned().unwrap_or_default(),
                 })
                 .collect(),
         })
@@ -723,8 +722,8 @@ fn rules_of(
 ) -> Result<rules::Built, Refusal> {
     let sym = |n: &str| desc.symbol(n);
     let reasoner = crate::GdlGame::new(original).map_err(|e| Refusal::Aggregate(e.to_string()))?;
-    let turns = rules::detect_turns(&reasoner, desc, roles)?;
     at.turns_known = true;
+    let turns = rules::detect_turns(&reasoner, desc, roles);
     let kw = rules::Keywords {
         legal: sym("legal").ok_or_else(|| Refusal::Unsupported {
             what: "a game without `legal`".to_string(),
@@ -734,8 +733,21 @@ fn rules_of(
         true_,
     };
     if let Some(m) = marked {
-        return markers::build(tr, desc, m, roles, &turns, &kw, terminal, &mut at.clause);
+        // Turns that follow no cycle, or moves at once: every role moves
+        // in every joint move, as GDL says.
+        let turns = turns.ok();
+        return markers::build(
+            tr,
+            desc,
+            m,
+            roles,
+            turns.as_ref(),
+            &kw,
+            terminal,
+            &mut at.clause,
+        );
     }
+    let turns = turns?;
     // Per root, what the sampled plays show: `single`, its elements with
     // one value at a time; `sole`, at most one element holding a fluent
     // at a time.

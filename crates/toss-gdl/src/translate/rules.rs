@@ -506,10 +506,8 @@ pub(super) struct Keywords {
 pub(super) struct Built {
     pub rules: Vec<ir::Rule>,
     pub moves: HashMap<String, MoveOf>,
-    /// Per location: the labels of its mover.
-    pub labels: Vec<Vec<Label>>,
-    /// Per location: its mover.
-    pub movers: Vec<usize>,
+    /// Per location and role: its labels.
+    pub labels: Vec<Vec<Vec<Label>>>,
     /// Unary relations the rules use besides the fluents (declared empty).
     pub marks: Vec<String>,
 }
@@ -532,8 +530,7 @@ pub(super) fn build(
     let mut built = Built {
         rules: Vec::new(),
         moves: HashMap::new(),
-        labels: vec![Vec::new(); turns.cycle.len()],
-        movers: turns.cycle.clone(),
+        labels: vec![vec![Vec::new(); roles.len()]; turns.cycle.len()],
         marks: Vec::new(),
     };
     let next_rules: Vec<usize> = (0..desc.rules.len())
@@ -1116,7 +1113,7 @@ pub(super) fn build(
                                 update: Vec::new(),
                                 dynamics: Vec::new(),
                             });
-                            built.labels[loc].push(Label {
+                            built.labels[loc][mover].push(Label {
                                 rule: rname,
                                 time: None,
                                 params: Vec::new(),
