@@ -140,7 +140,20 @@ pub(super) fn not(f: Formula) -> Formula {
     }
 }
 
-fn rel(name: &str, args: &[&str]) -> Formula {
+/// Advances `idx` to the next combination (an odometer, the last place
+/// fastest) of places with `len(k)` values each; false after the last.
+pub(super) fn next_combination(idx: &mut [usize], len: impl Fn(usize) -> usize) -> bool {
+    for k in (0..idx.len()).rev() {
+        idx[k] += 1;
+        if idx[k] < len(k) {
+            return true;
+        }
+        idx[k] = 0;
+    }
+    false
+}
+
+pub(super) fn rel(name: &str, args: &[&str]) -> Formula {
     Formula::Rel {
         name: name.to_string(),
         args: args.iter().map(|s| s.to_string()).collect(),
@@ -389,11 +402,27 @@ impl<'a> Formulas<'a> {
                 return Err(Refusal::VariableStateTerm);
             }
         }
-        let (_, eliminate) = self.classify(&rule.body, bind, &HashMap::new());
-        let mut elim: Vec<u32> = eliminate.into_iter().collect();
+        self.over_instances(i, &rule.body, bind, &HashMap::new())
+    }
+
+    /// `body` (of rule `i`) with its eliminated variables taking the value
+    /// combinations the aggregate playout's instances of the rule allow,
+    /// consistent with `bind`; the variables of `pre` carried.
+    fn over_instances(
+        &mut self,
+        i: usize,
+        body: &[Literal],
+        bind: &HashMap<u32, Term>,
+        pre: &HashMap<u32, Carrier>,
+    ) -> Result<Formula, Refusal> {
+        let (_, elim) = self.classify(body, bind, pre);
+        if elim.iter().any(|v| pre.contains_key(v)) {
+            return Err(Refusal::Unsupported {
+                what: "a coordinate of a changed element used as a fluent value".to_string(),
+            });
+        }
+        let mut elim: Vec<u32> = elim.into_iter().collect();
         elim.sort_unstable();
-        // The value combinations of the eliminated variables that the
-        // aggregate playout allows, consistent with the head binding.
         let combos = self.combinations(i, bind, &elim)?;
         let mut parts = Vec::new();
         for combo in combos {
@@ -401,7 +430,7 @@ impl<'a> Formulas<'a> {
             for (v, t) in elim.iter().zip(combo) {
                 b.insert(*v, t);
             }
-            parts.push(self.conjunction(&rule.body, &b, &HashMap::new())?);
+            parts.push(self.conjunction(body, &b, pre)?);
         }
         Ok(or(parts))
     }
@@ -417,28 +446,11 @@ impl<'a> Formulas<'a> {
         bind: &HashMap<u32, Term>,
         pre: &HashMap<u32, Carrier>,
     ) -> Result<Formula, Refusal> {
-        let rule = self.desc.rules[i].clone();
+        let body = self.desc.rules[i].body.clone();
         if self.rewritten.contains(&i) || !matches!(self.agg.instances.get(i), Some(Some(_))) {
-            return self.body_formula(&rule.body, bind, pre);
+            return self.body_formula(&body, bind, pre);
         }
-        let (_, elim) = self.classify(&rule.body, bind, pre);
-        if elim.iter().any(|v| pre.contains_key(v)) {
-            return Err(Refusal::Unsupported {
-                what: "a coordinate of a changed element used as a fluent value".to_string(),
-            });
-        }
-        let mut elim: Vec<u32> = elim.into_iter().collect();
-        elim.sort_unstable();
-        let combos = self.combinations(i, bind, &elim)?;
-        let mut parts = Vec::new();
-        for combo in combos {
-            let mut b = bind.clone();
-            for (v, t) in elim.iter().zip(combo) {
-                b.insert(*v, t);
-            }
-            parts.push(self.conjunction(&rule.body, &b, pre)?);
-        }
-        Ok(or(parts))
+        self.over_instances(i, &body, bind, pre)
     }
 
     /// A conjunction of literals (not a rule of the description) under
@@ -486,18 +498,8 @@ impl<'a> Formulas<'a> {
                 b.insert(v, domains[k][idx[k]].clone());
             }
             parts.push(self.conjunction(body, &b, pre)?);
-            // Next combination (odometer).
-            let mut k = elim.len();
-            loop {
-                if k == 0 {
-                    return Ok(or(parts));
-                }
-                k -= 1;
-                idx[k] += 1;
-                if idx[k] < domains[k].len() {
-                    break;
-                }
-                idx[k] = 0;
+            if !next_combination(&mut idx, |k| domains[k].len()) {
+                return Ok(or(parts));
             }
         }
     }

@@ -41,7 +41,7 @@ use crate::{Atom, Description, Literal, Rule, Sym, Term};
 
 use super::Refusal;
 use super::elements::{Elements, HOLE, at, leaf_paths, place, root};
-use super::formulas::{Carrier, Formulas, and, apply, match_term, not, or};
+use super::formulas::{Carrier, Formulas, and, apply, match_term, next_combination, not, or, rel};
 use super::rules::{Built, Keywords, MoveOf, Turns};
 
 /// Most value combinations of the pattern variables enumerated for one
@@ -169,14 +169,13 @@ pub(super) fn prepare(
                         });
                     }
                     let mut lits = Vec::new();
-                    for &((f, arity), shape) in &shapes {
+                    for &((_, arity), shape) in &shapes {
                         let base = r.var_names.len() as u32;
                         for i in 0..arity {
                             r.var_names.push(format!("?m{i}"));
                         }
                         let mut args = vec![role.clone()];
                         args.extend((0..arity as u32).map(|i| Term::Var(base + i)));
-                        let _ = f;
                         lits.push(Literal::Neg(Atom {
                             rel: true_,
                             args: vec![Term::Fn(shape, args)],
@@ -291,13 +290,6 @@ pub(super) fn for_levels(desc: &Description) -> Description {
     d
 }
 
-fn rel(name: &str, args: &[&str]) -> Formula {
-    Formula::Rel {
-        name: name.to_string(),
-        args: args.iter().map(|a| a.to_string()).collect(),
-    }
-}
-
 /// A formula with the free element variable `x`: `x` is an element of the
 /// state term `pattern` (under `bind`; its fluent value, if any, ground)
 /// and the body of clause `clause` holds. Variables of the pattern are read at `x`'s
@@ -396,17 +388,8 @@ fn instance_formula(
                 parts.push(and(conds));
             }
         }
-        let mut k = enumerated.len();
-        loop {
-            if k == 0 {
-                return Ok(or(parts));
-            }
-            k -= 1;
-            idx[k] += 1;
-            if idx[k] < enumerated[k].1.len() {
-                break;
-            }
-            idx[k] = 0;
+        if !next_combination(&mut idx, |k| enumerated[k].1.len()) {
+            return Ok(or(parts));
         }
     }
 }
@@ -418,28 +401,30 @@ struct Step {
     skip: ir::Rule,
 }
 
-fn one_element_rule(
+/// A rule whose sides have the same `elements`, each right element the
+/// left one of its name.
+fn rule(
     name: String,
+    elements: &[String],
     lhs: Vec<RuleTuple>,
     rhs: Vec<RuleTuple>,
     emb: Vec<String>,
     pre: Formula,
 ) -> ir::Rule {
-    let x = "x".to_string();
     ir::Rule {
         name,
         lhs: RuleSide {
-            elements: vec![x.clone()],
+            elements: elements.to_vec(),
             tuples: lhs,
             functions: Vec::new(),
         },
         rhs: RuleSide {
-            elements: vec![x.clone()],
+            elements: elements.to_vec(),
             tuples: rhs,
             functions: Vec::new(),
         },
         emb,
-        map: vec![(x.clone(), x)],
+        map: elements.iter().map(|e| (e.clone(), e.clone())).collect(),
         nondistinct: Vec::new(),
         pre,
         inv: Formula::True,
@@ -447,6 +432,17 @@ fn one_element_rule(
         update: Vec::new(),
         dynamics: Vec::new(),
     }
+}
+
+/// A rule of the one element `x`.
+fn one_element_rule(
+    name: String,
+    lhs: Vec<RuleTuple>,
+    rhs: Vec<RuleTuple>,
+    emb: Vec<String>,
+    pre: Formula,
+) -> ir::Rule {
+    rule(name, &["x".to_string()], lhs, rhs, emb, pre)
 }
 
 fn tuple(relation: &str, x: &str) -> RuleTuple {
@@ -468,22 +464,11 @@ fn step(tr: &mut Formulas<'_>, rule: ir::Rule, key: &str) -> Step {
         .collect();
     conds.push(rule.pre.clone());
     let name = tr.name(&format!("skip {key}"), &format!("Skip_{}", rule.name));
-    let skip = ir::Rule {
-        name,
-        lhs: RuleSide::default(),
-        rhs: RuleSide::default(),
-        emb: Vec::new(),
-        map: Vec::new(),
-        nondistinct: Vec::new(),
-        pre: not(Formula::Exists {
-            vars: vec![ir::Var::Element("x".to_string())],
-            body: Box::new(and(conds)),
-        }),
-        inv: Formula::True,
-        post: Formula::True,
-        update: Vec::new(),
-        dynamics: Vec::new(),
-    };
+    let nothing = not(Formula::Exists {
+        vars: vec![ir::Var::Element("x".to_string())],
+        body: Box::new(and(conds)),
+    });
+    let skip = self::rule(name, &[], Vec::new(), Vec::new(), Vec::new(), nothing);
     Step { rule, skip }
 }
 
@@ -523,7 +508,8 @@ pub(super) fn build(
     }
     let mut keys: Vec<(usize, Sym)> = legal_of.keys().copied().collect();
     keys.sort_unstable();
-    let mut move_rules: Vec<Vec<(ir::Rule, MoveOf, Sym)>> = vec![Vec::new(); roles.len()];
+    // Per role: each shape's rule name, precondition and move.
+    let mut move_rules: Vec<Vec<(String, Formula, MoveOf, Sym)>> = vec![Vec::new(); roles.len()];
     let mut defined: Vec<DefinedRelation> = Vec::new();
     for (p, shape) in keys {
         let mut parts = Vec::new();
@@ -560,21 +546,9 @@ pub(super) fn build(
         if let Some(t) = terminal {
             pre.push(not(rel(t, &[])));
         }
-        let rule = ir::Rule {
-            name: rname,
-            lhs: RuleSide::default(),
-            rhs: RuleSide::default(),
-            emb: Vec::new(),
-            map: Vec::new(),
-            nondistinct: Vec::new(),
-            pre: and(pre),
-            inv: Formula::True,
-            post: Formula::True,
-            update: Vec::new(),
-            dynamics: Vec::new(),
-        };
         move_rules[p].push((
-            rule,
+            rname,
+            and(pre),
             MoveOf {
                 role: p,
                 term: Term::Const(functor),
@@ -618,7 +592,7 @@ pub(super) fn build(
             }
         }
     }
-    let mut marks: Vec<(String, String)> = Vec::new();
+    let mut marks: Vec<(String, Option<String>)> = Vec::new();
     for (ri, v, pred) in &values {
         let info = &els.roots[*ri];
         let mut parts = Vec::new();
@@ -659,16 +633,16 @@ pub(super) fn build(
             );
             steps.push(step(tr, r, &format!("compute {pred}")));
             built.marks.push(mark.clone());
-            marks.push((pred.clone(), mark));
+            marks.push((pred.clone(), Some(mark)));
         } else {
-            marks.push((pred.clone(), String::new()));
+            // No clause makes the value: it is removed everywhere.
+            marks.push((pred.clone(), None));
         }
     }
     for (pred, mark) in &marks {
-        let (lhs_pre, keep) = if mark.is_empty() {
-            (Formula::True, false)
-        } else {
-            (not(rel(mark, &["x"])), true)
+        let lhs_pre = match mark {
+            Some(mark) => not(rel(mark, &["x"])),
+            None => Formula::True,
         };
         let r = one_element_rule(
             tr.name(&format!("remove {pred}"), &format!("Remove_{pred}")),
@@ -678,7 +652,7 @@ pub(super) fn build(
             lhs_pre,
         );
         steps.push(step(tr, r, &format!("remove {pred}")));
-        if keep {
+        if let Some(mark) = mark {
             let r = one_element_rule(
                 tr.name(&format!("set {pred}"), &format!("Set_{pred}")),
                 vec![tuple(mark, "x")],
@@ -729,11 +703,10 @@ pub(super) fn build(
             Some(m) => vec![m],
             None => (0..roles.len()).collect(),
         };
-        for (mover, (rule, m, shape)) in here
+        for (mover, (name, pre, m, shape)) in here
             .iter()
             .flat_map(|&p| move_rules[p].iter().map(move |r| (p, r)))
         {
-            let mut rule = rule.clone();
             let arity = 1 + m.element.map_or(0, |(_, a)| a);
             let Some(&sri) = els.root_of.get(&(*shape, arity)) else {
                 continue;
@@ -781,17 +754,7 @@ pub(super) fn build(
             }
             let mut rhs = lhs.clone();
             rhs.extend(marks);
-            rule.lhs = RuleSide {
-                elements: elements.clone(),
-                tuples: lhs,
-                functions: Vec::new(),
-            };
-            rule.rhs = RuleSide {
-                elements: elements.clone(),
-                tuples: rhs,
-                functions: Vec::new(),
-            };
-            rule.map = elements.iter().map(|e| (e.clone(), e.clone())).collect();
+            let rule = rule(name.clone(), &elements, lhs, rhs, Vec::new(), pre.clone());
             built.moves.insert(rule.name.clone(), m.clone());
             names.push((mover, rule.name.clone()));
             built.rules.push(rule);

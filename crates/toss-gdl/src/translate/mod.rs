@@ -310,7 +310,7 @@ pub fn translate_located(original: &Description) -> Result<Translation, Located>
     let first = translate_parts(original, true, false, &mut at);
     // Moves the rules cannot express: moves as marks and update plies.
     let (result, at) = match first {
-        Err(_) if at.turns_known => {
+        Err(_) if at.rules_reached => {
             let mut again = At::default();
             (translate_parts(original, true, true, &mut again), again)
         }
@@ -334,7 +334,7 @@ struct At {
     origin: Vec<usize>,
     /// Whether the rules were reached (a refusal from there on is about
     /// the turns or the moves).
-    turns_known: bool,
+    rules_reached: bool,
 }
 
 /// The first clause of `desc` that a refusal names: the relation of a
@@ -722,7 +722,7 @@ fn rules_of(
 ) -> Result<rules::Built, Refusal> {
     let sym = |n: &str| desc.symbol(n);
     let reasoner = crate::GdlGame::new(original).map_err(|e| Refusal::Aggregate(e.to_string()))?;
-    at.turns_known = true;
+    at.rules_reached = true;
     let turns = rules::detect_turns(&reasoner, desc, roles);
     let kw = rules::Keywords {
         legal: sym("legal").ok_or_else(|| Refusal::Unsupported {
