@@ -6,6 +6,8 @@
 use super::{ANY_MOVES_LIMIT, Interpreter, LabelForest, LabelInfo, Matches, Move, RuleInfo, State};
 use crate::rewrite::{CompiledRule, Match};
 use crate::solver::{FormulaId, SetMemo};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use toss_core::ir::Multiplicity;
 use toss_core::limits::{LEGAL_MOVES_PER_STATE, MATCHES_PER_RULE};
 use toss_core::structure::{BitSet, Elem, Structure};
@@ -144,17 +146,35 @@ impl Interpreter {
     ) -> Option<BitSet> {
         let mut out: Option<BitSet> = None;
         for (f, consts) in ri.step_sets.get(k)? {
-            let cs: Vec<Elem> = consts.iter().map(|&i| assign[i]).collect();
-            let known = memo
-                .1
-                .iter()
-                .find(|(g, c, p, _)| g == f && *c == cs && p[..] == *params);
-            let set = match known {
-                Some((_, _, _, set)) => set.clone(),
-                None => {
-                    let set = self.solver.set_of_memo(s, *f, &cs, params, &mut memo.0);
-                    memo.1.push((*f, cs, params.to_vec(), set.clone()));
-                    set
+            let set = if consts.len() <= 3 && params.is_empty() {
+                // The common case, without an allocation: a conjunct and
+                // up to three bound elements in one word.
+                let mut key = u128::from(f.0);
+                for (j, &i) in consts.iter().enumerate() {
+                    key |= u128::from(assign[i]) << (32 * (j + 1));
+                }
+                match memo.2.get(&key) {
+                    Some(set) => set.clone(),
+                    None => {
+                        let cs: Vec<Elem> = consts.iter().map(|&i| assign[i]).collect();
+                        let set = self.solver.set_of_memo(s, *f, &cs, params, &mut memo.0);
+                        memo.2.insert(key, set.clone());
+                        set
+                    }
+                }
+            } else {
+                let key = StepKey(
+                    *f,
+                    consts.iter().map(|&i| assign[i]).collect(),
+                    params.iter().map(|p| p.to_bits()).collect(),
+                );
+                match memo.1.get(&key) {
+                    Some(set) => set.clone(),
+                    None => {
+                        let set = self.solver.set_of_memo(s, *f, &key.1, params, &mut memo.0);
+                        memo.1.insert(key, set.clone());
+                        set
+                    }
                 }
             };
             out = Some(match out {
@@ -374,14 +394,49 @@ pub(super) struct PreCache(Vec<(FormulaId, Vec<f64>, bool)>, StepSets);
 /// state-only parts, and each value by formula, constants and parameters
 /// (rules sharing a conjunct, like a bishop's moves and captures, evaluate
 /// it once per bound piece).
+/// A hash map, not a list: a rule of several elements evaluates a conjunct
+/// for every value of the elements bound before it, thousands per state
+/// in a translated GDL game.
+/// A conjunct's constants always number the same (its free variables),
+/// so up to three of them and the conjunct's id make one `u128` key.
 #[derive(Default)]
-#[allow(clippy::type_complexity)]
-pub(super) struct StepSets(SetMemo, Vec<(FormulaId, Vec<Elem>, Vec<f64>, BitSet)>);
+pub(super) struct StepSets(
+    SetMemo,
+    HashMap<StepKey, BitSet>,
+    HashMap<u128, BitSet, BuildHasherDefault<WordHasher>>,
+);
+
+/// A multiplicative hash of one word: the keys are small integers packed
+/// into a `u128`, where SipHash cost more than the set look-up saved.
+#[derive(Default)]
+pub(super) struct WordHasher(u64);
+
+impl Hasher for WordHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+    fn write_u128(&mut self, x: u128) {
+        let folded = (x as u64) ^ ((x >> 64) as u64).rotate_left(29);
+        self.0 = (self.0 ^ folded).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self.0 ^= self.0 >> 32;
+    }
+}
+
+/// A set-at-a-time conjunct, the values of its bound elements, and the
+/// bits of the parameters.
+#[derive(PartialEq, Eq, Hash)]
+pub(super) struct StepKey(FormulaId, Vec<Elem>, Vec<u64>);
 
 impl StepSets {
     pub(super) fn clear(&mut self) {
         self.0.clear();
         self.1.clear();
+        self.2.clear();
     }
 }
 
