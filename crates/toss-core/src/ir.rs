@@ -16,6 +16,7 @@
 use crate::structure::Structure;
 
 pub mod bounds;
+pub mod simplify;
 pub mod subst;
 pub mod walk;
 

@@ -1,0 +1,743 @@
+//! Simplifications of a game that keep its meaning (spec 5.3), for games
+//! written by a program rather than a person: the GDL translation states
+//! every condition of a move in its precondition, where the matcher cannot
+//! use it to choose candidates.
+
+use std::collections::BTreeSet;
+
+use super::walk::free_vars;
+use super::{Formula, Rule, RuleTuple};
+use crate::structure::{BitSet, Elem, Structure};
+
+/// At most this many tuples of left elements are tried when a part of a
+/// precondition is evaluated on the stable relations.
+const FOLD_TUPLES: usize = 1 << 20;
+
+/// Moves the positive atoms of `rule`'s precondition over left elements
+/// into its left side, where matching starts from them (a piece's colour,
+/// the board's adjacency) instead of testing every candidate tuple against
+/// the precondition. Returns how many atoms moved.
+///
+/// Only top-level conjuncts `R(a, b)` move, `a`, `b` left elements and `R`
+/// a relation of the signature (`defined` names the defined ones, which the
+/// left side treats as constraints). The rewrite stays the same: an atom
+/// of a relation outside `emb` only restricts the matches, since such
+/// tuples survive the rewrite; an atom of an `emb` relation moves only onto
+/// its own optional tuple (`_opt_R(a)` becomes `R(a)`), which the rewrite
+/// removed when present anyway, and only when the right side does not
+/// list that tuple as optional (which would copy its presence).
+pub fn pre_atoms_to_left_side(rule: &mut Rule, defined: &dyn Fn(&str) -> bool) -> usize {
+    let conjuncts = match std::mem::replace(&mut rule.pre, Formula::True) {
+        Formula::And(cs) => cs,
+        f => vec![f],
+    };
+    let mut kept = Vec::with_capacity(conjuncts.len());
+    let mut moved = 0;
+    for c in conjuncts {
+        if let Formula::Rel { name, args } = &c
+            && to_left_side(rule, name, args, defined)
+        {
+            moved += 1;
+            continue;
+        }
+        kept.push(c);
+    }
+    rule.pre = match kept.len() {
+        0 => Formula::True,
+        1 => kept.pop().expect("one conjunct"),
+        _ => Formula::And(kept),
+    };
+    moved
+}
+
+/// Makes `name(args)` a required tuple of the left side if that keeps the
+/// rewrite (see [`pre_atoms_to_left_side`]); false when it stays in `pre`.
+fn to_left_side(
+    rule: &mut Rule,
+    name: &str,
+    args: &[String],
+    defined: &dyn Fn(&str) -> bool,
+) -> bool {
+    if args.is_empty() || defined(name) || !args.iter().all(|a| rule.lhs.elements.contains(a)) {
+        return false;
+    }
+    let same = |t: &RuleTuple| t.relation == name && t.args == args;
+    if let Some(t) = rule.lhs.tuples.iter_mut().find(|t| same(t)) {
+        if t.optional && rule.rhs.tuples.iter().any(|r| r.optional && same(r)) {
+            return false;
+        }
+        t.optional = false;
+        return true;
+    }
+    if rule.emb.iter().any(|e| e == name) {
+        return false;
+    }
+    rule.lhs.tuples.push(RuleTuple {
+        relation: name.to_string(),
+        args: args.to_vec(),
+        optional: false,
+    });
+    true
+}
+
+/// Evaluates the parts of `rule`'s precondition that read only stable
+/// relations (those no rule changes, `stable`, with their tuples in
+/// `start`) and equalities of left elements, over every tuple of elements
+/// the left side can match (an over-approximation: the left side's stable
+/// tuples and injectivity, not its fluent ones). A part that holds on all
+/// of them becomes `true`, one that holds on none `false`; a left tuple
+/// that the left side requires becomes `true` inside the precondition, and
+/// its negation `false`. Returns false when the precondition is then
+/// `false`: the rule never matches (an outcome of a GDL move that the
+/// board's geometry excludes).
+pub fn fold_stable_parts(
+    rule: &mut Rule,
+    start: &Structure,
+    stable: &dyn Fn(&str) -> bool,
+) -> bool {
+    let folder = Folder::new(rule, start, stable);
+    let pre = folder.fold(&rule.pre, &BTreeSet::new());
+    let alive = pre != Formula::False;
+    rule.pre = pre;
+    alive
+}
+
+/// What folding a rule's precondition needs to know of the rule.
+struct Folder<'a> {
+    start: &'a Structure,
+    stable: &'a dyn Fn(&str) -> bool,
+    elements: &'a [String],
+    /// Per left element, the elements it can be matched to.
+    candidates: Vec<BitSet>,
+    /// The left side's required tuples.
+    required: Vec<&'a RuleTuple>,
+    nondistinct: &'a [(String, String)],
+}
+
+/// The value of a part of a precondition on every tuple the left side can
+/// match.
+#[derive(PartialEq)]
+enum Value {
+    Always(bool),
+    Varies,
+}
+
+impl<'a> Folder<'a> {
+    fn new(rule: &'a Rule, start: &'a Structure, stable: &'a dyn Fn(&str) -> bool) -> Self {
+        let required: Vec<&RuleTuple> = rule.lhs.tuples.iter().filter(|t| !t.optional).collect();
+        let candidates = rule
+            .lhs
+            .elements
+            .iter()
+            .map(|e| {
+                let mut set = start.live().clone();
+                for t in &required {
+                    if t.args.len() == 1 && t.args[0] == *e && stable(&t.relation) {
+                        let r = start.relation(&t.relation);
+                        let outside: Vec<Elem> = set
+                            .iter()
+                            .filter(|&x| r.is_none_or(|r| !start.contains(r, &[x])))
+                            .collect();
+                        for x in outside {
+                            set.remove(x);
+                        }
+                    }
+                }
+                set
+            })
+            .collect();
+        Folder {
+            start,
+            stable,
+            elements: &rule.lhs.elements,
+            candidates,
+            required,
+            nondistinct: &rule.nondistinct,
+        }
+    }
+
+    /// `f` folded; `bound` are the variables bound around it (a bound
+    /// variable named like a left element shadows it).
+    fn fold(&self, f: &Formula, bound: &BTreeSet<String>) -> Formula {
+        match f {
+            Formula::Rel { name, args } => {
+                let free = args.iter().all(|a| !bound.contains(a));
+                if free
+                    && self
+                        .required
+                        .iter()
+                        .any(|t| t.relation == *name && t.args == *args)
+                {
+                    return Formula::True;
+                }
+                self.fold_group(vec![f.clone()], true, bound)
+            }
+            Formula::Eq(..) => self.fold_group(vec![f.clone()], true, bound),
+            Formula::Not(g) => match self.fold(g, bound) {
+                Formula::True => Formula::False,
+                Formula::False => Formula::True,
+                g => Formula::Not(Box::new(g)),
+            },
+            Formula::And(cs) | Formula::Or(cs) => {
+                let conj = matches!(f, Formula::And(_));
+                let mut parts = Vec::new();
+                for c in cs {
+                    match self.fold(c, bound) {
+                        Formula::True if conj => {}
+                        Formula::False if !conj => {}
+                        Formula::False => return Formula::False,
+                        Formula::True => return Formula::True,
+                        Formula::And(inner) if conj => parts.extend(inner),
+                        Formula::Or(inner) if !conj => parts.extend(inner),
+                        g => parts.push(g),
+                    }
+                }
+                // The stable parts together: `distinct(a, b) and
+                // distinct(a, a)` is false though neither part alone is.
+                let (stable, rest): (Vec<_>, Vec<_>) =
+                    parts.into_iter().partition(|g| self.is_stable(g, bound));
+                let mut kept = Vec::new();
+                match self.fold_group(stable, conj, bound) {
+                    Formula::True if conj => {}
+                    Formula::False if !conj => {}
+                    Formula::False => return Formula::False,
+                    Formula::True => return Formula::True,
+                    Formula::And(inner) if conj => kept = inner,
+                    Formula::Or(inner) if !conj => kept = inner,
+                    g => kept.push(g),
+                }
+                kept.extend(rest);
+                let mut rest = kept;
+                match rest.len() {
+                    0 => {
+                        if conj {
+                            Formula::True
+                        } else {
+                            Formula::False
+                        }
+                    }
+                    1 => rest.pop().expect("one part"),
+                    _ if conj => Formula::And(rest),
+                    _ => Formula::Or(rest),
+                }
+            }
+            Formula::Exists { vars, body } | Formula::Forall { vars, body } => {
+                let mut inner = bound.clone();
+                inner.extend(vars.iter().map(|v| v.name().to_string()));
+                let body = Box::new(self.fold(body, &inner));
+                match f {
+                    Formula::Exists { .. } => Formula::Exists {
+                        vars: vars.clone(),
+                        body,
+                    },
+                    _ => Formula::Forall {
+                        vars: vars.clone(),
+                        body,
+                    },
+                }
+            }
+            _ => f.clone(),
+        }
+    }
+
+    /// `parts` joined by `and` (`conj`) or `or`, folded to a constant when
+    /// they are stable and their value is the same on every matchable
+    /// tuple; otherwise as they are.
+    fn fold_group(&self, parts: Vec<Formula>, conj: bool, bound: &BTreeSet<String>) -> Formula {
+        let joined = match parts.len() {
+            0 => return if conj { Formula::True } else { Formula::False },
+            1 => parts.into_iter().next().expect("one part"),
+            _ if conj => Formula::And(parts),
+            _ => Formula::Or(parts),
+        };
+        if !self.is_stable(&joined, bound) {
+            return joined;
+        }
+        match self.value(&joined) {
+            Value::Always(v) => {
+                if v {
+                    Formula::True
+                } else {
+                    Formula::False
+                }
+            }
+            Value::Varies => joined,
+        }
+    }
+
+    /// `f` reads only stable relations and equalities of left elements,
+    /// with no quantifier.
+    fn is_stable(&self, f: &Formula, bound: &BTreeSet<String>) -> bool {
+        let left = |a: &String| !bound.contains(a) && self.elements.contains(a);
+        match f {
+            Formula::True | Formula::False => true,
+            Formula::Rel { name, args } => {
+                !args.is_empty()
+                    && (self.stable)(name)
+                    && self.start.relation(name).is_some()
+                    && args.iter().all(left)
+            }
+            Formula::Eq(a, b) => left(a) && left(b),
+            Formula::Not(g) => self.is_stable(g, bound),
+            Formula::And(cs) | Formula::Or(cs) => cs.iter().all(|c| self.is_stable(c, bound)),
+            Formula::Implies(a, b) | Formula::Iff(a, b) => {
+                self.is_stable(a, bound) && self.is_stable(b, bound)
+            }
+            _ => false,
+        }
+    }
+
+    /// The value of a stable `f` on the tuples of left elements the left
+    /// side can match (a tuple of no element when `f` has no variable).
+    fn value(&self, f: &Formula) -> Value {
+        let vars: Vec<usize> = free_vars(f)
+            .iter()
+            .filter_map(|v| self.elements.iter().position(|e| e == v))
+            .collect();
+        let size: usize = vars
+            .iter()
+            .map(|&i| self.candidates[i].len().max(1))
+            .try_fold(1usize, |acc, n| acc.checked_mul(n))
+            .unwrap_or(usize::MAX);
+        if size > FOLD_TUPLES {
+            return Value::Varies;
+        }
+        // The left side's stable tuples over these variables prune the
+        // tuples tried.
+        let filters: Vec<&RuleTuple> = self
+            .required
+            .iter()
+            .copied()
+            .filter(|t| {
+                (self.stable)(&t.relation)
+                    && t.args
+                        .iter()
+                        .all(|a| vars.iter().any(|&i| self.elements[i] == *a))
+            })
+            .collect();
+        let mut env: Vec<Option<Elem>> = vec![None; self.elements.len()];
+        let mut seen = [false; 2];
+        let lists: Vec<Vec<Elem>> = vars
+            .iter()
+            .map(|&i| self.candidates[i].iter().collect())
+            .collect();
+        self.enumerate(f, &vars, &lists, &filters, 0, &mut env, &mut seen);
+        match seen {
+            [true, true] => Value::Varies,
+            [false, true] => Value::Always(true),
+            // No matchable tuple at all: the rule never matches.
+            _ => Value::Always(false),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn enumerate(
+        &self,
+        f: &Formula,
+        vars: &[usize],
+        lists: &[Vec<Elem>],
+        filters: &[&RuleTuple],
+        depth: usize,
+        env: &mut Vec<Option<Elem>>,
+        seen: &mut [bool; 2],
+    ) {
+        if seen[0] && seen[1] {
+            return;
+        }
+        if depth == vars.len() {
+            seen[usize::from(self.eval(f, env))] = true;
+            return;
+        }
+        let i = vars[depth];
+        for &x in &lists[depth] {
+            let clash = (0..self.elements.len()).any(|j| {
+                env[j] == Some(x)
+                    && !self.nondistinct.iter().any(|(a, b)| {
+                        (*a == self.elements[i] && *b == self.elements[j])
+                            || (*b == self.elements[i] && *a == self.elements[j])
+                    })
+            });
+            if clash {
+                continue;
+            }
+            env[i] = Some(x);
+            let fails = filters.iter().any(|t| {
+                let tuple: Option<Vec<Elem>> = t
+                    .args
+                    .iter()
+                    .map(|a| {
+                        env[self
+                            .elements
+                            .iter()
+                            .position(|e| e == a)
+                            .expect("a left element")]
+                    })
+                    .collect();
+                tuple.is_some_and(|tuple| {
+                    self.start
+                        .relation(&t.relation)
+                        .is_none_or(|r| !self.start.contains(r, &tuple))
+                })
+            });
+            if !fails {
+                self.enumerate(f, vars, lists, filters, depth + 1, env, seen);
+            }
+            env[i] = None;
+        }
+    }
+
+    /// `f` (stable, see [`Folder::is_stable`]) with its left elements as
+    /// `env` gives them.
+    fn eval(&self, f: &Formula, env: &[Option<Elem>]) -> bool {
+        let elem = |a: &String| {
+            env[self
+                .elements
+                .iter()
+                .position(|e| e == a)
+                .expect("a left element")]
+            .expect("an assigned element")
+        };
+        match f {
+            Formula::True => true,
+            Formula::False => false,
+            Formula::Rel { name, args } => {
+                let t: Vec<Elem> = args.iter().map(elem).collect();
+                let r = self.start.relation(name).expect("a stable relation");
+                self.start.contains(r, &t)
+            }
+            Formula::Eq(a, b) => elem(a) == elem(b),
+            Formula::Not(g) => !self.eval(g, env),
+            Formula::And(cs) => cs.iter().all(|c| self.eval(c, env)),
+            Formula::Or(cs) => cs.iter().any(|c| self.eval(c, env)),
+            Formula::Implies(a, b) => !self.eval(a, env) || self.eval(b, env),
+            Formula::Iff(a, b) => self.eval(a, env) == self.eval(b, env),
+            _ => unreachable!("not a stable formula"),
+        }
+    }
+}
+
+/// Joins the stable binary tuples of a rule's left side over the same two
+/// elements into one relation (spec 5.3, "joining co-occurring
+/// relations"): `succ_y(a, b); Eq_x(a, b)` (one row up, same column)
+/// becomes one tuple of a relation holding exactly the pairs in both, so
+/// the matcher draws `b` from `a`'s single successor instead of from the
+/// eight cells of the next row, each then tested. The joined relations are
+/// added to `start` (stable, so to every state), named by their parts;
+/// rules with the same parts share one. Returns how many were made.
+pub fn join_stable_pairs(
+    rules: &mut [Rule],
+    start: &mut Structure,
+    stable: &dyn Fn(&str) -> bool,
+) -> usize {
+    let mut made: BTreeSet<String> = BTreeSet::new();
+    for rule in rules {
+        loop {
+            // The first pair of elements with two or more stable tuples.
+            let binary: Vec<usize> = (0..rule.lhs.tuples.len())
+                .filter(|&i| {
+                    let t = &rule.lhs.tuples[i];
+                    !t.optional
+                        && t.args.len() == 2
+                        && t.args[0] != t.args[1]
+                        && stable(&t.relation)
+                        && start.relation(&t.relation).is_some()
+                })
+                .collect();
+            let pair_of = |i: usize| {
+                let a = &rule.lhs.tuples[i].args;
+                if a[0] < a[1] {
+                    (a[0].clone(), a[1].clone())
+                } else {
+                    (a[1].clone(), a[0].clone())
+                }
+            };
+            let Some(pair) = binary
+                .iter()
+                .map(|&i| pair_of(i))
+                .find(|p| binary.iter().filter(|&&j| pair_of(j) == *p).count() > 1)
+            else {
+                break;
+            };
+            let group: Vec<usize> = binary.into_iter().filter(|&i| pair_of(i) == pair).collect();
+            // Each part as read from `(x, y)`, the pair in name order.
+            let mut parts: Vec<(String, bool)> = group
+                .iter()
+                .map(|&i| {
+                    let t = &rule.lhs.tuples[i];
+                    (t.relation.clone(), t.args[0] != pair.0)
+                })
+                .collect();
+            parts.sort();
+            parts.dedup();
+            let mut name = parts
+                .iter()
+                .map(|(r, flipped)| {
+                    if *flipped {
+                        format!("{r}_rev")
+                    } else {
+                        r.clone()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("_and_");
+            while start.relation(&name).is_some() && !made.contains(&name) {
+                name.push('_');
+            }
+            if !made.contains(&name) {
+                let ids: Vec<_> = parts
+                    .iter()
+                    .map(|(r, flipped)| (start.relation(r).expect("a stable relation"), *flipped))
+                    .collect();
+                let (first, first_flipped) = ids[0];
+                let pairs: Vec<(Elem, Elem)> = start
+                    .tuples(first)
+                    .into_iter()
+                    .map(|t| {
+                        if first_flipped {
+                            (t[1], t[0])
+                        } else {
+                            (t[0], t[1])
+                        }
+                    })
+                    .filter(|&(x, y)| {
+                        ids[1..].iter().all(|&(r, flipped)| {
+                            let t = if flipped { [y, x] } else { [x, y] };
+                            start.contains(r, &t)
+                        })
+                    })
+                    .collect();
+                let r = start
+                    .declare_relation(&name, 2)
+                    .expect("a name no relation of another arity has");
+                for (x, y) in pairs {
+                    start.add_tuple(r, &[x, y]);
+                }
+                made.insert(name.clone());
+            }
+            let mut k = 0;
+            rule.lhs.tuples.retain(|_| {
+                k += 1;
+                !group.contains(&(k - 1))
+            });
+            rule.lhs.tuples.push(RuleTuple {
+                relation: name,
+                args: vec![pair.0, pair.1],
+                optional: false,
+            });
+        }
+    }
+    made.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::RuleSide;
+
+    fn atom(r: &str, args: &[&str]) -> Formula {
+        Formula::Rel {
+            name: r.into(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+        }
+    }
+
+    fn tuple(r: &str, args: &[&str], optional: bool) -> RuleTuple {
+        RuleTuple {
+            relation: r.into(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+            optional,
+        }
+    }
+
+    fn rule(lhs: Vec<RuleTuple>, rhs: Vec<RuleTuple>, pre: Formula) -> Rule {
+        let side = |tuples| RuleSide {
+            elements: vec!["a".into(), "b".into()],
+            tuples,
+            functions: Vec::new(),
+        };
+        Rule {
+            name: "r".into(),
+            lhs: side(lhs),
+            rhs: side(rhs),
+            emb: vec!["W".into(), "B".into()],
+            map: Vec::new(),
+            nondistinct: Vec::new(),
+            pre,
+            inv: Formula::True,
+            post: Formula::True,
+            update: Vec::new(),
+            dynamics: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn atoms_move_where_the_rewrite_stays_the_same() {
+        let pre = Formula::And(vec![
+            atom("W", &["a"]),                         // onto _opt_W(a)
+            atom("B", &["b"]),                         // emb, not on the left: stays
+            atom("C", &["a", "b"]),                    // static: added
+            atom("Empty", &["b"]),                     // defined: stays
+            atom("C", &["a", "x"]),                    // x is no left element: stays
+            Formula::Not(Box::new(atom("W", &["b"]))), // negated: stays
+            atom("W", &["b"]),                         // its optional tuple is copied: stays
+        ]);
+        let mut r = rule(
+            vec![tuple("W", &["a"], true), tuple("W", &["b"], true)],
+            vec![tuple("W", &["b"], true)],
+            pre,
+        );
+        let moved = pre_atoms_to_left_side(&mut r, &|n| n == "Empty");
+        assert_eq!(moved, 2);
+        assert_eq!(
+            r.lhs.tuples,
+            vec![
+                tuple("W", &["a"], false),
+                tuple("W", &["b"], true),
+                tuple("C", &["a", "b"], false)
+            ]
+        );
+        assert_eq!(
+            r.pre,
+            Formula::And(vec![
+                atom("B", &["b"]),
+                atom("Empty", &["b"]),
+                atom("C", &["a", "x"]),
+                Formula::Not(Box::new(atom("W", &["b"]))),
+                atom("W", &["b"]),
+            ])
+        );
+    }
+
+    #[test]
+    fn a_precondition_of_one_atom_becomes_true() {
+        let mut r = rule(Vec::new(), Vec::new(), atom("C", &["b", "a"]));
+        assert_eq!(pre_atoms_to_left_side(&mut r, &|_| false), 1);
+        assert_eq!(r.pre, Formula::True);
+        assert_eq!(r.lhs.tuples, vec![tuple("C", &["b", "a"], false)]);
+    }
+
+    /// Four cells in a row, `Next` from each to the one right of it, `Far`
+    /// between cells two apart either way, and `W` (fluent) on the first.
+    fn row() -> Structure {
+        let mut s = Structure::new();
+        let c: Vec<Elem> = (1..=4).map(|i| s.add_element(&format!("c{i}"))).collect();
+        let next = s.declare_relation("Next", 2).expect("fresh");
+        let far = s.declare_relation("Far", 2).expect("fresh");
+        let w = s.declare_relation("W", 1).expect("fresh");
+        for i in 0..3 {
+            s.add_tuple(next, &[c[i], c[i + 1]]);
+        }
+        for i in 0..2 {
+            s.add_tuple(far, &[c[i], c[i + 2]]);
+            s.add_tuple(far, &[c[i + 2], c[i]]);
+        }
+        s.add_tuple(w, &[c[0]]);
+        s
+    }
+
+    fn stable(n: &str) -> bool {
+        n == "Next" || n == "Far"
+    }
+
+    #[test]
+    fn stable_parts_fold_over_the_matchable_pairs() {
+        // Where Next(a, b) holds, Next(b, a) never does and a, b differ,
+        // so `not (Next(b, a) and B(b))` is true and `a = b or W(b)` is W(b).
+        let pre = Formula::And(vec![
+            atom("W", &["a"]),
+            Formula::Not(Box::new(Formula::And(vec![
+                atom("Next", &["b", "a"]),
+                atom("B", &["b"]),
+            ]))),
+            Formula::Or(vec![Formula::Eq("a".into(), "b".into()), atom("W", &["b"])]),
+            // Varies with c, which the left side leaves free: stays.
+            Formula::Not(Box::new(atom("Far", &["a", "c"]))),
+        ]);
+        let mut r = rule(
+            vec![tuple("W", &["a"], false), tuple("Next", &["a", "b"], false)],
+            Vec::new(),
+            pre,
+        );
+        r.lhs.elements.push("c".into());
+        assert!(fold_stable_parts(&mut r, &row(), &stable));
+        assert_eq!(
+            r.pre,
+            Formula::And(vec![
+                Formula::Not(Box::new(atom("Far", &["a", "c"]))),
+                atom("W", &["b"]),
+            ])
+        );
+        // The required W(a) decides `not W(a)` too: the rule never matches.
+        r.pre = Formula::Or(vec![
+            Formula::Not(Box::new(atom("W", &["a"]))),
+            atom("Next", &["b", "a"]),
+        ]);
+        assert!(!fold_stable_parts(&mut r, &row(), &stable));
+        assert_eq!(r.pre, Formula::False);
+    }
+
+    #[test]
+    fn a_bound_variable_is_not_the_left_element_of_its_name() {
+        let body = Formula::And(vec![atom("Next", &["b", "a"]), atom("W", &["a"])]);
+        let pre = Formula::Exists {
+            vars: vec![crate::ir::Var::Element("b".into())],
+            body: Box::new(body.clone()),
+        };
+        let mut r = rule(
+            vec![tuple("W", &["a"], false), tuple("Next", &["a", "b"], false)],
+            Vec::new(),
+            pre.clone(),
+        );
+        assert!(fold_stable_parts(&mut r, &row(), &stable));
+        // W(a) is the left element's (true); Next(b, a) reads the bound b.
+        assert_eq!(
+            r.pre,
+            Formula::Exists {
+                vars: vec![crate::ir::Var::Element("b".into())],
+                body: Box::new(atom("Next", &["b", "a"])),
+            }
+        );
+    }
+
+    #[test]
+    fn stable_pairs_join_into_one_relation() {
+        let mut s = row();
+        let mut rules = vec![
+            rule(
+                vec![
+                    tuple("Next", &["b", "a"], false),
+                    tuple("Far", &["a", "b"], false),
+                ],
+                Vec::new(),
+                Formula::True,
+            ),
+            rule(
+                vec![tuple("Next", &["a", "b"], false), tuple("W", &["a"], false)],
+                Vec::new(),
+                Formula::True,
+            ),
+        ];
+        assert_eq!(join_stable_pairs(&mut rules, &mut s, &stable), 1);
+        // Read from (a, b): Far(a, b) and Next(b, a), i.e. b is left of a
+        // and two apart: none.
+        assert_eq!(
+            rules[0].lhs.tuples,
+            vec![tuple("Far_and_Next_rev", &["a", "b"], false)]
+        );
+        let r = s.relation("Far_and_Next_rev").expect("made");
+        assert_eq!(s.relation_len(r), 0);
+        // One pair, nothing to join.
+        assert_eq!(rules[1].lhs.tuples.len(), 2);
+
+        let mut rules = vec![rule(
+            vec![
+                tuple("Next", &["a", "b"], false),
+                tuple("Far", &["b", "a"], true),
+            ],
+            Vec::new(),
+            Formula::True,
+        )];
+        // An optional tuple is no condition: nothing joins.
+        assert_eq!(join_stable_pairs(&mut rules, &mut s, &stable), 0);
+    }
+}
