@@ -394,17 +394,64 @@ pub(super) struct PreCache(Vec<(FormulaId, Vec<f64>, bool)>, StepSets);
 /// state-only parts, and each value by formula, constants and parameters
 /// (rules sharing a conjunct, like a bishop's moves and captures, evaluate
 /// it once per bound piece).
-/// A hash map, not a list: a rule of several elements evaluates a conjunct
-/// for every value of the elements bound before it, thousands per state
-/// in a translated GDL game.
+///
 /// A conjunct's constants always number the same (its free variables),
-/// so up to three of them and the conjunct's id make one `u128` key.
+/// so up to three of them and the conjunct's id make one `u128` key; other
+/// keys are [`StepKey`]s.
 #[derive(Default)]
-pub(super) struct StepSets(
-    SetMemo,
-    HashMap<StepKey, BitSet>,
-    HashMap<u128, BitSet, BuildHasherDefault<WordHasher>>,
-);
+pub(super) struct StepSets(SetMemo, SmallMemo<StepKey>, SmallMemo<u128>);
+
+/// Sets by key: a list while it is short (most states of most games),
+/// indexed by a hash map once it is not (a translated GDL rule of several
+/// elements evaluates a conjunct for every value of the elements bound
+/// before it, thousands per state).
+pub(super) struct SmallMemo<K> {
+    sets: Vec<(K, BitSet)>,
+    index: HashMap<K, usize, BuildHasherDefault<WordHasher>>,
+}
+
+impl<K> Default for SmallMemo<K> {
+    fn default() -> Self {
+        SmallMemo {
+            sets: Vec::new(),
+            index: HashMap::default(),
+        }
+    }
+}
+
+impl<K: Eq + std::hash::Hash + Clone> SmallMemo<K> {
+    /// Up to this many sets are searched in turn.
+    const LIST: usize = 16;
+
+    fn get(&self, key: &K) -> Option<&BitSet> {
+        if self.sets.len() <= Self::LIST {
+            self.sets.iter().find(|(k, _)| k == key).map(|(_, s)| s)
+        } else {
+            self.index.get(key).map(|&i| &self.sets[i].1)
+        }
+    }
+
+    fn insert(&mut self, key: K, set: BitSet) {
+        let n = self.sets.len() + 1;
+        if n == Self::LIST + 1 {
+            self.index.extend(
+                self.sets
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (k, _))| (k.clone(), i)),
+            );
+        }
+        if n > Self::LIST {
+            self.index.insert(key.clone(), n - 1);
+        }
+        self.sets.push((key, set));
+    }
+
+    fn clear(&mut self) {
+        self.sets.clear();
+        self.index.clear();
+    }
+}
 
 /// A multiplicative hash of one word: the keys are small integers packed
 /// into a `u128`, where SipHash cost more than the set look-up saved.
@@ -429,7 +476,7 @@ impl Hasher for WordHasher {
 
 /// A set-at-a-time conjunct, the values of its bound elements, and the
 /// bits of the parameters.
-#[derive(PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub(super) struct StepKey(FormulaId, Vec<Elem>, Vec<u64>);
 
 impl StepSets {
@@ -442,7 +489,8 @@ impl StepSets {
 
 impl PreCache {
     /// Runs `f` with an empty cache taken from a per-thread pool (one cache
-    /// per state; reusing them saves their allocations).
+    /// per state; reusing them saves their allocations; boxed, so that
+    /// taking one moves a pointer).
     pub(super) fn with<R>(f: impl FnOnce(&mut PreCache) -> R) -> R {
         let mut c = PRE_CACHES
             .with(|p| p.borrow_mut().pop())
@@ -460,7 +508,7 @@ thread_local! {
     /// [`Structure::restore_from`]).
     static POST_SCRATCH: std::cell::RefCell<Option<Structure>> =
         const { std::cell::RefCell::new(None) };
-    static PRE_CACHES: std::cell::RefCell<Vec<PreCache>> =
+    static PRE_CACHES: std::cell::RefCell<Vec<Box<PreCache>>> =
         const { std::cell::RefCell::new(Vec::new()) };
     /// The update values of the candidate whose postcondition is checked.
     static UPDATE_VALUES: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
