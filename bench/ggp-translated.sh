@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # GGP matches through the protocol: the player on the translated game
-# (`toss ggp serve`, default engine: the game translated to Toss, played by
+# (`toss --engine toss ggp serve`: the game translated to Toss, played by
 # the derived-heuristic UCT player) against the player on the reasoner
 # (`toss --engine reasoner ggp serve`), one `toss ggp referee` match per
 # game, seats alternated (even games: the translated player has the first
@@ -29,7 +29,7 @@ rm -f "$out/STOP"
 
 spec=()
 [[ -n "${TRANSLATED_PLAYER:-}" ]] && spec=(--translated-player "$TRANSLATED_PLAYER")
-"$toss" ggp serve --host 127.0.0.1 --port "$port" --seed 1 "${spec[@]}" \
+"$toss" --engine toss ggp serve --host 127.0.0.1 --port "$port" --seed 1 "${spec[@]}" \
     >"$out/translated.out" 2>"$out/translated.log" &
 translated=$!
 "$toss" --engine reasoner ggp serve --host 127.0.0.1 --port $((port + 1)) --seed 2 \
