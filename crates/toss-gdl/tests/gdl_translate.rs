@@ -165,6 +165,16 @@ fn check_formulas(
             let mut sorted = fluents.clone();
             sorted.sort();
             assert_eq!(t.decode(&st), sorted, "round trip at {}", at());
+            if step == 0 {
+                // The relations the simplifications add are in every
+                // encoded state, as in the start.
+                assert_eq!(
+                    st.canonical(),
+                    t.game.start.canonical(),
+                    "start at {}",
+                    at()
+                );
+            }
             let term = g.is_terminal(&s);
             if let Some(tf) = v.terminal {
                 assert_eq!(
@@ -575,5 +585,43 @@ fn corpus_translated_games_1000_playouts() {
             let steps = check_rules(n, &g, &t, 1000, 300);
             eprintln!("{n}: 1000 playouts, {steps} moves agree");
         }
+    }
+}
+
+/// Breakthrough's moves, simplified (spec 5.3): one rule per player and
+/// direction (straight, and the two diagonals, capturing or not), each
+/// starting from the mover's pawn and one joined step relation; the 12
+/// outcome splits the board excludes (the pawn's old square keeping a
+/// pawn) dropped. The lockstep and perft checks above play it.
+#[test]
+fn breakthrough_rules_are_simplified() {
+    let n = "breakthrough.kif";
+    let desc = parse_gdl(&read(&corpus().join(n)), n).expect("parses");
+    let t = translate(&desc).expect("translates");
+    assert_eq!(t.game.rules.len(), 6);
+    assert!(
+        t.explain().contains("12 rules dropped (never matched)"),
+        "{}",
+        t.explain()
+    );
+    for r in &t.game.rules {
+        let required: Vec<&str> = r
+            .lhs
+            .tuples
+            .iter()
+            .filter(|x| !x.optional)
+            .map(|x| x.relation.as_str())
+            .collect();
+        assert!(
+            required.iter().any(|x| x.starts_with("cellHolds3_")),
+            "{}: {required:?}",
+            r.name
+        );
+        assert_eq!(
+            required.iter().filter(|x| x.contains("_and_")).count(),
+            1,
+            "{}: {required:?}",
+            r.name
+        );
     }
 }

@@ -113,6 +113,19 @@ pub struct Translation {
     goals: Vec<Vec<(u64, String)>>,
     /// Per rule: how its GDL move is read off a match.
     moves: HashMap<String, rules::MoveOf>,
+    /// What the simplifications of spec 5.3 did, for `explain`.
+    simplified: Simplified,
+}
+
+/// What the simplifications of spec 5.3 did to a translation's rules.
+#[derive(Clone, Debug, Default)]
+struct Simplified {
+    /// Precondition atoms moved to left sides.
+    to_left: usize,
+    /// Rules dropped: their precondition is false on every matchable tuple.
+    dropped: usize,
+    /// Relations made by joining stable pairs.
+    joined: usize,
 }
 
 impl Translation {
@@ -262,6 +275,15 @@ impl Translation {
             .collect();
         let _ = writeln!(out, "locations (a cycle): {}", movers.join(" -> "));
         let _ = writeln!(out, "rules: {}", self.game.rules.len());
+        let Simplified {
+            to_left,
+            dropped,
+            joined,
+        } = self.simplified;
+        let _ = writeln!(
+            out,
+            "simplified (spec 5.3): {to_left} precondition atoms moved to left sides, {dropped} rules dropped (never matched), {joined} relations joined from stable pairs"
+        );
         let _ = writeln!(
             out,
             "defined relations: {}",
@@ -672,8 +694,9 @@ fn translate_parts(
     // interpreter.
     let mut rules = built.rules;
     let is_defined = |n: &str| defined.iter().any(|d| d.name == n);
+    let mut simplified = Simplified::default();
     for r in &mut rules {
-        ir::simplify::pre_atoms_to_left_side(r, &is_defined);
+        simplified.to_left += ir::simplify::pre_atoms_to_left_side(r, &is_defined);
     }
     let mut tr = Translation {
         game: ir::Game {
@@ -694,6 +717,7 @@ fn translate_parts(
         terminal,
         goals,
         moves: built.moves,
+        simplified,
     };
     // The start: the `init` fluents, facts and those derived by rules
     // (from static relations only, so the aggregate playout has them
@@ -733,6 +757,7 @@ fn fold_stable_parts(tr: &mut Translation) {
             never.insert(r.name.clone());
         }
     }
+    tr.simplified.dropped = never.len();
     tr.game.rules.retain(|r| !never.contains(&r.name));
     for loc in &mut tr.game.locations {
         for p in &mut loc.players {
@@ -740,7 +765,21 @@ fn fold_stable_parts(tr: &mut Translation) {
         }
     }
     tr.moves.retain(|name, _| !never.contains(name));
-    ir::simplify::join_stable_pairs(&mut tr.game.rules, &mut tr.game.start, &stable);
+    let before = tr.game.start.num_relations();
+    tr.simplified.joined =
+        ir::simplify::join_stable_pairs(&mut tr.game.rules, &mut tr.game.start, &stable);
+    // The joined relations belong to every state: `encode` starts from
+    // `base` (whose element ids are the start's).
+    for r in before..tr.game.start.num_relations() {
+        let s = &tr.game.start;
+        let b = tr
+            .base
+            .declare_relation(s.relation_name(r), s.arity(r))
+            .expect("a relation new to the start is new to the base");
+        for t in s.tuples(r) {
+            tr.base.add_tuple(b, &t);
+        }
+    }
 }
 
 /// Turn detection and the rules (spec 5.2.4-5.2.7).

@@ -508,6 +508,9 @@ thread_local! {
     /// [`Structure::restore_from`]).
     static POST_SCRATCH: std::cell::RefCell<Option<Structure>> =
         const { std::cell::RefCell::new(None) };
+    /// Boxed: a cache is taken out and put back once per state, and
+    /// moving the box copies a pointer, not the caches' maps.
+    #[allow(clippy::vec_box)]
     static PRE_CACHES: std::cell::RefCell<Vec<Box<PreCache>>> =
         const { std::cell::RefCell::new(Vec::new()) };
     /// The update values of the candidate whose postcondition is checked.
