@@ -13,7 +13,8 @@
 # Stops early (with the games played so far) when the file STOP exists in
 # the directory of the logs, $OUT (default: /tmp/ggp-translated-GAME).
 # $TRANSLATED_PLAYER, if set, is the translated player's spec
-# (`toss ggp serve --translated-player`).
+# (`toss ggp serve --translated-player`); $OPPONENT_ENGINE, if set, the
+# opponent's engine (`reasoner` by default, or `grounded`, `auto`).
 set -euo pipefail
 
 game=${1:?GAME.kif}
@@ -32,7 +33,7 @@ spec=()
 "$toss" --engine toss ggp serve --host 127.0.0.1 --port "$port" --seed 1 "${spec[@]}" \
     >"$out/translated.out" 2>"$out/translated.log" &
 translated=$!
-"$toss" --engine reasoner ggp serve --host 127.0.0.1 --port $((port + 1)) --seed 2 \
+"$toss" --engine "${OPPONENT_ENGINE:-reasoner}" ggp serve --host 127.0.0.1 --port $((port + 1)) --seed 2 \
     >"$out/reasoner.out" 2>"$out/reasoner.log" &
 reasoner=$!
 trap 'kill $translated $reasoner 2>/dev/null' EXIT
