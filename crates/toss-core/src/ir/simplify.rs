@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use super::walk::free_vars;
 use super::{Formula, Rule, RuleTuple};
-use crate::structure::{BitSet, Elem, Structure};
+use crate::structure::{BitSet, Elem, RelId, Structure};
 
 /// At most this many tuples of left elements are tried when a part of a
 /// precondition is evaluated on the stable relations.
@@ -111,7 +111,24 @@ struct Folder<'a> {
     candidates: Vec<BitSet>,
     /// The left side's required tuples.
     required: Vec<&'a RuleTuple>,
-    nondistinct: &'a [(String, String)],
+    /// `shareable[i][j]`: left elements `i` and `j` may be matched to one
+    /// element (`nondistinct`); all other pairs are matched injectively.
+    shareable: Vec<Vec<bool>>,
+}
+
+/// A stable formula with its relations and left elements resolved, for
+/// evaluation on many tuples.
+enum Stable {
+    Const(bool),
+    /// A relation and the positions of its arguments among the left
+    /// elements.
+    Atom(RelId, Vec<usize>),
+    Eq(usize, usize),
+    Not(Box<Stable>),
+    And(Vec<Stable>),
+    Or(Vec<Stable>),
+    Implies(Box<Stable>, Box<Stable>),
+    Iff(Box<Stable>, Box<Stable>),
 }
 
 /// The value of a part of a precondition on every tuple the left side can
@@ -146,13 +163,62 @@ impl<'a> Folder<'a> {
                 set
             })
             .collect();
+        let elements = &rule.lhs.elements;
+        let shareable = elements
+            .iter()
+            .map(|a| {
+                elements
+                    .iter()
+                    .map(|b| {
+                        rule.nondistinct
+                            .iter()
+                            .any(|(x, y)| (x == a && y == b) || (x == b && y == a))
+                    })
+                    .collect()
+            })
+            .collect();
         Folder {
             start,
             stable,
-            elements: &rule.lhs.elements,
+            elements,
             candidates,
             required,
-            nondistinct: &rule.nondistinct,
+            shareable,
+        }
+    }
+
+    /// The position of a left element.
+    fn position(&self, a: &str) -> usize {
+        self.elements
+            .iter()
+            .position(|e| e == a)
+            .expect("a left element")
+    }
+
+    /// `f` (stable, see [`Folder::is_stable`]) resolved.
+    fn resolve(&self, f: &Formula) -> Stable {
+        let rel = |name: &str| self.start.relation(name).expect("a stable relation");
+        let pair =
+            |a: &Formula, b: &Formula| (Box::new(self.resolve(a)), Box::new(self.resolve(b)));
+        match f {
+            Formula::True => Stable::Const(true),
+            Formula::False => Stable::Const(false),
+            Formula::Rel { name, args } => {
+                Stable::Atom(rel(name), args.iter().map(|a| self.position(a)).collect())
+            }
+            Formula::Eq(a, b) => Stable::Eq(self.position(a), self.position(b)),
+            Formula::Not(g) => Stable::Not(Box::new(self.resolve(g))),
+            Formula::And(cs) => Stable::And(cs.iter().map(|c| self.resolve(c)).collect()),
+            Formula::Or(cs) => Stable::Or(cs.iter().map(|c| self.resolve(c)).collect()),
+            Formula::Implies(a, b) => {
+                let (a, b) = pair(a, b);
+                Stable::Implies(a, b)
+            }
+            Formula::Iff(a, b) => {
+                let (a, b) = pair(a, b);
+                Stable::Iff(a, b)
+            }
+            _ => unreachable!("not a stable formula"),
         }
     }
 
@@ -303,25 +369,29 @@ impl<'a> Folder<'a> {
             return Value::Varies;
         }
         // The left side's stable tuples over these variables prune the
-        // tuples tried.
-        let filters: Vec<&RuleTuple> = self
+        // tuples tried (a relation the start lacks holds nowhere).
+        let filters: Vec<(Option<RelId>, Vec<usize>)> = self
             .required
             .iter()
-            .copied()
             .filter(|t| {
                 (self.stable)(&t.relation)
                     && t.args
                         .iter()
                         .all(|a| vars.iter().any(|&i| self.elements[i] == *a))
             })
+            .map(|t| {
+                let args = t.args.iter().map(|a| self.position(a)).collect();
+                (self.start.relation(&t.relation), args)
+            })
             .collect();
+        let f = self.resolve(f);
         let mut env: Vec<Option<Elem>> = vec![None; self.elements.len()];
         let mut seen = [false; 2];
         let lists: Vec<Vec<Elem>> = vars
             .iter()
             .map(|&i| self.candidates[i].iter().collect())
             .collect();
-        self.enumerate(f, &vars, &lists, &filters, 0, &mut env, &mut seen);
+        self.enumerate(&f, &vars, &lists, &filters, 0, &mut env, &mut seen);
         match seen {
             [true, true] => Value::Varies,
             [false, true] => Value::Always(true),
@@ -333,10 +403,10 @@ impl<'a> Folder<'a> {
     #[allow(clippy::too_many_arguments)]
     fn enumerate(
         &self,
-        f: &Formula,
+        f: &Stable,
         vars: &[usize],
         lists: &[Vec<Elem>],
-        filters: &[&RuleTuple],
+        filters: &[(Option<RelId>, Vec<usize>)],
         depth: usize,
         env: &mut Vec<Option<Elem>>,
         seen: &mut [bool; 2],
@@ -349,35 +419,24 @@ impl<'a> Folder<'a> {
             return;
         }
         let i = vars[depth];
+        let mut tuple = Vec::new();
         for &x in &lists[depth] {
-            let clash = (0..self.elements.len()).any(|j| {
-                env[j] == Some(x)
-                    && !self.nondistinct.iter().any(|(a, b)| {
-                        (*a == self.elements[i] && *b == self.elements[j])
-                            || (*b == self.elements[i] && *a == self.elements[j])
-                    })
-            });
+            let clash =
+                (0..self.elements.len()).any(|j| env[j] == Some(x) && !self.shareable[i][j]);
             if clash {
                 continue;
             }
             env[i] = Some(x);
-            let fails = filters.iter().any(|t| {
-                let tuple: Option<Vec<Elem>> = t
-                    .args
-                    .iter()
-                    .map(|a| {
-                        env[self
-                            .elements
-                            .iter()
-                            .position(|e| e == a)
-                            .expect("a left element")]
-                    })
-                    .collect();
-                tuple.is_some_and(|tuple| {
-                    self.start
-                        .relation(&t.relation)
-                        .is_none_or(|r| !self.start.contains(r, &tuple))
-                })
+            let fails = filters.iter().any(|(r, args)| {
+                tuple.clear();
+                for &a in args {
+                    match env[a] {
+                        Some(e) => tuple.push(e),
+                        // Not all bound yet: checked deeper.
+                        None => return false,
+                    }
+                }
+                r.is_none_or(|r| !self.start.contains(r, &tuple))
             });
             if !fails {
                 self.enumerate(f, vars, lists, filters, depth + 1, env, seen);
@@ -386,32 +445,22 @@ impl<'a> Folder<'a> {
         }
     }
 
-    /// `f` (stable, see [`Folder::is_stable`]) with its left elements as
-    /// `env` gives them.
-    fn eval(&self, f: &Formula, env: &[Option<Elem>]) -> bool {
-        let elem = |a: &String| {
-            env[self
-                .elements
-                .iter()
-                .position(|e| e == a)
-                .expect("a left element")]
-            .expect("an assigned element")
-        };
+    /// `f` with its left elements as `env` gives them (all of them
+    /// assigned).
+    fn eval(&self, f: &Stable, env: &[Option<Elem>]) -> bool {
+        let elem = |i: usize| env[i].expect("an assigned element");
         match f {
-            Formula::True => true,
-            Formula::False => false,
-            Formula::Rel { name, args } => {
-                let t: Vec<Elem> = args.iter().map(elem).collect();
-                let r = self.start.relation(name).expect("a stable relation");
-                self.start.contains(r, &t)
+            Stable::Const(v) => *v,
+            Stable::Atom(r, args) => {
+                let t: smallvec::SmallVec<[Elem; 4]> = args.iter().map(|&a| elem(a)).collect();
+                self.start.contains(*r, &t)
             }
-            Formula::Eq(a, b) => elem(a) == elem(b),
-            Formula::Not(g) => !self.eval(g, env),
-            Formula::And(cs) => cs.iter().all(|c| self.eval(c, env)),
-            Formula::Or(cs) => cs.iter().any(|c| self.eval(c, env)),
-            Formula::Implies(a, b) => !self.eval(a, env) || self.eval(b, env),
-            Formula::Iff(a, b) => self.eval(a, env) == self.eval(b, env),
-            _ => unreachable!("not a stable formula"),
+            Stable::Eq(a, b) => elem(*a) == elem(*b),
+            Stable::Not(g) => !self.eval(g, env),
+            Stable::And(cs) => cs.iter().all(|c| self.eval(c, env)),
+            Stable::Or(cs) => cs.iter().any(|c| self.eval(c, env)),
+            Stable::Implies(a, b) => !self.eval(a, env) || self.eval(b, env),
+            Stable::Iff(a, b) => self.eval(a, env) == self.eval(b, env),
         }
     }
 }

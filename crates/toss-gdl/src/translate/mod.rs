@@ -689,21 +689,12 @@ fn translate_parts(
                 .collect(),
         })
         .collect();
-    // What the matcher can start from goes to the rules' left sides
-    // (spec 5.3): Breakthrough's moves run about 15 times faster on the
-    // interpreter.
-    let mut rules = built.rules;
-    let is_defined = |n: &str| defined.iter().any(|d| d.name == n);
-    let mut simplified = Simplified::default();
-    for r in &mut rules {
-        simplified.to_left += ir::simplify::pre_atoms_to_left_side(r, &is_defined);
-    }
     let mut tr = Translation {
         game: ir::Game {
             players,
             data: Vec::new(),
             defined_relations: defined,
-            rules,
+            rules: built.rules,
             locations,
             start: Structure::new(),
             model: None,
@@ -717,7 +708,7 @@ fn translate_parts(
         terminal,
         goals,
         moves: built.moves,
-        simplified,
+        simplified: Simplified::default(),
     };
     // The start: the `init` fluents, facts and those derived by rules
     // (from static relations only, so the aggregate playout has them
@@ -734,22 +725,28 @@ fn translate_parts(
             what: "an initial state term outside the aggregate playout".to_string(),
         })?;
     tr.game.start = start;
-    fold_stable_parts(&mut tr);
+    simplify(&mut tr);
     Ok(tr)
 }
 
-/// Folds what the board's geometry decides in the rules' preconditions
-/// (spec 5.3) and drops the rules it excludes: a GDL move's outcomes are
-/// split into rules by which frame conditions hold (5.2.4), and most of
-/// the splits are impossible for elements the move's left side can match.
-fn fold_stable_parts(tr: &mut Translation) {
-    let fluent = toss_core::analysis::fluent_relations(&tr.game);
+/// The simplifications of spec 5.3 on the rules. What the matcher can
+/// start from goes to the left sides; what the board's geometry decides
+/// in the preconditions is folded, and the rules it excludes dropped (a
+/// GDL move's outcomes are split into rules by which frame conditions
+/// hold, 5.2.4, and most splits are impossible for the elements the
+/// move's left side can match); stable pairs are joined.
+fn simplify(tr: &mut Translation) {
     let defined: HashSet<&str> = tr
         .game
         .defined_relations
         .iter()
         .map(|d| d.name.as_str())
         .collect();
+    let is_defined = |n: &str| defined.contains(n);
+    for r in &mut tr.game.rules {
+        tr.simplified.to_left += ir::simplify::pre_atoms_to_left_side(r, &is_defined);
+    }
+    let fluent = toss_core::analysis::fluent_relations(&tr.game);
     let stable = |n: &str| !fluent.contains(n) && !defined.contains(n);
     let mut never = HashSet::new();
     for r in &mut tr.game.rules {

@@ -153,29 +153,19 @@ impl Interpreter {
                 for (j, &i) in consts.iter().enumerate() {
                     key |= u128::from(assign[i]) << (32 * (j + 1));
                 }
-                match memo.2.get(&key) {
-                    Some(set) => set.clone(),
-                    None => {
-                        let cs: Vec<Elem> = consts.iter().map(|&i| assign[i]).collect();
-                        let set = self.solver.set_of_memo(s, *f, &cs, params, &mut memo.0);
-                        memo.2.insert(key, set.clone());
-                        set
-                    }
-                }
+                memo.2.get_or_insert_with(key, |_| {
+                    let cs: Vec<Elem> = consts.iter().map(|&i| assign[i]).collect();
+                    self.solver.set_of_memo(s, *f, &cs, params, &mut memo.0)
+                })
             } else {
                 let key = StepKey(
                     *f,
                     consts.iter().map(|&i| assign[i]).collect(),
                     params.iter().map(|p| p.to_bits()).collect(),
                 );
-                match memo.1.get(&key) {
-                    Some(set) => set.clone(),
-                    None => {
-                        let set = self.solver.set_of_memo(s, *f, &key.1, params, &mut memo.0);
-                        memo.1.insert(key, set.clone());
-                        set
-                    }
-                }
+                memo.1.get_or_insert_with(key, |key| {
+                    self.solver.set_of_memo(s, *f, &key.1, params, &mut memo.0)
+                })
             };
             out = Some(match out {
                 None => set,
@@ -431,6 +421,16 @@ impl<K: Eq + std::hash::Hash + Clone> SmallMemo<K> {
         }
     }
 
+    /// The set of `key`, made by `make` the first time.
+    fn get_or_insert_with(&mut self, key: K, make: impl FnOnce(&K) -> BitSet) -> BitSet {
+        if let Some(set) = self.get(&key) {
+            return set.clone();
+        }
+        let set = make(&key);
+        self.insert(key, set.clone());
+        set
+    }
+
     fn insert(&mut self, key: K, set: BitSet) {
         let n = self.sets.len() + 1;
         if n == Self::LIST + 1 {
@@ -489,8 +489,7 @@ impl StepSets {
 
 impl PreCache {
     /// Runs `f` with an empty cache taken from a per-thread pool (one cache
-    /// per state; reusing them saves their allocations; boxed, so that
-    /// taking one moves a pointer).
+    /// per state; reusing them saves their allocations).
     pub(super) fn with<R>(f: impl FnOnce(&mut PreCache) -> R) -> R {
         let mut c = PRE_CACHES
             .with(|p| p.borrow_mut().pop())
