@@ -17,6 +17,7 @@ use crate::structure::Structure;
 
 pub mod bounds;
 pub mod simplify;
+pub mod sizes;
 pub mod subst;
 pub mod walk;
 

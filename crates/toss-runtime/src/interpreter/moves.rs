@@ -23,11 +23,13 @@ impl Interpreter {
         opt: u64,
         params: &[f64],
     ) -> bool {
-        self.match_ok_with(ri, s, elems, opt, params, true)
+        self.match_ok_with(ri, s, elems, opt, params, true, &mut SetMemo::default())
     }
 
     /// [`Interpreter::match_ok`], checking `post` only if `with_post` (a
     /// label of multiplicity `Any` checks it per set of matches).
+    /// `memo`: the values of the current state's structure-only parts.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn match_ok_with(
         &self,
         ri: &RuleInfo,
@@ -36,9 +38,10 @@ impl Interpreter {
         opt: u64,
         params: &[f64],
         with_post: bool,
+        memo: &mut SetMemo,
     ) -> bool {
         if let Some(pre) = ri.pre
-            && !self.solver.holds(s, pre, elems, params)
+            && !self.solver.holds_memo(s, pre, elems, params, memo)
         {
             return false;
         }
@@ -268,6 +271,7 @@ impl Interpreter {
                             m.optional,
                             params,
                             with_post,
+                            &mut cache.1.0,
                         )
                     });
                 }
@@ -292,6 +296,7 @@ impl Interpreter {
                             m.optional,
                             params,
                             with_post,
+                            &mut cache.1.0,
                         )
                     });
                 }
@@ -308,6 +313,7 @@ impl Interpreter {
                                 m.optional,
                                 params,
                                 with_post,
+                                &mut cache.1.0,
                             )
                     })
                     .cloned()
@@ -624,7 +630,15 @@ impl Interpreter {
             if ri.pre.is_some() || ri.post.is_some() {
                 let with_post = label.multiplicity != Multiplicity::Any;
                 list.retain(|m| {
-                    self.match_ok_with(ri, &s.structure, &m.elems, m.optional, &[], with_post)
+                    self.match_ok_with(
+                        ri,
+                        &s.structure,
+                        &m.elems,
+                        m.optional,
+                        &[],
+                        with_post,
+                        &mut cache.1.0,
+                    )
                 });
             }
             self.push_moves(&s.structure, li, label, None, &[], list, out);

@@ -51,6 +51,12 @@ pub(crate) struct Compiler<'a> {
     pub n_local: u32,
     pub n_cache: u32,
     def_stack: Vec<usize>,
+    /// Per defined relation: its size with the relations it uses inlined
+    /// (saturating; see [`ir::sizes::inlined_sizes`]).
+    def_sizes: &'a [u64],
+    /// The bodies of the [`Node::Shared`] nodes, unplanned, by index.
+    pub shared: Vec<Node>,
+    shared_of: HashMap<usize, u32>,
 }
 
 impl<'a> Compiler<'a> {
@@ -59,6 +65,7 @@ impl<'a> Compiler<'a> {
         defs: &'a [ir::DefinedRelation],
         def_index: &'a HashMap<String, usize>,
         tables: &'a HashMap<usize, u32>,
+        def_sizes: &'a [u64],
     ) -> Self {
         Compiler {
             sig,
@@ -75,6 +82,9 @@ impl<'a> Compiler<'a> {
             n_local: 0,
             n_cache: 0,
             def_stack: Vec::new(),
+            def_sizes,
+            shared: Vec::new(),
+            shared_of: HashMap::new(),
         }
     }
 
@@ -366,6 +376,15 @@ impl<'a> Compiler<'a> {
             if self.def_stack.contains(&d) {
                 return err(format!("defined relation `{name}` is recursive"));
             }
+            // A DAG of closed relations (GDL relations translated per
+            // ground instance) would be exponential inlined.
+            let share = ir::sizes::shared(self.defs, self.def_sizes, d);
+            if share && let Some(&local) = self.shared_of.get(&d) {
+                return Ok(Node::Shared {
+                    def: d as u32,
+                    local,
+                });
+            }
             self.def_stack.push(d);
             let mark = Mark {
                 e: 0,
@@ -375,6 +394,15 @@ impl<'a> Compiler<'a> {
             };
             let res = self.inline(mark, &def.params, &args, &def.body);
             self.def_stack.pop();
+            if share {
+                let local = self.shared.len() as u32;
+                self.shared.push(res?);
+                self.shared_of.insert(d, local);
+                return Ok(Node::Shared {
+                    def: d as u32,
+                    local,
+                });
+            }
             return res;
         }
         if let Some(r) = self.sig.relation(name) {
@@ -628,6 +656,7 @@ fn walk_node(var: RSlot, n: &Node, out: &mut Vec<Term>) -> Result<(), SolverErro
         }
         Node::True
         | Node::False
+        | Node::Shared { .. }
         | Node::Atom { .. }
         | Node::Local { .. }
         | Node::Eq(..)

@@ -1,6 +1,7 @@
 //! Evaluation of planned formulas and terms on a structure.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use super::Solver;
 use super::node::*;
@@ -74,6 +75,11 @@ pub(crate) struct Env {
     /// on the current structure, when the caller keeps them between calls
     /// (empty otherwise: every memo is evaluated).
     pub memo: Vec<Option<super::unary::Words>>,
+    /// The formula's shared nodes, and the values of the shared defined
+    /// relations by definition index (0: not evaluated yet, 1: false,
+    /// 2: true), on the structure of this call.
+    pub shared: Arc<[Node]>,
+    pub shared_values: Vec<u8>,
 }
 
 impl Env {
@@ -87,6 +93,12 @@ impl Env {
                 .collect(),
             caches: (0..c.n_cache).map(|_| HashMap::new()).collect(),
             memo: Vec::new(),
+            shared: c.shared.clone(),
+            shared_values: if c.shared.is_empty() {
+                Vec::new()
+            } else {
+                vec![0; c.n_defs as usize]
+            },
         }
     }
 
@@ -118,6 +130,13 @@ impl Env {
             }
         }
         self.memo.clear();
+        if !c.shared.is_empty() || !self.shared.is_empty() {
+            self.shared = c.shared.clone();
+            self.shared_values.clear();
+            if !c.shared.is_empty() {
+                self.shared_values.resize(c.n_defs as usize, 0);
+            }
+        }
     }
 }
 
@@ -252,6 +271,15 @@ impl<'a> Ev<'a> {
             Node::True => true,
             Node::False => false,
             Node::Atom { rel, args } => self.atom(*rel, args, env),
+            Node::Shared { def, local } => match env.shared_values[*def as usize] {
+                0 => {
+                    let shared = env.shared.clone();
+                    let v = self.holds(&shared[*local as usize], env);
+                    env.shared_values[*def as usize] = 1 + v as u8;
+                    v
+                }
+                v => v == 2,
+            },
             Node::Local { idx, args } => {
                 let l = &env.locals[*idx as usize];
                 tuple_of(env, args, |t| l.contains(t))

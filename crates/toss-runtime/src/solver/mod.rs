@@ -154,6 +154,11 @@ enum Body {
 #[derive(Clone, Debug)]
 pub(crate) struct Compiled {
     body: Body,
+    /// The planned bodies of the formula's [`Node::Shared`] nodes.
+    pub shared: Arc<[Node]>,
+    /// The number of the solver's defined relations (the length of the
+    /// values of shared ones).
+    pub n_defs: u32,
     n_const: usize,
     n_param: usize,
     free: Vec<Slot>,
@@ -300,10 +305,17 @@ impl Rows {
     }
 }
 
-/// The values, on one structure, of the parts of set formulas that depend
-/// on the structure only (see [`Solver::set_of_memo`]).
+/// The values, on one structure, of the parts of formulas that depend on
+/// the structure only: of set formulas (see [`Solver::set_of_memo`]), and
+/// of the shared closed defined relations (see [`Solver::holds_memo`]).
 #[derive(Default)]
-pub struct SetMemo(Vec<(u32, Vec<Option<unary::Words>>)>);
+pub struct SetMemo(Vec<(u32, Vec<Option<unary::Words>>)>, Vec<u8>, FixCaches);
+
+/// Per formula, the values of its fixed points and closures on one
+/// structure, keyed as within an evaluation call (by the outer variables
+/// they depend on): a lifted recursive relation of a translated GDL game
+/// is a fixed point evaluated for every candidate of a rule.
+type FixCaches = Vec<(u32, Vec<HashMap<Vec<u64>, eval::TupleSet>>)>;
 
 impl SetMemo {
     /// Forgets every value (for use with another structure), keeping the
@@ -312,6 +324,25 @@ impl SetMemo {
         for (_, slots) in &mut self.0 {
             slots.iter_mut().for_each(|w| *w = None);
         }
+        self.1.iter_mut().for_each(|v| *v = 0);
+        for (_, caches) in &mut self.2 {
+            caches.iter_mut().for_each(HashMap::clear);
+        }
+    }
+
+    /// Runs `f` with the memo's values of shared relations in `env` (for a
+    /// formula with shared nodes), keeping what it evaluates.
+    fn with_shared<R>(&mut self, c: &Compiled, env: &mut Env, f: impl FnOnce(&mut Env) -> R) -> R {
+        if c.shared.is_empty() {
+            return f(env);
+        }
+        if self.1.len() != c.n_defs as usize {
+            self.1 = vec![0; c.n_defs as usize];
+        }
+        std::mem::swap(&mut env.shared_values, &mut self.1);
+        let out = f(env);
+        std::mem::swap(&mut env.shared_values, &mut self.1);
+        out
     }
 }
 
@@ -321,6 +352,8 @@ pub struct Solver {
     sig: Structure,
     defs: Vec<ir::DefinedRelation>,
     def_index: HashMap<String, usize>,
+    /// Per defined relation: its inlined size ([`ir::sizes::inlined_sizes`]).
+    def_sizes: Vec<u64>,
     stable: BTreeSet<RelId>,
     /// Tabulated defined relations: def index -> table.
     table_map: HashMap<usize, u32>,
@@ -372,6 +405,7 @@ impl Solver {
         let solver = Solver {
             sig: signature.clone(),
             defs: defined.to_vec(),
+            def_sizes: ir::sizes::inlined_sizes(defined, &def_index),
             def_index,
             stable: BTreeSet::new(),
             table_map: HashMap::new(),
@@ -444,7 +478,13 @@ impl Solver {
     ) -> Result<Compiled, SolverError> {
         let none = HashMap::new();
         let tables = if tabled { &self.table_map } else { &none };
-        let mut c = Compiler::new(&self.sig, &self.defs, &self.def_index, tables);
+        let mut c = Compiler::new(
+            &self.sig,
+            &self.defs,
+            &self.def_index,
+            tables,
+            &self.def_sizes,
+        );
         for k in constants {
             c.push_elem(k);
         }
@@ -500,8 +540,14 @@ impl Solver {
                 }
             }
         };
+        let shared: Vec<Node> = std::mem::take(&mut c.shared)
+            .into_iter()
+            .map(|n| planner.formula(n))
+            .collect();
         Ok(Compiled {
             body,
+            shared: shared.into(),
+            n_defs: self.defs.len() as u32,
             n_const: constants.len(),
             n_param: params.len(),
             free,
@@ -629,7 +675,7 @@ impl Solver {
         memo: &mut SetMemo,
     ) -> BitSet {
         let c = self.pick(f.0, s);
-        if c.n_memo == 0 {
+        if c.n_memo == 0 && c.shared.is_empty() {
             return self.set_of(s, f, constants, params);
         }
         let ev = Ev { sv: self, st: s };
@@ -641,16 +687,59 @@ impl Solver {
             }
         };
         let mut slots = std::mem::take(&mut memo.0[i].1);
+        slots.resize(c.n_memo as usize, None);
         let out = Self::with_env(c, constants, params, |env| {
             std::mem::swap(&mut env.memo, &mut slots);
-            let out = match &c.body {
+            let out = memo.with_shared(c, env, |env| match &c.body {
                 Body::Set(e) => unary::to_bitset(ev.set_words(e, env, &[])),
                 _ => panic!("set_of_memo() called on a formula not compiled by compile_set()"),
-            };
+            });
             std::mem::swap(&mut env.memo, &mut slots);
             out
         });
         memo.0[i].1 = slots;
+        out
+    }
+
+    /// [`Solver::holds`], keeping in `memo` the values of the shared closed
+    /// defined relations, for later calls on the same structure. A memo
+    /// must be used with one structure only (a fresh one per state).
+    pub fn holds_memo(
+        &self,
+        s: &Structure,
+        f: FormulaId,
+        constants: &[Elem],
+        params: &[f64],
+        memo: &mut SetMemo,
+    ) -> bool {
+        let c = self.pick(f.0, s);
+        if c.shared.is_empty() && c.n_cache == 0 {
+            return self.holds(s, f, constants, params);
+        }
+        let ev = Ev { sv: self, st: s };
+        let i = match memo.2.iter().position(|(id, _)| *id == f.0) {
+            Some(i) => i,
+            None => {
+                memo.2.push((f.0, vec![HashMap::new(); c.n_cache as usize]));
+                memo.2.len() - 1
+            }
+        };
+        let mut caches = std::mem::take(&mut memo.2[i].1);
+        // A memo outlives an interpreter (a per-thread pool): an entry may
+        // be another solver's formula of the same id, emptied by `clear`.
+        caches.resize_with(c.n_cache as usize, HashMap::new);
+        let out = Self::with_env(c, constants, params, |env| {
+            std::mem::swap(&mut env.caches, &mut caches);
+            let out = memo.with_shared(c, env, |env| match &c.body {
+                Body::Formula(n) => ev.holds(n, env),
+                Body::Query(qs) => qs.iter().any(|q| ev.run(q, env, &mut |_, _| true)),
+                Body::Real(_) => panic!("holds_memo() called on a real term"),
+                Body::Set(e) => ev.set_words(e, env, &[]).iter().any(|&w| w != 0),
+            });
+            std::mem::swap(&mut env.caches, &mut caches);
+            out
+        });
+        memo.2[i].1 = caches;
         out
     }
 

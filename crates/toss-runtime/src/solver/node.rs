@@ -35,6 +35,15 @@ pub(crate) enum Node {
         rel: RelRef,
         args: Box<[Slot]>,
     },
+    /// A closed defined relation (no parameters) too large to inline at
+    /// every use: `def` its index among the solver's definitions, `local`
+    /// the index of its planned body among the formula's shared nodes. Its
+    /// value depends on the structure only: it is evaluated at most once
+    /// per evaluation call, or per structure with a [`super::SetMemo`].
+    Shared {
+        def: u32,
+        local: u32,
+    },
     /// Membership in the current iterate of a fixed point.
     Local {
         idx: u32,
@@ -350,7 +359,7 @@ fn search_vars(s: &Search, v: &mut Vars) {
 
 pub(crate) fn add_node(n: &Node, v: &mut Vars) {
     match n {
-        Node::True | Node::False => {}
+        Node::True | Node::False | Node::Shared { .. } => {}
         Node::Atom { args, .. } => v.e.extend(args.iter().copied()),
         Node::Local { idx, args } => {
             v.e.extend(args.iter().copied());

@@ -122,7 +122,7 @@ fn filter_cost(n: &Node) -> u32 {
         Node::Not(x) => filter_cost(x),
         Node::Cmp { .. } => 3,
         Node::And(xs) | Node::Or(xs) => xs.iter().map(filter_cost).max().unwrap_or(0) + 1,
-        Node::Search(_) | Node::LetReal { .. } => 5,
+        Node::Search(_) | Node::LetReal { .. } | Node::Shared { .. } => 5,
         _ => 8,
     }
 }
@@ -141,7 +141,11 @@ impl Planner<'_> {
                     n
                 }
             }
-            Node::Atom { .. } | Node::Local { .. } | Node::Eq(..) | Node::In { .. } => {
+            Node::Atom { .. }
+            | Node::Local { .. }
+            | Node::Eq(..)
+            | Node::In { .. }
+            | Node::Shared { .. } => {
                 if neg {
                     not(n)
                 } else {

@@ -1676,3 +1676,53 @@ fn planner_orders_conjuncts_by_selectivity() {
     };
     assert_eq!(parts.len(), 2);
 }
+
+/// Closed defined relations that use each other as a DAG (a GDL game's
+/// relations per ground instance): `r0` says "some cell is P", each `r{i}`
+/// uses `r{i-1}` twice, so the inlined tree has 2^60 copies of `r0`; the
+/// solver compiles each once and evaluates each once per call (also
+/// under a negation, and with a memo across calls on one structure).
+#[test]
+fn closed_relations_used_as_a_dag_are_shared() {
+    let mut s = grid(3);
+    let big = |i: usize| {
+        or((0..ir::sizes::SHARE_ABOVE as usize)
+            .map(|k| {
+                if k == i {
+                    ex(&["x"], rel("P", &["x"]))
+                } else {
+                    F::False
+                }
+            })
+            .collect())
+    };
+    let mut defs = vec![def("r0", &[], big(0))];
+    for i in 1..60 {
+        let prev = format!("r{}", i - 1);
+        // r_i = r_{i-1} and not not r_{i-1}: the same truth as r0.
+        defs.push(def(
+            &format!("r{i}"),
+            &[],
+            and(vec![rel(&prev, &[]), not(not(rel(&prev, &[])))]),
+        ));
+    }
+    let top = rel("r59", &[]);
+    assert!(!check(&s, &defs, &top));
+    assert!(check(&s, &defs, &not(top.clone())));
+    mark(&mut s, "P", &["x22"]);
+    assert!(check(&s, &defs, &top));
+    // With a memo: the same values, on each structure.
+    let mut sv = Solver::new(&s, &defs).expect("solver");
+    let id = sv
+        .compile_formula(&and(vec![top.clone(), rel("P", &["x"])]), &["x"], &[])
+        .expect("compiles");
+    let mut memo = SetMemo::default();
+    let yes: Vec<bool> = ["x11", "x22"]
+        .iter()
+        .map(|n| {
+            let e = s.element(n).expect("cell");
+            sv.holds_memo(&s, id, &[e], &[], &mut memo)
+        })
+        .collect();
+    assert_eq!(yes, vec![false, true]);
+}
