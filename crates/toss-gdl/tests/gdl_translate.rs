@@ -498,6 +498,10 @@ fn corpus_translated_games_agree_with_the_reasoner() {
             "mummymaze2p.kif",
             "englishDraughts.kif",
             "kalaha_2009.kif",
+            // Recursive relations (least fixed points, and reversi's piece
+            // count as shared relations).
+            "coins.kif",
+            "reversi.kif",
         ] {
             assert!(
                 report
@@ -533,10 +537,15 @@ fn translated_perft_equals_the_reasoners() {
     // not name).
     perft_agrees("connect4.kif", 3);
     perft_agrees("nim1.kif", 3);
+    // Recursive relations as least fixed points; reversi's piece count, a
+    // DAG of relations per ground instance, shared by the solver.
+    perft_agrees("coins.kif", 3);
+    perft_agrees("reversi.kif", 4);
 }
 
 /// The same to the depths of the list where a game translates
-/// (tic-tac-toe 1-9, Breakthrough 1-4, connect4 1-7) and connectFour 1-6.
+/// (tic-tac-toe 1-9, Breakthrough 1-4, connect4 1-7, reversi 1-6) and
+/// connectFour 1-6.
 #[test]
 #[ignore]
 fn translated_perft_equals_the_reasoners_deep() {
@@ -544,6 +553,31 @@ fn translated_perft_equals_the_reasoners_deep() {
     perft_agrees("connectFour.kif", 6);
     perft_agrees("breakthrough.kif", 4);
     perft_agrees("connect4.kif", 7);
+    perft_agrees("reversi.kif", 6);
+}
+
+/// A relation that calls itself on the same shape of arguments (coins'
+/// `zerobetween ?x ?y` through `zerobetween ?z ?y`) becomes a least fixed
+/// point; the argument every call passes on unchanged (`?y`) is a free
+/// parameter, so the fixed point is unary (computed set at a time).
+#[test]
+fn recursive_relations_become_least_fixed_points() {
+    let n = "coins.kif";
+    let desc = parse_gdl(&read(&corpus().join(n)), n).expect("parses");
+    let t = translate(&desc).expect("translates");
+    let between: Vec<&toss_core::ir::DefinedRelation> = t
+        .game
+        .defined_relations
+        .iter()
+        .filter(|d| d.name.starts_with("zerobetween_") && d.params.len() == 2)
+        .collect();
+    assert!(!between.is_empty());
+    for d in between {
+        match &d.body {
+            Formula::Fixpoint { params, .. } => assert_eq!(params, &vec!["p1".to_string()]),
+            b => panic!("{}: not a fixed point: {b:?}", d.name),
+        }
+    }
 }
 
 /// The printed translation parses back, and translating twice prints the

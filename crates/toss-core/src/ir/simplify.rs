@@ -790,3 +790,289 @@ mod tests {
         assert_eq!(join_stable_pairs(&mut rules, &mut s, &stable), 0);
     }
 }
+
+/// Spec 5.3, equal elements: in `ex v (... R1(u, v) and ... and Rk(u, v)
+/// ...)`, where the stable relations `R1` .. `Rk` (in `start`) hold
+/// together only of pairs of equal elements, `v` is `u`: the quantifier
+/// goes and `v` becomes `u` (the atoms stay, as `Ri(u, u)`). A translated
+/// GDL game says "the same cell" as equal coordinates at every coordinate
+/// path (`Eq_cell1_cell1(u, v) and Eq_cell2_cell2(u, v)`); the solver then
+/// searches `v` instead of reading it. Returns the formula and how many
+/// variables went.
+pub fn merge_equal_elements(
+    f: &Formula,
+    start: &Structure,
+    stable: &dyn Fn(&str) -> bool,
+) -> (Formula, usize) {
+    let mut merged = 0;
+    let mut memo = std::collections::HashMap::new();
+    let out = merge_in(f, start, stable, &mut memo, &mut merged);
+    (out, merged)
+}
+
+/// Whether the stable relations of `group` (each oriented `(u, v)` when its
+/// flag is false, `(v, u)` when true) hold together only of equal elements
+/// and of some pair.
+fn only_equal(
+    group: &[(String, bool)],
+    start: &Structure,
+    memo: &mut std::collections::HashMap<Vec<(String, bool)>, bool>,
+) -> bool {
+    let mut key = group.to_vec();
+    key.sort();
+    key.dedup();
+    if let Some(&b) = memo.get(&key) {
+        return b;
+    }
+    let ids: Option<Vec<(RelId, bool)>> = key
+        .iter()
+        .map(|(n, flip)| start.relation(n).map(|r| (r, *flip)))
+        .collect();
+    let b = ids.is_some_and(|ids| {
+        let (first, flip) = ids[0];
+        let mut some = false;
+        for t in start.tuples(first) {
+            let (u, v) = if flip { (t[1], t[0]) } else { (t[0], t[1]) };
+            let all = ids[1..].iter().all(|&(r, fl)| {
+                let t = if fl { [v, u] } else { [u, v] };
+                start.contains(r, &t)
+            });
+            if all {
+                if u != v {
+                    return false;
+                }
+                some = true;
+            }
+        }
+        some
+    });
+    memo.insert(key, b);
+    b
+}
+
+/// Whether every member of the unary relation `unary` is in the diagonal
+/// of every relation of `group` (in `start`).
+fn in_diagonals(unary: &str, group: &[(String, bool)], start: &Structure) -> bool {
+    let Some(u) = start.relation(unary) else {
+        return false;
+    };
+    let Some(ids) = group
+        .iter()
+        .map(|(n, _)| start.relation(n))
+        .collect::<Option<Vec<RelId>>>()
+    else {
+        return false;
+    };
+    start
+        .tuples(u)
+        .iter()
+        .all(|t| ids.iter().all(|&r| start.contains(r, &[t[0], t[0]])))
+}
+
+fn merge_in(
+    f: &Formula,
+    start: &Structure,
+    stable: &dyn Fn(&str) -> bool,
+    memo: &mut std::collections::HashMap<Vec<(String, bool)>, bool>,
+    merged: &mut usize,
+) -> Formula {
+    let mut go = |g: &Formula| merge_in(g, start, stable, memo, merged);
+    match f {
+        Formula::Not(g) => Formula::Not(Box::new(go(g))),
+        Formula::And(v) => Formula::And(v.iter().map(&mut go).collect()),
+        Formula::Or(v) => Formula::Or(v.iter().map(&mut go).collect()),
+        Formula::Implies(a, b) => Formula::Implies(Box::new(go(a)), Box::new(go(b))),
+        Formula::Iff(a, b) => Formula::Iff(Box::new(go(a)), Box::new(go(b))),
+        Formula::Forall { vars, body } => Formula::Forall {
+            vars: vars.clone(),
+            body: Box::new(go(body)),
+        },
+        Formula::Fixpoint {
+            kind,
+            relation,
+            params,
+            body,
+        } => Formula::Fixpoint {
+            kind: *kind,
+            relation: relation.clone(),
+            params: params.clone(),
+            body: Box::new(go(body)),
+        },
+        Formula::Exists { vars, body } => {
+            let mut body = go(body);
+            let mut vars = vars.clone();
+            'again: loop {
+                let conjuncts: &[Formula] = match &body {
+                    Formula::And(v) => v,
+                    g => std::slice::from_ref(g),
+                };
+                for var in &vars {
+                    let super::Var::Element(v) = var else {
+                        continue;
+                    };
+                    // The stable binary atoms between `v` and each other
+                    // variable, oriented from the other variable.
+                    let mut groups: Vec<(String, Vec<(String, bool)>)> = Vec::new();
+                    for c in conjuncts {
+                        let Formula::Rel { name, args } = c else {
+                            continue;
+                        };
+                        if args.len() != 2 || !stable(name) || args[0] == args[1] {
+                            continue;
+                        }
+                        let (u, flip) = if &args[1] == v {
+                            (&args[0], false)
+                        } else if &args[0] == v {
+                            (&args[1], true)
+                        } else {
+                            continue;
+                        };
+                        match groups.iter_mut().find(|(x, _)| x == u) {
+                            Some((_, g)) => g.push((name.clone(), flip)),
+                            None => groups.push((u.clone(), vec![(name.clone(), flip)])),
+                        }
+                    }
+                    for (u, group) in groups {
+                        if !only_equal(&group, start, memo) {
+                            continue;
+                        }
+                        // `Ri(u, u)` says `u` is in the diagonal of every
+                        // `Ri`; when a stable unary atom on `v` implies
+                        // it, the atoms go instead (and `u` stays free for
+                        // the set-at-a-time evaluation, which reads no
+                        // diagonals).
+                        let implied = conjuncts.iter().any(|c| match c {
+                            Formula::Rel { name, args }
+                                if args.len() == 1 && &args[0] == v && stable(name) =>
+                            {
+                                in_diagonals(name, &group, start)
+                            }
+                            _ => false,
+                        });
+                        if implied {
+                            let kept: Vec<Formula> = conjuncts
+                                .iter()
+                                .filter(|c| {
+                                    !matches!(c, Formula::Rel { name, args }
+                                        if args.len() == 2
+                                            && ((&args[1] == v && args[0] == u)
+                                                || (&args[0] == v && args[1] == u))
+                                            && group.iter().any(|(g, _)| g == name))
+                                })
+                                .cloned()
+                                .collect();
+                            body = match kept.len() {
+                                0 => Formula::True,
+                                1 => kept.into_iter().next().expect("one"),
+                                _ => Formula::And(kept),
+                            };
+                        }
+                        let map = std::collections::BTreeMap::from([(v.clone(), u.clone())]);
+                        let mut fresh = |n: &str| format!("{n}_");
+                        let mut s = super::subst::Substitution {
+                            bound: super::subst::BoundNames::KeepUnlessCaptured,
+                            fresh: &mut fresh,
+                        };
+                        let gone = var.clone();
+                        body = s.formula(&body, &map);
+                        vars.retain(|x| *x != gone);
+                        *merged += 1;
+                        continue 'again;
+                    }
+                }
+                break;
+            }
+            if vars.is_empty() {
+                body
+            } else {
+                Formula::Exists {
+                    vars,
+                    body: Box::new(body),
+                }
+            }
+        }
+        g => g.clone(),
+    }
+}
+
+#[cfg(test)]
+mod equal_elements_tests {
+    use super::*;
+
+    /// Two cells with two coordinates each: equal coordinates at both paths
+    /// means the same cell, at one path alone it does not.
+    #[test]
+    fn equal_at_every_coordinate_is_the_same_element() {
+        let mut s = Structure::new();
+        let cells: Vec<Elem> = ["c11", "c12", "c21", "c22"]
+            .iter()
+            .map(|n| s.add_element(n))
+            .collect();
+        let x = s.declare_relation("EqX", 2).expect("fresh");
+        let y = s.declare_relation("EqY", 2).expect("fresh");
+        for (i, a) in cells.iter().enumerate() {
+            for (j, b) in cells.iter().enumerate() {
+                if i / 2 == j / 2 {
+                    s.add_tuple(x, &[*a, *b]);
+                }
+                if i % 2 == j % 2 {
+                    s.add_tuple(y, &[*a, *b]);
+                }
+            }
+        }
+        let rel = |n: &str, a: &str, b: &str| Formula::Rel {
+            name: n.into(),
+            args: vec![a.into(), b.into()],
+        };
+        let both = Formula::Exists {
+            vars: vec![super::super::Var::Element("v".into())],
+            body: Box::new(Formula::And(vec![
+                rel("EqX", "u", "v"),
+                rel("EqY", "v", "u"),
+                rel("P", "v", "w"),
+            ])),
+        };
+        let stable = |n: &str| n != "P";
+        let (out, n) = merge_equal_elements(&both, &s, &stable);
+        assert_eq!(n, 1);
+        assert_eq!(
+            out,
+            Formula::And(vec![
+                rel("EqX", "u", "u"),
+                rel("EqY", "u", "u"),
+                rel("P", "u", "w"),
+            ])
+        );
+        // With `Cell(v)`, whose members are in both diagonals, the atoms go.
+        let r = s.declare_relation("Cell", 1).expect("fresh");
+        for c in &cells {
+            s.add_tuple(r, &[*c]);
+        }
+        let unary = |n: &str, a: &str| Formula::Rel {
+            name: n.into(),
+            args: vec![a.into()],
+        };
+        let with_root = Formula::Exists {
+            vars: vec![super::super::Var::Element("v".into())],
+            body: Box::new(Formula::And(vec![
+                unary("Cell", "v"),
+                rel("EqX", "u", "v"),
+                rel("EqY", "v", "u"),
+                rel("P", "v", "w"),
+            ])),
+        };
+        let (out, n) = merge_equal_elements(&with_root, &s, &stable);
+        assert_eq!(n, 1);
+        assert_eq!(
+            out,
+            Formula::And(vec![unary("Cell", "u"), rel("P", "u", "w")])
+        );
+        let one = Formula::Exists {
+            vars: vec![super::super::Var::Element("v".into())],
+            body: Box::new(Formula::And(vec![rel("EqX", "u", "v"), rel("P", "v", "w")])),
+        };
+        let (out, n) = merge_equal_elements(&one, &s, &stable);
+        assert_eq!(n, 0);
+        assert_eq!(out, one);
+    }
+}

@@ -34,9 +34,9 @@ use super::names::Namer;
 pub(super) const MAX_ATOMS: usize = 2_000_000;
 /// Most tuples of the relations a translation may add to the structure.
 pub(super) const MAX_TUPLES: usize = 4_000_000;
-/// Most atoms of a translated `terminal`, goal or rule condition once its
-/// defined relations are expanded, as the Toss solver inlines them.
-pub(super) const MAX_INLINED_ATOMS: u64 = 200_000;
+/// Most atoms of a translated `terminal` or goal once its defined
+/// relations are expanded as the Toss solver compiles them.
+pub(super) const MAX_INLINED_ATOMS: u64 = 1_000_000;
 /// Most value combinations of one clause's eliminated variables.
 pub(super) const MAX_COMBINATIONS: usize = 100_000;
 
@@ -62,6 +62,10 @@ pub(super) struct Formulas<'a> {
     made: HashMap<String, String>,
     memo: HashMap<(Sym, Vec<Term>), String>,
     in_progress: HashSet<(Sym, Vec<Term>)>,
+    /// The lifted calls being translated, by key: the name of the fixed
+    /// point relation a recursive call of the same shape refers to, and
+    /// whether one did.
+    lifting: HashMap<String, (String, bool)>,
     by_head: HashMap<(Sym, usize), Vec<usize>>,
     /// Per root: the paths that are coordinate leaves of all its elements.
     uniform: Vec<BTreeSet<Path>>,
@@ -74,6 +78,90 @@ pub(super) struct Formulas<'a> {
     /// (see `markers::Marked::rewritten`): their eliminated variables range
     /// over the values of their positive literals instead.
     pub rewritten: HashSet<usize>,
+}
+
+/// `lfp T(params) = body`, with the parameters every recursive call passes
+/// on unchanged (the `y` of `between(x, y)`) left free in the body instead
+/// of being parameters of `T`: a fixed point of fewer parameters, which the
+/// solver computes set at a time when one is left.
+fn least_fixpoint(t: &str, params: &[String], body: Formula) -> Formula {
+    fn invariant(f: &Formula, t: &str, params: &[String], keep: &mut [bool], bound: &mut bool) {
+        match f {
+            Formula::Rel { name, args } if name == t => {
+                for (k, a) in args.iter().enumerate() {
+                    if a != &params[k] {
+                        keep[k] = true;
+                    }
+                }
+            }
+            Formula::Not(g) => invariant(g, t, params, keep, bound),
+            Formula::And(v) | Formula::Or(v) => {
+                v.iter().for_each(|g| invariant(g, t, params, keep, bound))
+            }
+            Formula::Exists { vars, body } | Formula::Forall { vars, body } => {
+                *bound |= vars.iter().any(|v| params.contains(&v.name().to_string()));
+                invariant(body, t, params, keep, bound)
+            }
+            Formula::Fixpoint { body, .. } => invariant(body, t, params, keep, bound),
+            _ => {}
+        }
+    }
+    fn drop_args(f: Formula, t: &str, keep: &[bool]) -> Formula {
+        match f {
+            Formula::Rel { name, args } if name == t => Formula::Rel {
+                name,
+                args: args
+                    .into_iter()
+                    .zip(keep)
+                    .filter(|(_, k)| **k)
+                    .map(|(a, _)| a)
+                    .collect(),
+            },
+            Formula::Not(g) => Formula::Not(Box::new(drop_args(*g, t, keep))),
+            Formula::And(v) => Formula::And(v.into_iter().map(|g| drop_args(g, t, keep)).collect()),
+            Formula::Or(v) => Formula::Or(v.into_iter().map(|g| drop_args(g, t, keep)).collect()),
+            Formula::Exists { vars, body } => Formula::Exists {
+                vars,
+                body: Box::new(drop_args(*body, t, keep)),
+            },
+            Formula::Forall { vars, body } => Formula::Forall {
+                vars,
+                body: Box::new(drop_args(*body, t, keep)),
+            },
+            Formula::Fixpoint {
+                kind,
+                relation,
+                params,
+                body,
+            } => Formula::Fixpoint {
+                kind,
+                relation,
+                params,
+                body: Box::new(drop_args(*body, t, keep)),
+            },
+            f => f,
+        }
+    }
+    let mut keep = vec![false; params.len()];
+    let mut bound = false;
+    invariant(&body, t, params, &mut keep, &mut bound);
+    let (params, body) = if bound {
+        (params.to_vec(), body)
+    } else {
+        let kept = params
+            .iter()
+            .zip(&keep)
+            .filter(|(_, k)| **k)
+            .map(|(p, _)| p.clone())
+            .collect();
+        (kept, drop_args(body, t, &keep))
+    };
+    Formula::Fixpoint {
+        kind: toss_core::ir::FixpointKind::Least,
+        relation: t.to_string(),
+        params,
+        body: Box::new(body),
+    }
 }
 
 /// See [`Formulas::call_slots`].
@@ -233,26 +321,21 @@ pub(super) fn term_of(agg: &Aggregate, t: TermId) -> Term {
     }
 }
 
-/// The size of each defined relation with the relations it uses expanded
-/// (saturating), in the order of `defined` (dependencies first).
-pub(super) fn inlined_sizes(defined: &[DefinedRelation]) -> HashMap<String, u64> {
-    fn size(f: &Formula, known: &HashMap<String, u64>) -> u64 {
-        match f {
-            Formula::Rel { name, .. } => known.get(name).copied().unwrap_or(1),
-            Formula::Not(g) => size(g, known),
-            Formula::And(v) | Formula::Or(v) => v
-                .iter()
-                .fold(0u64, |acc, g| acc.saturating_add(size(g, known))),
-            Formula::Exists { body, .. } | Formula::Forall { body, .. } => size(body, known),
-            _ => 1,
-        }
-    }
-    let mut known = HashMap::new();
-    for d in defined {
-        let n = size(&d.body, &known).max(1);
-        known.insert(d.name.clone(), n);
-    }
-    known
+/// The size of each defined relation as the solver compiles it (its
+/// relations expanded, closed ones above a size once each; see
+/// [`toss_core::ir::sizes`]), saturating.
+pub(super) fn compiled_sizes(defined: &[DefinedRelation]) -> HashMap<String, u64> {
+    let index: HashMap<String, usize> = defined
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.name.clone(), i))
+        .collect();
+    let sizes = toss_core::ir::sizes::compiled_sizes(defined, &index);
+    defined
+        .iter()
+        .zip(sizes)
+        .map(|(d, n)| (d.name.clone(), n))
+        .collect()
 }
 
 impl<'a> Formulas<'a> {
@@ -292,6 +375,7 @@ impl<'a> Formulas<'a> {
             made: HashMap::new(),
             memo: HashMap::new(),
             in_progress: HashSet::new(),
+            lifting: HashMap::new(),
             by_head,
             uniform: uniform.into_iter().map(Option::unwrap_or_default).collect(),
             atoms: 0,
@@ -1164,6 +1248,13 @@ impl<'a> Formulas<'a> {
         if let Some(n) = self.made.get(&key) {
             return Ok(Some(rel(n, &call_args)));
         }
+        // A recursive call of the shape being translated: the fixed point
+        // relation of its definition (GDL's recursion is positive, so the
+        // least fixed point is the relation).
+        if let Some((t, used)) = self.lifting.get_mut(&key) {
+            *used = true;
+            return Ok(Some(rel(t, &call_args)));
+        }
         let rules = self
             .by_head
             .get(&(rel_sym, args.len()))
@@ -1182,6 +1273,10 @@ impl<'a> Formulas<'a> {
         if !self.in_progress.insert((rel_sym, vec![Term::Const(HOLE)])) {
             return Ok(None);
         }
+        let fixpoint = self
+            .namer
+            .name(&format!("fixpoint {key}"), &format!("T_{rname}"));
+        self.lifting.insert(key.clone(), (fixpoint, false));
         let known = std::mem::take(&mut self.known);
         let mut parts = Vec::new();
         for &i in &rules {
@@ -1244,6 +1339,7 @@ impl<'a> Formulas<'a> {
                 Err(Refusal::Unsupported { .. }) => {
                     self.known = known;
                     self.in_progress.remove(&(rel_sym, vec![Term::Const(HOLE)]));
+                    self.lifting.remove(&key);
                     return Ok(None);
                 }
                 Err(e) => return Err(e),
@@ -1253,13 +1349,19 @@ impl<'a> Formulas<'a> {
         }
         self.known = known;
         self.in_progress.remove(&(rel_sym, vec![Term::Const(HOLE)]));
+        let (fixpoint, recursive) = self.lifting.remove(&key).expect("pushed above");
         let name = self
             .namer
             .name(&key, &format!("{rname}_{}", spec_short(&spec)));
+        let body = if recursive {
+            least_fixpoint(&fixpoint, &params, or(parts))
+        } else {
+            or(parts)
+        };
         self.defined.push(DefinedRelation {
             name: name.clone(),
             params,
-            body: or(parts),
+            body,
         });
         self.made.insert(key, name.clone());
         Ok(Some(rel(&name, &call_args)))

@@ -126,6 +126,8 @@ struct Simplified {
     dropped: usize,
     /// Relations made by joining stable pairs.
     joined: usize,
+    /// Quantified variables merged with an equal element.
+    merged: usize,
 }
 
 impl Translation {
@@ -279,10 +281,11 @@ impl Translation {
             to_left,
             dropped,
             joined,
+            merged,
         } = self.simplified;
         let _ = writeln!(
             out,
-            "simplified (spec 5.3): {to_left} precondition atoms moved to left sides, {dropped} rules dropped (never matched), {joined} relations joined from stable pairs"
+            "simplified (spec 5.3): {to_left} precondition atoms moved to left sides, {dropped} rules dropped (never matched), {joined} relations joined from stable pairs, {merged} quantified variables merged with an equal element"
         );
         let _ = writeln!(
             out,
@@ -600,7 +603,7 @@ fn translate_parts(
         }
     };
     let defined = std::mem::take(&mut tr.defined);
-    let sizes = formulas::inlined_sizes(&defined);
+    let sizes = formulas::compiled_sizes(&defined);
     let biggest = terminal
         .iter()
         .chain(goals.iter().flatten().map(|(_, n)| n))
@@ -736,11 +739,11 @@ fn translate_parts(
 /// hold, 5.2.4, and most splits are impossible for the elements the
 /// move's left side can match); stable pairs are joined.
 fn simplify(tr: &mut Translation) {
-    let defined: HashSet<&str> = tr
+    let defined: HashSet<String> = tr
         .game
         .defined_relations
         .iter()
-        .map(|d| d.name.as_str())
+        .map(|d| d.name.clone())
         .collect();
     let is_defined = |n: &str| defined.contains(n);
     for r in &mut tr.game.rules {
@@ -748,6 +751,16 @@ fn simplify(tr: &mut Translation) {
     }
     let fluent = toss_core::analysis::fluent_relations(&tr.game);
     let stable = |n: &str| !fluent.contains(n) && !defined.contains(n);
+    for r in &mut tr.game.rules {
+        let (pre, n) = ir::simplify::merge_equal_elements(&r.pre, &tr.game.start, &stable);
+        r.pre = pre;
+        tr.simplified.merged += n;
+    }
+    for d in &mut tr.game.defined_relations {
+        let (body, n) = ir::simplify::merge_equal_elements(&d.body, &tr.game.start, &stable);
+        d.body = body;
+        tr.simplified.merged += n;
+    }
     let mut never = HashSet::new();
     for r in &mut tr.game.rules {
         if !ir::simplify::fold_stable_parts(r, &tr.game.start, &stable) {
