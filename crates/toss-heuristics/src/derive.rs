@@ -118,7 +118,13 @@ pub struct Prepared<'a> {
     fluent_defs: BTreeSet<String>,
     solver: Option<Solver>,
     max_literals: usize,
+    /// Defined relations whose inlined size is over [`MAX_INLINED_ATOMS`].
+    too_large: BTreeSet<String>,
 }
+
+/// A defined relation larger than this once inlined is not inlined into
+/// the formulas heuristics are derived from.
+pub const MAX_INLINED_ATOMS: u64 = 20_000;
 
 impl<'a> Prepared<'a> {
     pub fn new(game: &'a Game, max_literals: usize) -> Prepared<'a> {
@@ -140,10 +146,28 @@ impl<'a> Prepared<'a> {
             }
         }
         let solver = Solver::new(&game.start, &game.defined_relations).ok();
+        // Relations too large to inline stay atoms: a translated GDL game
+        // defines relations per ground instance that use each other as a
+        // DAG (reversi's piece count), exponential as a tree.
+        let index = game
+            .defined_relations
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.name.clone(), i))
+            .collect();
+        let sizes = toss_core::ir::sizes::inlined_sizes(&game.defined_relations, &index);
+        let too_large = game
+            .defined_relations
+            .iter()
+            .zip(sizes)
+            .filter(|(_, n)| *n > MAX_INLINED_ATOMS)
+            .map(|(d, _)| d.name.clone())
+            .collect();
         Prepared {
             game,
             fluents,
             fluent_defs,
+            too_large,
             solver,
             max_literals,
         }
@@ -153,8 +177,10 @@ impl<'a> Prepared<'a> {
     pub fn prepare(&mut self, f: &Formula) -> Formula {
         let defs = &self.game.defined_relations;
         let fd = &self.fluent_defs;
+        let too_large = &self.too_large;
         let inline = |n: &str| {
-            fd.contains(n) || defs.iter().any(|d| d.name == n && !has_quantifier(&d.body))
+            !too_large.contains(n)
+                && (fd.contains(n) || defs.iter().any(|d| d.name == n && !has_quantifier(&d.body)))
         };
         let g = inline_defs(f, defs, &inline, &mut Fresh::default());
         let g = nnf(&g);

@@ -11,9 +11,15 @@ use std::collections::{BTreeSet, HashMap};
 use super::walk::Node;
 use super::{DefinedRelation, Formula};
 
-/// A closed defined relation whose inlined size is above this is compiled
-/// once per formula instead of at every use.
+/// In a formula whose inlined size is above [`SHARING_ABOVE`], a closed
+/// defined relation whose inlined size is above this is compiled once
+/// instead of at every use.
 pub const SHARE_ABOVE: u64 = 64;
+
+/// Formulas of at most this many atoms inlined are compiled without
+/// sharing: inlined, the planner sees the whole formula (a closed part of
+/// a small formula is decided set at a time, which a shared part is not).
+pub const SHARING_ABOVE: u64 = 4_096;
 
 /// Per defined relation (by index): its size in atoms with the relations
 /// it uses inlined, saturating. A recursive use counts 1 (compilation
@@ -68,9 +74,32 @@ pub fn inlined_sizes(defs: &[DefinedRelation], index: &HashMap<String, usize>) -
     (0..defs.len()).map(|d| w.def(d)).collect()
 }
 
-/// Whether the solver shares defined relation `d` (see the module).
+/// Whether the solver shares defined relation `d` in a formula that has
+/// sharing on (see the module).
 pub fn shared(defs: &[DefinedRelation], inlined: &[u64], d: usize) -> bool {
     defs[d].params.is_empty() && inlined[d] > SHARE_ABOVE
+}
+
+/// The size (atoms) of a formula or real term with its defined relations
+/// inlined (`inlined`: from [`inlined_sizes`]), saturating; formulas inside
+/// real terms (`:(phi)`, sums' guards) count.
+pub fn node_size(n: Node<'_>, index: &HashMap<String, usize>, inlined: &[u64]) -> u64 {
+    if let Node::Formula(Formula::Rel { name, .. }) = n
+        && let Some(&d) = index.get(name)
+    {
+        return inlined[d];
+    }
+    let mut children = Vec::new();
+    match n {
+        Node::Formula(f) => f.for_each_child(&mut |c, _| children.push(c)),
+        Node::Real(t) => t.for_each_child(&mut |c, _| children.push(c)),
+    }
+    if children.is_empty() {
+        return 1;
+    }
+    children.into_iter().fold(0u64, |acc, c| {
+        acc.saturating_add(node_size(c, index, inlined))
+    })
 }
 
 /// Per defined relation (by index): its size as compiled, saturating: the
@@ -139,6 +168,9 @@ pub fn compiled_sizes(defs: &[DefinedRelation], index: &HashMap<String, usize>) 
     };
     (0..defs.len())
         .map(|d| {
+            if inlined[d] <= SHARING_ABOVE {
+                return inlined[d];
+            }
             let (mut total, uses) = local.def(d);
             // Every shared relation reachable, each body once.
             let mut seen: BTreeSet<usize> = BTreeSet::new();
@@ -200,9 +232,16 @@ mod tests {
         assert_eq!(inlined[1], 2 * (SHARE_ABOVE + 1));
         assert_eq!(inlined[79], u64::MAX, "saturates");
         let compiled = compiled_sizes(&defs, &index);
-        // r0's body, then 2 atoms for each relation above it.
+        // Small, inlined; large, r0's body once and 2 atoms for each
+        // relation above it.
         assert_eq!(compiled[0], SHARE_ABOVE + 1);
-        assert_eq!(compiled[1], 2 + (SHARE_ABOVE + 1));
+        assert_eq!(compiled[1], 2 * (SHARE_ABOVE + 1));
+        let first_shared = (0..80).find(|&i| inlined[i] > SHARING_ABOVE).expect("some");
+        assert_eq!(compiled[first_shared - 1], inlined[first_shared - 1]);
+        assert_eq!(
+            compiled[first_shared],
+            2 * first_shared as u64 + (SHARE_ABOVE + 1)
+        );
         assert_eq!(compiled[79], 2 * 79 + (SHARE_ABOVE + 1));
     }
 }

@@ -56,6 +56,12 @@ pub(crate) struct Compiler<'a> {
     def_sizes: &'a [u64],
     /// The bodies of the [`Node::Shared`] nodes, unplanned, by index.
     pub shared: Vec<Node>,
+    /// Whether closed defined relations are shared in this formula (it is
+    /// large; see [`ir::sizes::SHARING_ABOVE`]).
+    pub sharing: bool,
+    /// Per cache: whether its fixed point or closure depends on nothing
+    /// but the structure (its value can be kept for the structure).
+    pub cache_closed: Vec<bool>,
     shared_of: HashMap<usize, u32>,
 }
 
@@ -84,6 +90,8 @@ impl<'a> Compiler<'a> {
             def_stack: Vec::new(),
             def_sizes,
             shared: Vec::new(),
+            sharing: false,
+            cache_closed: Vec::new(),
             shared_of: HashMap::new(),
         }
     }
@@ -322,12 +330,15 @@ impl<'a> Compiler<'a> {
         let v = node_vars(body);
         let uses_outer_locals = v.locals.iter().any(|&l| Some(l) != own_local);
         let enabled = !uses_outer_locals && v.s.is_empty();
-        CacheInfo {
+        let info = CacheInfo {
             idx: self.new_cache(),
             deps_e: v.e.iter().copied().filter(|x| !bound.contains(x)).collect(),
             deps_r: v.r.iter().copied().collect(),
             enabled,
-        }
+        };
+        self.cache_closed
+            .push(enabled && info.deps_e.is_empty() && info.deps_r.is_empty());
+        info
     }
 
     fn relation(&mut self, name: &str, args: Vec<Slot>) -> Result<Node, SolverError> {
@@ -378,7 +389,7 @@ impl<'a> Compiler<'a> {
             }
             // A DAG of closed relations (GDL relations translated per
             // ground instance) would be exponential inlined.
-            let share = ir::sizes::shared(self.defs, self.def_sizes, d);
+            let share = self.sharing && ir::sizes::shared(self.defs, self.def_sizes, d);
             if share && let Some(&local) = self.shared_of.get(&d) {
                 return Ok(Node::Shared {
                     def: d as u32,

@@ -265,6 +265,17 @@ impl<'a> Ev<'a> {
         tuple_of(env, args, |t| data_contains(d, t))
     }
 
+    /// Whether a compiled formula's body holds (for a query: has a
+    /// satisfying tuple; for a set: is not empty).
+    pub(crate) fn holds_body(&self, body: &super::Body, env: &mut Env) -> bool {
+        match body {
+            super::Body::Formula(n) => self.holds(n, env),
+            super::Body::Query(qs) => qs.iter().any(|q| self.run(q, env, &mut |_, _| true)),
+            super::Body::Real(_) => panic!("holds() called on a real term"),
+            super::Body::Set(e) => self.set_words(e, env, &[]).iter().any(|&w| w != 0),
+        }
+    }
+
     #[inline(never)]
     fn holds_node(&self, n: &Node, env: &mut Env) -> bool {
         match n {

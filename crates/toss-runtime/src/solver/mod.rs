@@ -143,7 +143,7 @@ struct Entry {
 }
 
 #[derive(Clone, Debug)]
-enum Body {
+pub(crate) enum Body {
     Formula(Node),
     Real(Term),
     Query(Vec<Search>),
@@ -159,6 +159,11 @@ pub(crate) struct Compiled {
     /// The number of the solver's defined relations (the length of the
     /// values of shared ones).
     pub n_defs: u32,
+    /// In a formula compiled with sharing (a large one), the caches whose
+    /// values depend on the structure only, kept per structure by
+    /// [`Solver::holds_memo`]; `None` when there are none (or the formula
+    /// is small: evaluated per call, as it always was).
+    pub closed_caches: Option<Vec<u32>>,
     n_const: usize,
     n_param: usize,
     free: Vec<Slot>,
@@ -485,6 +490,7 @@ impl Solver {
             tables,
             &self.def_sizes,
         );
+        c.sharing = self.source_size(source) > ir::sizes::SHARING_ABOVE;
         for k in constants {
             c.push_elem(k);
         }
@@ -548,6 +554,11 @@ impl Solver {
             body,
             shared: shared.into(),
             n_defs: self.defs.len() as u32,
+            closed_caches: (c.sharing && c.cache_closed.iter().any(|&b| b)).then(|| {
+                (0..c.cache_closed.len() as u32)
+                    .filter(|&i| c.cache_closed[i as usize])
+                    .collect()
+            }),
             n_const: constants.len(),
             n_param: params.len(),
             free,
@@ -713,10 +724,12 @@ impl Solver {
         memo: &mut SetMemo,
     ) -> bool {
         let c = self.pick(f.0, s);
-        if c.shared.is_empty() && c.n_cache == 0 {
-            return self.holds(s, f, constants, params);
-        }
         let ev = Ev { sv: self, st: s };
+        let Some(closed) = &c.closed_caches else {
+            return Self::with_env(c, constants, params, |env| {
+                memo.with_shared(c, env, |env| ev.holds_body(&c.body, env))
+            });
+        };
         let i = match memo.2.iter().position(|(id, _)| *id == f.0) {
             Some(i) => i,
             None => {
@@ -729,18 +742,30 @@ impl Solver {
         // be another solver's formula of the same id, emptied by `clear`.
         caches.resize_with(c.n_cache as usize, HashMap::new);
         let out = Self::with_env(c, constants, params, |env| {
-            std::mem::swap(&mut env.caches, &mut caches);
-            let out = memo.with_shared(c, env, |env| match &c.body {
-                Body::Formula(n) => ev.holds(n, env),
-                Body::Query(qs) => qs.iter().any(|q| ev.run(q, env, &mut |_, _| true)),
-                Body::Real(_) => panic!("holds_memo() called on a real term"),
-                Body::Set(e) => ev.set_words(e, env, &[]).iter().any(|&w| w != 0),
-            });
-            std::mem::swap(&mut env.caches, &mut caches);
+            // Only the caches that depend on the structure alone carry
+            // over; the others are this call's.
+            for &k in closed {
+                std::mem::swap(&mut env.caches[k as usize], &mut caches[k as usize]);
+            }
+            let out = memo.with_shared(c, env, |env| ev.holds_body(&c.body, env));
+            for &k in closed {
+                std::mem::swap(&mut env.caches[k as usize], &mut caches[k as usize]);
+            }
             out
         });
         memo.2[i].1 = caches;
         out
+    }
+
+    /// The size of a formula or term to compile with its defined
+    /// relations inlined ([`ir::sizes::node_size`]).
+    fn source_size(&self, source: &Source) -> u64 {
+        use ir::walk::Node as N;
+        let n = match source {
+            Source::Formula(f) | Source::Query(f, _) | Source::Set(f, _) => N::Formula(f),
+            Source::Real(t) => N::Real(t),
+        };
+        ir::sizes::node_size(n, &self.def_index, &self.def_sizes)
     }
 
     fn pick(&self, id: u32, s: &Structure) -> &Compiled {
@@ -808,12 +833,7 @@ impl Solver {
     pub fn holds(&self, s: &Structure, f: FormulaId, constants: &[Elem], params: &[f64]) -> bool {
         let c = self.pick(f.0, s);
         let ev = Ev { sv: self, st: s };
-        Self::with_env(c, constants, params, |env| match &c.body {
-            Body::Formula(n) => ev.holds(n, env),
-            Body::Query(qs) => qs.iter().any(|q| ev.run(q, env, &mut |_, _| true)),
-            Body::Real(_) => panic!("holds() called on a real term"),
-            Body::Set(e) => ev.set_words(e, env, &[]).iter().any(|&w| w != 0),
-        })
+        Self::with_env(c, constants, params, |env| ev.holds_body(&c.body, env))
     }
 
     /// The value of the compiled term in `s`.
