@@ -267,6 +267,7 @@ impl<'a> Ev<'a> {
 
     /// Whether a compiled formula's body holds (for a query: has a
     /// satisfying tuple; for a set: is not empty).
+    #[inline]
     pub(crate) fn holds_body(&self, body: &super::Body, env: &mut Env) -> bool {
         match body {
             super::Body::Formula(n) => self.holds(n, env),

@@ -833,7 +833,12 @@ impl Solver {
     pub fn holds(&self, s: &Structure, f: FormulaId, constants: &[Elem], params: &[f64]) -> bool {
         let c = self.pick(f.0, s);
         let ev = Ev { sv: self, st: s };
-        Self::with_env(c, constants, params, |env| ev.holds_body(&c.body, env))
+        Self::with_env(c, constants, params, |env| match &c.body {
+            Body::Formula(n) => ev.holds(n, env),
+            Body::Query(qs) => qs.iter().any(|q| ev.run(q, env, &mut |_, _| true)),
+            Body::Real(_) => panic!("holds() called on a real term"),
+            Body::Set(e) => ev.set_words(e, env, &[]).iter().any(|&w| w != 0),
+        })
     }
 
     /// The value of the compiled term in `s`.
