@@ -496,6 +496,15 @@ pub mod names {
     pub const TYPE_FUN: &str = "Cfuntype_\\?_-_>_\\?";
     pub const TERM_VAR: &str = "Cvar_\\?_:_\\?_\\lb_\\?_\\rb";
     pub const TERM_SYM: &str = "Cterm_\\?_\\lb_\\?_\\rb";
+    /// The meta-level functions and what they give.
+    pub const CODE: &str = "Fcode_\\?_as_term";
+    pub const DECODE: &str = "Fdecode_\\?_with_type_as_\\?";
+    pub const GET_CLASSES: &str = "Fget_class_definitions";
+    pub const GET_FUNCTIONS: &str = "Fget_function_definitions";
+    pub const GET_CONSTRUCTORS: &str = "Fget_constructors";
+    pub const CLASS_OF: &str = "Cclass_of_\\?";
+    pub const FUNCTION_DEF: &str = "Cfunction_\\?_from_\\?_to_\\?";
+    pub const CONSTRUCTOR_DEF: &str = "Cconstructor_\\?_from_\\?_to_\\?";
 }
 
 #[cfg(test)]
@@ -527,6 +536,14 @@ mod tests {
             names::TYPE_FUN,
             names::TERM_VAR,
             names::TERM_SYM,
+            names::CODE,
+            names::DECODE,
+            names::GET_CLASSES,
+            names::GET_FUNCTIONS,
+            names::GET_CONSTRUCTORS,
+            names::CLASS_OF,
+            names::FUNCTION_DEF,
+            names::CONSTRUCTOR_DEF,
             TERM_TYPE,
         ] {
             assert!(names.contains(&n), "{n} missing from {names:?}");

@@ -15,7 +15,7 @@
 //!   position where `t1` is an instance of `p1` and `t2` the same instance
 //!   of `p2`. The spec routes this through a user-defined function over
 //!   coded terms; patterns express the same rules without meta-level
-//!   coding, which this crate does not evaluate yet.
+//!   coding.
 //! - Unary definitions (a single type, `Element term type as syntax
 //!   element`) are applied at most [`UNARY_ROUNDS`] times per span, so
 //!   cycles among them cannot loop; a span holds at most

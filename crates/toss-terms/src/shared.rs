@@ -29,6 +29,26 @@ pub(crate) enum Special {
     Verbatim,
     True,
     False,
+    /// The meta-level functions of 2.2.4.
+    Code,
+    Decode,
+    GetClasses,
+    GetFunctions,
+    GetConstructors,
+}
+
+impl Special {
+    /// One of the meta-level functions of 2.2.4.
+    pub fn is_meta(self) -> bool {
+        matches!(
+            self,
+            Special::Code
+                | Special::Decode
+                | Special::GetClasses
+                | Special::GetFunctions
+                | Special::GetConstructors
+        )
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -127,6 +147,11 @@ impl Arena {
                     names::VERBATIM => Special::Verbatim,
                     names::TRUE => Special::True,
                     names::FALSE => Special::False,
+                    names::CODE => Special::Code,
+                    names::DECODE => Special::Decode,
+                    names::GET_CLASSES => Special::GetClasses,
+                    names::GET_FUNCTIONS => Special::GetFunctions,
+                    names::GET_CONSTRUCTORS => Special::GetConstructors,
                     _ => Special::None,
                 },
             ),
@@ -272,7 +297,6 @@ impl Arena {
     }
 
     /// A term tree into the arena.
-    #[cfg(test)]
     pub fn share(&mut self, t: &Term, sig: &Signature) -> Id {
         let head = self.head_id(&t.head, sig);
         let base = self.scratch.len();

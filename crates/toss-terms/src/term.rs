@@ -395,7 +395,8 @@ pub fn code_term(t: &Term, vtype: &VType) -> Term {
     }
 }
 
-/// The term a term codes, with the types of its variables.
+/// The term a term codes, with the types of its variables (`None` also
+/// when one variable is coded with two types).
 pub fn decode_term(t: &Term) -> Option<(Term, VType)> {
     let mut vtype = VType::new();
     let term = decode_term_into(t, &mut vtype)?;
@@ -413,7 +414,16 @@ fn decode_term_into(t: &Term, vtype: &mut VType) -> Option<Term> {
         )),
         (Head::Sym(n), [s, ty, l]) if n == names::TERM_VAR => {
             let x = decode_string(s)?;
-            vtype.insert(x.clone(), decode_type(ty)?);
+            let ty = decode_type(ty)?;
+            // A term has one `vtype`: a variable coded with two types is
+            // not a coded term.
+            match vtype.get(&x) {
+                Some(known) if *known != ty => return None,
+                Some(_) => {}
+                None => {
+                    vtype.insert(x.clone(), ty);
+                }
+            }
             Some(Term::var(
                 x,
                 decode_list(l)?
