@@ -220,7 +220,7 @@ impl<'a> Normaliser<'a> {
     /// Rewrite steps taken so far at calls of the function `f`.
     pub fn steps_of(&self, f: &str) -> u64 {
         self.arena
-            .find_head(&Head::Sym(f.to_string()))
+            .find_head(&Head::Sym(f.into()))
             .and_then(|h| self.steps_by_head.get(h as usize))
             .copied()
             .unwrap_or(0)
@@ -241,7 +241,7 @@ impl<'a> Normaliser<'a> {
         self.bound.clear();
         let t = self.remove_brackets(t, 0)?;
         let n = self.main(t, 0, start)?;
-        self.remove_verbatim(n, 0)
+        self.remove_verbatim(n)
     }
 
     fn depth_error(&self) -> NormError {
@@ -270,22 +270,10 @@ impl<'a> Normaliser<'a> {
 
     /// The last pass: `verbatim(x) -> x` where no verbatim is above; the
     /// result as a tree.
-    fn remove_verbatim(&self, t: Id, depth: usize) -> Result<Term, NormError> {
-        if depth > self.limits.max_depth {
-            return Err(self.depth_error());
-        }
-        let a = &self.arena;
-        if a.head_info(t).special == Special::Verbatim && a.arity(t) == 1 {
-            return Ok(a.to_term(a.arg(t, 0)));
-        }
-        let mut args = Vec::with_capacity(a.arity(t));
-        for &x in a.args(t) {
-            args.push(self.remove_verbatim(x, depth + 1)?);
-        }
-        Ok(Term {
-            head: a.head_info(t).head.clone(),
-            args,
-        })
+    fn remove_verbatim(&self, t: Id) -> Result<Term, NormError> {
+        self.arena
+            .tree(t, true, self.limits.max_depth)
+            .ok_or_else(|| self.depth_error())
     }
 
     /// One rewrite step from `before` to `after`: the step limit, the depth

@@ -203,9 +203,9 @@ impl Grammar {
 
 fn head_of(name: &str, def: &SyntaxDef) -> Head {
     if def.kind() == SyntaxKind::Variable {
-        Head::Var(name.to_string())
+        Head::Var(name.into())
     } else {
-        Head::Sym(name.to_string())
+        Head::Sym(name.into())
     }
 }
 
@@ -423,7 +423,7 @@ pub fn matches_term(pattern: &Term, t: &Term) -> bool {
         if let Head::Var(x) = &p.head
             && p.args.is_empty()
         {
-            if let Some((_, bound)) = s.iter().find(|(y, _)| y == x) {
+            if let Some((_, bound)) = s.iter().find(|(y, _)| **y == **x) {
                 return *bound == t;
             }
             s.push((x, t));
@@ -589,8 +589,8 @@ pub fn display_bracketed(t: &Term, defs: &Definitions) -> String {
         .iter()
         .map(|a| {
             let s = display_bracketed(a, defs);
-            let bracketed = matches!(&a.head, Head::Sym(f) if f == names::BRACKET);
-            let in_brackets = matches!(&t.head, Head::Sym(f) if f == names::BRACKET);
+            let bracketed = matches!(&a.head, Head::Sym(f) if &**f == names::BRACKET);
+            let in_brackets = matches!(&t.head, Head::Sym(f) if &**f == names::BRACKET);
             if a.args.is_empty() || bracketed || in_brackets {
                 s
             } else {
@@ -621,7 +621,7 @@ pub fn strip_brackets(t: Term, s: Spans, depth: usize) -> (Term, Spans) {
     if depth > crate::term::MAX_TERM_DEPTH * 4 {
         return (t, s);
     }
-    if matches!(&t.head, Head::Sym(f) if f == names::BRACKET) && t.args.len() == 1 {
+    if matches!(&t.head, Head::Sym(f) if &**f == names::BRACKET) && t.args.len() == 1 {
         let (Some(inner), Some(inner_s)) =
             (t.args.into_iter().next(), s.children.into_iter().next())
         else {

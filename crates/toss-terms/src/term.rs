@@ -12,19 +12,21 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
+use std::rc::Rc;
 
 use crate::decl::names;
 use crate::diag::Located;
 use crate::syntax::{Definitions, SyntaxKind, display};
 use crate::types::Type;
 
-/// What a node of a term holds.
+/// What a node of a term holds. Names are shared strings: copying a
+/// term (or building one from a shared term) copies no name.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Head {
     /// A term symbol of Σ.
-    Sym(String),
+    Sym(Rc<str>),
     /// A term variable of V.
-    Var(String),
+    Var(Rc<str>),
 }
 
 impl Head {
@@ -47,7 +49,7 @@ pub type VType = BTreeMap<String, Type>;
 
 impl Term {
     /// The symbol `name` applied to `args`.
-    pub fn sym(name: impl Into<String>, args: Vec<Term>) -> Term {
+    pub fn sym(name: impl Into<Rc<str>>, args: Vec<Term>) -> Term {
         Term {
             head: Head::Sym(name.into()),
             args,
@@ -55,7 +57,7 @@ impl Term {
     }
 
     /// The variable `name` applied to `args` (none for a leaf).
-    pub fn var(name: impl Into<String>, args: Vec<Term>) -> Term {
+    pub fn var(name: impl Into<Rc<str>>, args: Vec<Term>) -> Term {
         Term {
             head: Head::Var(name.into()),
             args,
@@ -71,7 +73,7 @@ impl Term {
 
     fn collect_vars(&self, out: &mut BTreeSet<String>) {
         if let Head::Var(x) = &self.head {
-            out.insert(x.clone());
+            out.insert(x.to_string());
         }
         self.args.iter().for_each(|a| a.collect_vars(out));
     }
@@ -225,9 +227,9 @@ impl FunReader<'_> {
             return Err(Located::new(start, 1, "expected a name"));
         }
         let head = if vtype.contains_key(name) {
-            Head::Var(name.to_string())
+            Head::Var(name.into())
         } else if sig.get(name).is_some() {
-            Head::Sym(name.to_string())
+            Head::Sym(name.into())
         } else {
             return Err(Located::new(
                 start,
@@ -274,8 +276,8 @@ pub fn decode_list(t: &Term) -> Option<Vec<&Term>> {
     let mut cur = t;
     loop {
         match (&cur.head, cur.args.as_slice()) {
-            (Head::Sym(n), []) if n == names::NIL => return Some(out),
-            (Head::Sym(n), [h, tail]) if n == names::CONS => {
+            (Head::Sym(n), []) if &**n == names::NIL => return Some(out),
+            (Head::Sym(n), [h, tail]) if &**n == names::CONS => {
                 out.push(h);
                 cur = tail;
             }
@@ -309,17 +311,17 @@ pub fn code_string(s: &str) -> Term {
 /// The string a term codes, if it codes one.
 pub fn decode_string(t: &Term) -> Option<String> {
     match (&t.head, t.args.as_slice()) {
-        (Head::Sym(n), [list]) if n == names::STRING_FROM => {
+        (Head::Sym(n), [list]) if &**n == names::STRING_FROM => {
             let mut bytes = Vec::new();
             for c in decode_list(list)? {
                 match (&c.head, c.args.as_slice()) {
-                    (Head::Sym(n), bits) if n == names::CHAR_CODE && bits.len() == 8 => {
+                    (Head::Sym(n), bits) if &**n == names::CHAR_CODE && bits.len() == 8 => {
                         let mut b = 0u8;
                         for bit in bits {
                             b = b << 1
                                 | match &bit.head {
-                                    Head::Sym(n) if n == names::BIT0 && bit.args.is_empty() => 0,
-                                    Head::Sym(n) if n == names::BIT1 && bit.args.is_empty() => 1,
+                                    Head::Sym(n) if &**n == names::BIT0 && bit.args.is_empty() => 0,
+                                    Head::Sym(n) if &**n == names::BIT1 && bit.args.is_empty() => 1,
                                     _ => return None,
                                 };
                         }
@@ -358,15 +360,15 @@ pub fn code_type(t: &Type) -> Term {
 /// The type a term codes, if it codes one.
 pub fn decode_type(t: &Term) -> Option<Type> {
     match (&t.head, t.args.as_slice()) {
-        (Head::Sym(n), [s]) if n == names::TYPE_VAR => Some(Type::Var(decode_string(s)?)),
-        (Head::Sym(n), [s, l]) if n == names::TYPE_SYM => Some(Type::Sym(
+        (Head::Sym(n), [s]) if &**n == names::TYPE_VAR => Some(Type::Var(decode_string(s)?)),
+        (Head::Sym(n), [s, l]) if &**n == names::TYPE_SYM => Some(Type::Sym(
             decode_string(s)?,
             decode_list(l)?
                 .into_iter()
                 .map(decode_type)
                 .collect::<Option<_>>()?,
         )),
-        (Head::Sym(n), [l, r]) if n == names::TYPE_FUN => {
+        (Head::Sym(n), [l, r]) if &**n == names::TYPE_FUN => {
             let args: Vec<Type> = decode_list(l)?
                 .into_iter()
                 .map(decode_type)
@@ -386,10 +388,7 @@ pub fn code_term(t: &Term, vtype: &VType) -> Term {
     match &t.head {
         Head::Sym(f) => Term::sym(names::TERM_SYM, vec![code_string(f), args]),
         Head::Var(x) => {
-            let ty = vtype
-                .get(x)
-                .cloned()
-                .unwrap_or_else(|| Type::var(x.as_str()));
+            let ty = vtype.get(&**x).cloned().unwrap_or_else(|| Type::var(&**x));
             Term::sym(names::TERM_VAR, vec![code_string(x), code_type(&ty), args])
         }
     }
@@ -405,14 +404,14 @@ pub fn decode_term(t: &Term) -> Option<(Term, VType)> {
 
 fn decode_term_into(t: &Term, vtype: &mut VType) -> Option<Term> {
     match (&t.head, t.args.as_slice()) {
-        (Head::Sym(n), [s, l]) if n == names::TERM_SYM => Some(Term::sym(
+        (Head::Sym(n), [s, l]) if &**n == names::TERM_SYM => Some(Term::sym(
             decode_string(s)?,
             decode_list(l)?
                 .into_iter()
                 .map(|a| decode_term_into(a, vtype))
                 .collect::<Option<_>>()?,
         )),
-        (Head::Sym(n), [s, ty, l]) if n == names::TERM_VAR => {
+        (Head::Sym(n), [s, ty, l]) if &**n == names::TERM_VAR => {
             let x = decode_string(s)?;
             let ty = decode_type(ty)?;
             // A term has one `vtype`: a variable coded with two types is
@@ -477,10 +476,7 @@ fn write_internal(t: &Term, vtype: &VType, out: &mut String) {
     match &t.head {
         Head::Sym(f) => out.push_str(f),
         Head::Var(x) => {
-            let ty = vtype
-                .get(x)
-                .cloned()
-                .unwrap_or_else(|| Type::var(x.as_str()));
+            let ty = vtype.get(&**x).cloned().unwrap_or_else(|| Type::var(&**x));
             out.push_str("@V[");
             out.push_str(x);
             out.push_str("@:");
