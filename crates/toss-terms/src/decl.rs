@@ -26,8 +26,8 @@ use crate::diag::Located;
 use crate::syntax::{Definitions, SyntaxDef, SyntaxElem, SyntaxKind};
 use crate::types::Type;
 
-/// Most words one run of unquoted words may have: splitting a run into
-/// types tries every split.
+/// Most words one run of unquoted words (or one type) may have: splitting
+/// a run into types tries every split.
 const MAX_RUN: usize = 32;
 
 /// Most readings of one span kept: more is an ambiguity reported anyway.
@@ -216,6 +216,13 @@ fn words(toks: &[(usize, usize, Tok)]) -> Result<Vec<&str>, Located> {
 fn read_one_type(toks: &[(usize, usize, Tok)], defs: &Definitions) -> Result<Type, Located> {
     let (at, len) = span_of(toks);
     let ws = words(toks)?;
+    if ws.len() > MAX_RUN {
+        return Err(Located::new(
+            at,
+            len,
+            format!("more than {MAX_RUN} words in a type"),
+        ));
+    }
     let mut reader = TypeReader::new(&ws, defs);
     let readings = reader.one(0, ws.len());
     match readings.as_slice() {
@@ -602,7 +609,12 @@ mod tests {
             ("Element 'x' as ?a.", "type symbol over type variables", 0),
             ("Function 'x' '++' as boolean.", "not one token", 13),
         ];
-        for (text, msg, at) in cases {
+        let long = format!("Element 'x' as boolean{}.", " list".repeat(MAX_RUN));
+        for (text, msg, at) in
+            cases
+                .into_iter()
+                .chain([(long.as_str(), "more than 32 words in a type", 15)])
+        {
             let e = read_declarations(text, &mut defs).expect_err(text);
             assert!(e.message.contains(msg), "{text}: {}", e.message);
             assert_eq!(e.at, at, "{text}: {}", e.message);

@@ -171,13 +171,31 @@ pub struct Grammar {
 
 impl Grammar {
     pub fn new(defs: Definitions) -> Grammar {
-        let (sig, vtype) = Signature::from_definitions(&defs);
-        let mut productions = Vec::new();
-        for (name, def) in defs.iter() {
-            productions.push(production(name, def));
+        let names: Vec<String> = defs.iter().map(|(n, _)| n.to_string()).collect();
+        let mut g = Grammar {
+            defs,
+            sig: Signature::new(),
+            vtype: VType::new(),
+            productions: Vec::new(),
+            preferences: Vec::new(),
+        };
+        g.extend(&names);
+        g
+    }
+
+    /// Takes in definitions just added to `defs` (by their names): their
+    /// symbols or variables and their productions. Adding declarations one
+    /// by one so costs each its own size, not the size of all before it.
+    pub fn extend(&mut self, names: &[String]) {
+        for name in names {
+            let Some(def) = self.defs.get(name) else {
+                continue;
+            };
+            self.sig.add_definition(name, def, &mut self.vtype);
+            self.productions.push(production(name, def));
             if let Some(f) = def.functional() {
                 let head = head_of(name, def);
-                productions.push(Production {
+                self.productions.push(Production {
                     pattern: f
                         .elems()
                         .iter()
@@ -190,13 +208,6 @@ impl Grammar {
                     class: false,
                 });
             }
-        }
-        Grammar {
-            defs,
-            sig,
-            vtype,
-            productions,
-            preferences: Vec::new(),
         }
     }
 }

@@ -24,7 +24,6 @@ use crate::diag::Located;
 use crate::normalise::{Limits, NormError, Normaliser, Step};
 use crate::parse::{Grammar, Parsed, Preference, display_user, parse, strip_brackets};
 use crate::rewrite::{Rule, RuleError, Rules, Side};
-use crate::syntax::Definitions;
 use crate::term::Term;
 use crate::types::Type;
 
@@ -76,6 +75,7 @@ impl Program {
 
     /// Adds the statements of `text` (which starts at byte `base` of the
     /// source errors refer to).
+    /// The statements before an error stay added.
     pub fn add_statements(&mut self, text: &str, base: usize) -> Result<(), Located> {
         for (at, stmt) in statements(text) {
             self.add_statement(&stmt, base + at)?;
@@ -90,11 +90,9 @@ impl Program {
             first.as_str(),
             "class" | "element" | "function" | "variable"
         ) {
-            let mut defs: Definitions = self.grammar.defs.clone();
-            read_declarations(stmt, &mut defs).map_err(shift)?;
-            let preferences = std::mem::take(&mut self.grammar.preferences);
-            self.grammar = Grammar::new(defs);
-            self.grammar.preferences = preferences;
+            // A declaration adds nothing when it is in error.
+            let names = read_declarations(stmt, &mut self.grammar.defs).map_err(shift)?;
+            self.grammar.extend(&names);
             return Ok(());
         }
         // Without the final `.`.

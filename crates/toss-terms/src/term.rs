@@ -16,7 +16,7 @@ use std::rc::Rc;
 
 use crate::decl::names;
 use crate::diag::Located;
-use crate::syntax::{Definitions, SyntaxKind, display};
+use crate::syntax::{Definitions, SyntaxDef, SyntaxKind, display};
 use crate::types::Type;
 
 /// What a node of a term holds. Names are shared strings: copying a
@@ -155,19 +155,25 @@ impl Signature {
         let mut sig = Signature::new();
         let mut vars = VType::new();
         for (name, def) in defs.iter() {
-            let Some(ty) = def.symbol_type() else {
-                continue;
-            };
-            match def.kind() {
-                SyntaxKind::Constructor => sig.add(name, ty, SymKind::Constructor),
-                SyntaxKind::Function => sig.add(name, ty, SymKind::Function),
-                SyntaxKind::Variable => {
-                    vars.insert(name.to_string(), ty);
-                }
-                SyntaxKind::Type => {}
-            }
+            sig.add_definition(name, def, &mut vars);
         }
         (sig, vars)
+    }
+
+    /// Takes in one definition: a constructor or function as a symbol, a
+    /// variable into `vars`, a class not at all.
+    pub fn add_definition(&mut self, name: &str, def: &SyntaxDef, vars: &mut VType) {
+        let Some(ty) = def.symbol_type() else {
+            return;
+        };
+        match def.kind() {
+            SyntaxKind::Constructor => self.add(name, ty, SymKind::Constructor),
+            SyntaxKind::Function => self.add(name, ty, SymKind::Function),
+            SyntaxKind::Variable => {
+                vars.insert(name.to_string(), ty);
+            }
+            SyntaxKind::Type => {}
+        }
     }
 }
 
