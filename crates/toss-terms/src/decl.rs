@@ -50,7 +50,7 @@ fn lex(text: &str) -> Result<Vec<(usize, usize, Tok)>, Located> {
         let c = b[i];
         if c.is_ascii_whitespace() {
             i += 1;
-        } else if text[i..].starts_with("//") {
+        } else if b[i..].starts_with(b"//") {
             i = text[i..].find('\n').map_or(b.len(), |n| i + n);
         } else if c == b'\'' {
             let start = i;

@@ -248,7 +248,7 @@ pub fn statements(text: &str) -> Vec<(usize, String)> {
             while i < b.len() && b[i].is_ascii_whitespace() {
                 i += 1;
             }
-            if text[i..].starts_with("//") {
+            if b[i..].starts_with(b"//") {
                 i = text[i..].find('\n').map_or(b.len(), |n| i + n);
             } else {
                 break;
@@ -278,7 +278,7 @@ pub fn statements(text: &str) -> Vec<(usize, String)> {
             let c = b[i];
             if c == quote {
                 in_quote = !in_quote;
-            } else if !in_quote && text[i..].starts_with("//") {
+            } else if !in_quote && b[i..].starts_with(b"//") {
                 let stop = text[i..].find('\n').map_or(b.len(), |n| i + n);
                 comments.push((i - start, stop - start));
                 i = stop;

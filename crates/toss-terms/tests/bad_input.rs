@@ -152,6 +152,12 @@ fn huge_files() {
     load_case("quotes", "'".repeat(100_001));
     load_case("double quotes", "\"".repeat(100_001));
     load_case("dots", ". ".repeat(100_000));
+    // Found by the fuzzer: a comment looked for inside a character of
+    // two bytes.
+    load_case(
+        "multibyte characters",
+        "\u{608} x) + y.\u{608}// c.\nVariable 'w' as ?a list.\n\u{608}//".to_string(),
+    );
 }
 
 #[test]
