@@ -19,7 +19,9 @@
 //! - Unary definitions (a single type, `Element term type as syntax
 //!   element`) are applied at most [`UNARY_ROUNDS`] times per span, so
 //!   cycles among them cannot loop; a span holds at most
-//!   [`MAX_ITEMS`] parses, more is an error.
+//!   [`MAX_ITEMS`] parses, more is an error, and so is typing more than
+//!   [`MAX_COMPLETIONS`] partial parses in one parse (a text that reads in
+//!   very many ways, like a run of `?`, each a term type `? string`).
 
 use std::collections::HashMap;
 
@@ -36,6 +38,10 @@ pub const MAX_ITEMS: usize = 64;
 pub const MAX_TOKENS: usize = 200;
 /// Rounds of unary definitions per span.
 pub const UNARY_ROUNDS: usize = 3;
+/// Most partial parses typed in one parse (each is a type
+/// reconstruction): more is an error, where a text reading in very many
+/// ways would otherwise take hours.
+pub const MAX_COMPLETIONS: usize = 5_000;
 
 /// A token with its byte span in the input.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -250,6 +256,8 @@ struct Chart<'g> {
     /// For each start, the ends of its nonempty cells (ascending), so that
     /// a slot only tries spans that parse.
     ends: Vec<Vec<usize>>,
+    /// Partial parses typed so far (see [`MAX_COMPLETIONS`]).
+    completions: usize,
 }
 
 impl Chart<'_> {
@@ -309,6 +317,22 @@ impl Chart<'_> {
             }
         }
         out
+    }
+
+    /// Counts one completion against [`MAX_COMPLETIONS`].
+    fn spend(&mut self, i: usize, j: usize) -> Result<(), Located> {
+        self.completions += 1;
+        if self.completions > MAX_COMPLETIONS {
+            let (a, b) = (&self.tokens[i], &self.tokens[j - 1]);
+            return Err(Located::new(
+                a.at,
+                b.at + b.len - a.at,
+                format!(
+                    "this reads in too many ways (more than {MAX_COMPLETIONS} partial parses tried here): add brackets"
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Builds the term of a production over arguments and types it.
@@ -398,6 +422,7 @@ impl Chart<'_> {
         };
         for p in others.into_iter().filter(|p| fits(p)) {
             for args in self.matches(&p.pattern, i, j) {
+                self.spend(i, j)?;
                 if let Some(item) = self.complete(p, args, i, j) {
                     add(&mut items, item)?;
                 }
@@ -413,6 +438,7 @@ impl Chart<'_> {
             let mut grew = false;
             for p in &unary {
                 for args in self.matches(&p.pattern, i, j) {
+                    self.spend(i, j)?;
                     if let Some(item) = self.complete(p, args, i, j) {
                         grew |= add(&mut items, item)?;
                     }
@@ -501,6 +527,7 @@ pub fn parse_tokens(
         tokens,
         cells: HashMap::new(),
         ends: vec![Vec::new(); tokens.len()],
+        completions: 0,
     };
     let n = tokens.len();
     for len in 1..=n {

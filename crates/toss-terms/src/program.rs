@@ -333,6 +333,19 @@ mod tests {
         assert_eq!(eval(&p, "s zero + x"), "s x");
     }
 
+    /// Long but plain inputs stay within the parser's bounds.
+    #[test]
+    fn long_terms_parse() {
+        let p = Program::load(PEANO).expect("loads");
+        let numeral = format!("{}zero", "s ".repeat(190));
+        assert_eq!(eval(&p, &numeral), numeral.trim_end());
+        let list = format!("length ({}[ ])", "zero :: ".repeat(60));
+        assert_eq!(eval(&p, &list), format!("{}zero", "s ".repeat(60)));
+        // 41 parses, the preferences pick one.
+        let sum = format!("{}zero + s zero", "s ".repeat(40));
+        assert_eq!(eval(&p, &sum), format!("{}zero", "s ".repeat(41)));
+    }
+
     #[test]
     fn trace_shows_each_step() {
         let p = Program::load(PEANO).expect("loads");
