@@ -622,6 +622,9 @@ pub fn parse(
 /// brackets: text that reads back as the same tree. The spacing is the
 /// heuristic's of 2.2.3, so `x *(y + z)` (two non-alphanumerics meet).
 pub fn display_bracketed(t: &Term, defs: &Definitions) -> String {
+    if let Some(s) = crate::term::shown_as_string(t) {
+        return s;
+    }
     let args: Vec<String> = t
         .args
         .iter()
@@ -629,7 +632,8 @@ pub fn display_bracketed(t: &Term, defs: &Definitions) -> String {
             let s = display_bracketed(a, defs);
             let bracketed = matches!(&a.head, Head::Sym(f) if &**f == names::BRACKET);
             let in_brackets = matches!(&t.head, Head::Sym(f) if &**f == names::BRACKET);
-            if a.args.is_empty() || bracketed || in_brackets {
+            let string = crate::term::shown_as_string(a).is_some();
+            if a.args.is_empty() || bracketed || in_brackets || string {
                 s
             } else {
                 format!("({s})")
@@ -672,6 +676,11 @@ pub fn strip_brackets(t: Term, s: Spans, depth: usize) -> (Term, Spans) {
             );
         };
         return strip_brackets(inner, inner_s, depth + 1);
+    }
+    // A token coded as a term (a quoted string, a class's coded type)
+    // has fewer spans than children: nothing in it was bracketed.
+    if s.children.len() != t.args.len() {
+        return (t, s);
     }
     let children = s.children;
     let (args, spans): (Vec<Term>, Vec<Spans>) = t

@@ -467,6 +467,34 @@ mod tests {
         );
     }
 
+    /// A coded term is shown with its strings quoted, and reads back.
+    #[test]
+    fn coded_terms_show_their_strings_quoted() {
+        let mut p = meta_program();
+        assert_eq!(eval(&p, "code zero as term"), "term \"Czero\"([])");
+        // A quoted string in a rule keeps its characters.
+        p.add_statements(
+            "Function 'name' string as nat. Let name \"ab\" be zero. Let name \"b\" be s zero.",
+            0,
+        )
+        .expect("rules over strings");
+        assert_eq!(eval(&p, "name \"b\""), "s zero");
+        assert_eq!(eval(&p, "name \"ab\""), "zero");
+        for text in [
+            "code zero as term",
+            "code x + zero as term",
+            "code (zero :: [ ]) ++ l as term",
+        ] {
+            let e = p
+                .evaluate(text, Limits::default(), false)
+                .unwrap_or_else(|e| panic!("{text}: {e:?}"));
+            assert!(!e.normal_form.contains("char code"), "{}", e.normal_form);
+            let back = p.parse_term(&e.normal_form, 0).expect("reads back");
+            let (t, _) = strip_brackets(back.term, back.spans, 0);
+            assert_eq!(t, e.term, "{}", e.normal_form);
+        }
+    }
+
     /// The round trip: decoding a coded term gives the term back (then
     /// normalised, as what a rewrite gives is).
     #[test]

@@ -502,11 +502,23 @@ fn write_internal(t: &Term, vtype: &VType, out: &mut String) {
     }
 }
 
+/// A coded string as the parser's quoted token `"..."` (2.6.1), if `t`
+/// codes one without a `"` in it.
+pub fn shown_as_string(t: &Term) -> Option<String> {
+    decode_string(t)
+        .filter(|s| !s.contains('"'))
+        .map(|s| format!("\"{s}\""))
+}
+
 /// Displays a term in the user's syntax with the display function of
-/// 2.2.3 (a name no definition has is shown as itself). Like the spec's
+/// 2.2.3 (a name no definition has is shown as itself, a coded string as
+/// a quoted one). Like the spec's
 /// function it adds no brackets, so `s s zero + s zero` is shown for
 /// `+(s(s(zero)), s(zero))`; the parser (2.6) decides how such text reads.
 pub fn display_term(t: &Term, defs: &Definitions) -> String {
+    if let Some(s) = shown_as_string(t) {
+        return s;
+    }
     let args: Vec<String> = t.args.iter().map(|a| display_term(a, defs)).collect();
     let refs: Vec<&str> = args.iter().map(String::as_str).collect();
     match defs.get(t.head.name()) {
