@@ -369,7 +369,7 @@ fn evaluate_term(
             eprintln!("{source}: error: {}", program.describe(&e));
             Ok(match e {
                 NormError::StepLimit { .. } | NormError::DepthLimit { .. } => TermResult::Limited,
-                NormError::Instantiate(_) => TermResult::Failed,
+                NormError::Instantiate(_) | NormError::Meta { .. } => TermResult::Failed,
             })
         }
     }

@@ -26,8 +26,8 @@ use crate::diag::Located;
 use crate::syntax::{Definitions, SyntaxDef, SyntaxElem, SyntaxKind};
 use crate::types::Type;
 
-/// Most words one run of unquoted words may have: splitting a run into
-/// types tries every split.
+/// Most words one run of unquoted words (or one type) may have: splitting
+/// a run into types tries every split.
 const MAX_RUN: usize = 32;
 
 /// Most readings of one span kept: more is an ambiguity reported anyway.
@@ -50,7 +50,7 @@ fn lex(text: &str) -> Result<Vec<(usize, usize, Tok)>, Located> {
         let c = b[i];
         if c.is_ascii_whitespace() {
             i += 1;
-        } else if text[i..].starts_with("//") {
+        } else if b[i..].starts_with(b"//") {
             i = text[i..].find('\n').map_or(b.len(), |n| i + n);
         } else if c == b'\'' {
             let start = i;
@@ -216,6 +216,13 @@ fn words(toks: &[(usize, usize, Tok)]) -> Result<Vec<&str>, Located> {
 fn read_one_type(toks: &[(usize, usize, Tok)], defs: &Definitions) -> Result<Type, Located> {
     let (at, len) = span_of(toks);
     let ws = words(toks)?;
+    if ws.len() > MAX_RUN {
+        return Err(Located::new(
+            at,
+            len,
+            format!("more than {MAX_RUN} words in a type"),
+        ));
+    }
     let mut reader = TypeReader::new(&ws, defs);
     let readings = reader.one(0, ws.len());
     match readings.as_slice() {
@@ -496,6 +503,15 @@ pub mod names {
     pub const TYPE_FUN: &str = "Cfuntype_\\?_-_>_\\?";
     pub const TERM_VAR: &str = "Cvar_\\?_:_\\?_\\lb_\\?_\\rb";
     pub const TERM_SYM: &str = "Cterm_\\?_\\lb_\\?_\\rb";
+    /// The meta-level functions and what they give.
+    pub const CODE: &str = "Fcode_\\?_as_term";
+    pub const DECODE: &str = "Fdecode_\\?_with_type_as_\\?";
+    pub const GET_CLASSES: &str = "Fget_class_definitions";
+    pub const GET_FUNCTIONS: &str = "Fget_function_definitions";
+    pub const GET_CONSTRUCTORS: &str = "Fget_constructors";
+    pub const CLASS_OF: &str = "Cclass_of_\\?";
+    pub const FUNCTION_DEF: &str = "Cfunction_\\?_from_\\?_to_\\?";
+    pub const CONSTRUCTOR_DEF: &str = "Cconstructor_\\?_from_\\?_to_\\?";
 }
 
 #[cfg(test)]
@@ -527,6 +543,14 @@ mod tests {
             names::TYPE_FUN,
             names::TERM_VAR,
             names::TERM_SYM,
+            names::CODE,
+            names::DECODE,
+            names::GET_CLASSES,
+            names::GET_FUNCTIONS,
+            names::GET_CONSTRUCTORS,
+            names::CLASS_OF,
+            names::FUNCTION_DEF,
+            names::CONSTRUCTOR_DEF,
             TERM_TYPE,
         ] {
             assert!(names.contains(&n), "{n} missing from {names:?}");
@@ -585,7 +609,12 @@ mod tests {
             ("Element 'x' as ?a.", "type symbol over type variables", 0),
             ("Function 'x' '++' as boolean.", "not one token", 13),
         ];
-        for (text, msg, at) in cases {
+        let long = format!("Element 'x' as boolean{}.", " list".repeat(MAX_RUN));
+        for (text, msg, at) in
+            cases
+                .into_iter()
+                .chain([(long.as_str(), "more than 32 words in a type", 15)])
+        {
             let e = read_declarations(text, &mut defs).expect_err(text);
             assert!(e.message.contains(msg), "{text}: {}", e.message);
             assert_eq!(e.at, at, "{text}: {}", e.message);

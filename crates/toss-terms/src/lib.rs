@@ -14,6 +14,7 @@
 //!   (REJECT / CLOG / APPLY), ordered first-match rewriting (2.4, 2.5.1);
 //! - [`normalise`]: normalisation, Algorithm 5, with brackets,
 //!   if-then-else, verbatim, the memo table and the step limit (2.5.2),
+//!   and the meta-level functions of 2.2.4 (`code`, `decode`, `get ...`),
 //!   on shared terms (`shared`: hash-consed, equal terms are equal ids);
 //! - [`parse`]: the lexer, the chart parser with type reconstruction,
 //!   disambiguation by generality and preferences (2.6);

@@ -9,8 +9,30 @@
 //! - The special function names are if-then-else, bracketing and
 //!   verbatim (their names in [`crate::decl::names`]); if-then-else
 //!   rewrites to its second argument on `true`, to its third on `false`.
-//!   The meta-level functions of 2.2.4 (`code`, `decode`, ...) are ordinary
-//!   function names here: nothing defines them yet.
+//!   The meta-level functions of 2.2.4 are special too: a call of one,
+//!   its arguments normalised, is rewritten by the function itself (one
+//!   step), never by rules, and what it gives is normalised in turn:
+//!   - `code t as term` gives the coding of `t` (2.3.4, `term` and `var`
+//!     of the basic definitions; a variable carries its type from the
+//!     `vtype` given with [`Normaliser::with_definitions`], an untyped
+//!     one is an error). `t` is normalised first like any argument; a
+//!     verbatim at the top of it is not coded, so `code <| t |> as term`
+//!     codes `t` as written.
+//!   - `decode c with type as e` gives the term `c` codes, checked against
+//!     the signature and typed (2.3.3) with the type of the example `e`
+//!     expected (its type variables renamed apart): `decode (code t as
+//!     term) with type as e` is the normal form of `t` when `t` has `e`'s
+//!     type. A `c` that is not a coded term (a variable, a call that
+//!     stays) leaves the call as it is; a coded term that names unknown
+//!     symbols, cannot be typed as `e`, or gives a variable a type other
+//!     than the one it has is an error.
+//!   - `get class definitions`, `get function definitions` and `get
+//!     constructors` give, in the order they were declared, every class
+//!     as `class of T(a1, ..., an)`, every function and every element as
+//!     `function` / `constructor` with its generated name, its argument
+//!     types and its result type (the types of its functional form). They
+//!     need the definitions ([`Normaliser::with_definitions`]); without
+//!     them a call is an error.
 //! - In the if-then-else case the spec writes "NORMALISE t'" after a
 //!   rewrite; read as NORMALISE(REWRITE t'), as in the function case.
 //! - NORMALISE-SPECIAL rewrites only if-then-else (bracketing is gone
@@ -39,9 +61,13 @@
 use std::fmt;
 use std::rc::Rc;
 
+use crate::decl::names;
 use crate::rewrite::{InstantiateError, Matcher, Rules, SharedOutcome, SharedRule, Template};
 use crate::shared::{Arena, HeadId, Id, Special};
-use crate::term::{Head, Signature, Term};
+use crate::syntax::{Definitions, SyntaxKind};
+use crate::term::{Head, Signature, Term, VType, code_list, code_string, code_term, code_type};
+use crate::types::Type;
+use crate::typing::{reconstruct, reconstruct_expecting};
 
 /// The bounds of a normalisation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,6 +103,9 @@ pub enum NormError {
     DepthLimit { limit: usize },
     /// A rule's right side could not be instantiated.
     Instantiate(InstantiateError),
+    /// A meta-level function (2.2.4) could not be evaluated: `term` is
+    /// the call, `message` says why.
+    Meta { term: Term, message: String },
 }
 
 impl fmt::Display for NormError {
@@ -90,6 +119,7 @@ impl fmt::Display for NormError {
                 write!(f, "a term nests deeper than {limit} during normalisation")
             }
             NormError::Instantiate(e) => write!(f, "{e}"),
+            NormError::Meta { term, message } => write!(f, "{message}; evaluating {term}"),
         }
     }
 }
@@ -125,6 +155,11 @@ pub struct Normaliser<'a> {
     steps: u64,
     steps_by_head: Vec<u64>,
     trace: Option<Vec<Step>>,
+    /// The definitions the meta-level functions report.
+    defs: Option<&'a Definitions>,
+    /// The types of the term variables, for coding them (decoding adds
+    /// those of the variables it brings in).
+    vtype: VType,
 }
 
 const NO_ENTRY: Id = Id::MAX;
@@ -154,7 +189,17 @@ impl<'a> Normaliser<'a> {
             steps: 0,
             steps_by_head: Vec::new(),
             trace: None,
+            defs: None,
+            vtype: VType::new(),
         }
+    }
+
+    /// Gives the meta-level functions of 2.2.4 the definitions they report
+    /// and the types of the term variables of the terms to be normalised.
+    pub fn with_definitions(mut self, defs: &'a Definitions, vtype: &VType) -> Normaliser<'a> {
+        self.defs = Some(defs);
+        self.vtype = vtype.clone();
+        self
     }
 
     /// Records every rewrite step from now on (see [`Normaliser::take_trace`]).
@@ -175,7 +220,7 @@ impl<'a> Normaliser<'a> {
     /// Rewrite steps taken so far at calls of the function `f`.
     pub fn steps_of(&self, f: &str) -> u64 {
         self.arena
-            .find_head(&Head::Sym(f.to_string()))
+            .find_head(&Head::Sym(f.into()))
             .and_then(|h| self.steps_by_head.get(h as usize))
             .copied()
             .unwrap_or(0)
@@ -196,7 +241,7 @@ impl<'a> Normaliser<'a> {
         self.bound.clear();
         let t = self.remove_brackets(t, 0)?;
         let n = self.main(t, 0, start)?;
-        self.remove_verbatim(n, 0)
+        self.remove_verbatim(n)
     }
 
     fn depth_error(&self) -> NormError {
@@ -225,22 +270,10 @@ impl<'a> Normaliser<'a> {
 
     /// The last pass: `verbatim(x) -> x` where no verbatim is above; the
     /// result as a tree.
-    fn remove_verbatim(&self, t: Id, depth: usize) -> Result<Term, NormError> {
-        if depth > self.limits.max_depth {
-            return Err(self.depth_error());
-        }
-        let a = &self.arena;
-        if a.head_info(t).special == Special::Verbatim && a.arity(t) == 1 {
-            return Ok(a.to_term(a.arg(t, 0)));
-        }
-        let mut args = Vec::with_capacity(a.arity(t));
-        for &x in a.args(t) {
-            args.push(self.remove_verbatim(x, depth + 1)?);
-        }
-        Ok(Term {
-            head: a.head_info(t).head.clone(),
-            args,
-        })
+    fn remove_verbatim(&self, t: Id) -> Result<Term, NormError> {
+        self.arena
+            .tree(t, true, self.limits.max_depth)
+            .ok_or_else(|| self.depth_error())
     }
 
     /// One rewrite step from `before` to `after`: the step limit, the depth
@@ -425,6 +458,20 @@ impl<'a> Normaliser<'a> {
                     (head, base, None)
                 }
             };
+            if self.arena.info(head).special.is_meta() {
+                let t2 = match node {
+                    Some(t2) => t2,
+                    None => self.arena.intern_scratch(head, base),
+                };
+                match self.meta(t2)? {
+                    Some(next) => {
+                        self.count_step(t2, next, start)?;
+                        current = Current::Node(next);
+                        continue;
+                    }
+                    None => break t2,
+                }
+            }
             // The memo table is keyed by nodes.
             let node = match node {
                 None if self.limits.memo => Some(self.arena.intern_scratch(head, base)),
@@ -573,6 +620,123 @@ impl<'a> Normaliser<'a> {
         rules
     }
 
+    /// A call of a meta-level function, its arguments normalised: what it
+    /// rewrites to, or `None` when it stays.
+    fn meta(&mut self, t: Id) -> Result<Option<Id>, NormError> {
+        let special = self.arena.head_info(t).special;
+        let args = self.arena.args(t).to_vec();
+        let out = match (special, args.as_slice()) {
+            (Special::Code, &[a]) => {
+                let a = if self.arena.head_info(a).special == Special::Verbatim
+                    && self.arena.arity(a) == 1
+                {
+                    self.arena.arg(a, 0)
+                } else {
+                    a
+                };
+                let term = self.arena.to_term(a);
+                if let Some(x) = term
+                    .term_vars()
+                    .into_iter()
+                    .find(|x| !self.vtype.contains_key(x))
+                {
+                    return Err(
+                        self.meta_error(t, format!("the term variable `{x}` has no type to code"))
+                    );
+                }
+                code_term(&term, &self.vtype)
+            }
+            (Special::Decode, &[c, example]) => {
+                let coded = self.arena.to_term(c);
+                let Some((term, vtype)) = crate::term::decode_term(&coded) else {
+                    return Ok(None);
+                };
+                self.check_decoded(t, &term, &vtype, example)?;
+                term
+            }
+            (Special::GetClasses | Special::GetFunctions | Special::GetConstructors, []) => {
+                let Some(defs) = self.defs else {
+                    return Err(self.meta_error(t, "no definitions given to report".to_string()));
+                };
+                definitions_list(defs, special)
+            }
+            _ => return Ok(None),
+        };
+        // Within the depth limit before it is built (building recurses).
+        if out.depth() > self.limits.max_depth {
+            return Err(self.depth_error());
+        }
+        Ok(Some(self.arena.share(&out, self.sig)))
+    }
+
+    fn meta_error(&self, t: Id, message: String) -> NormError {
+        NormError::Meta {
+            term: self.arena.to_term(t),
+            message,
+        }
+    }
+
+    /// Checks a decoded term against the signature and the type of the
+    /// example, and adds its variables' types to `vtype`.
+    fn check_decoded(
+        &mut self,
+        call: Id,
+        term: &Term,
+        vtype: &VType,
+        example: Id,
+    ) -> Result<(), NormError> {
+        let example = self.arena.to_term(example);
+        let expected = reconstruct(self.sig, &example, &self.vtype)
+            .map_err(|e| self.meta_error(call, format!("the example's type: {e}")))?
+            .term_type()
+            .clone();
+        // The example's type variables renamed apart from the decoded ones.
+        let mut taken = std::collections::BTreeSet::new();
+        for ty in vtype.values() {
+            ty.collect_vars(&mut taken);
+        }
+        let mut ours = std::collections::BTreeSet::new();
+        expected.collect_vars(&mut ours);
+        let mut renaming = crate::types::Subst::new();
+        let mut n = 0;
+        for v in ours {
+            let fresh = loop {
+                let name = format!("e{n}");
+                n += 1;
+                if !taken.contains(&name) {
+                    break name;
+                }
+            };
+            renaming.bind(v, Type::var(fresh));
+        }
+        let expected = renaming.apply(&expected);
+        let rec = reconstruct_expecting(self.sig, term, vtype, Some(&expected)).map_err(|e| {
+            self.meta_error(
+                call,
+                format!("the decoded term {term} as the example's type: {e}"),
+            )
+        })?;
+        for (x, ty) in rec.reconstructed(vtype) {
+            match self.vtype.get(&x) {
+                Some(known) if *known != ty => {
+                    return Err(self.meta_error(
+                        call,
+                        format!(
+                            "the decoded variable `{x}` has type {} but {} elsewhere",
+                            ty.type_name(),
+                            known.type_name()
+                        ),
+                    ));
+                }
+                Some(_) => {}
+                None => {
+                    self.vtype.insert(x, ty);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// NORMALISE-SPECIAL: only if-then-else is rewritten; verbatim stays.
     fn special(&mut self, t: Id, depth: usize, start: u64) -> Result<Id, NormError> {
         if depth > self.limits.max_depth {
@@ -600,6 +764,41 @@ impl<'a> Normaliser<'a> {
         }
         Ok(t)
     }
+}
+
+/// What `get class definitions`, `get function definitions` or `get
+/// constructors` give: a list of coded definitions in declaration order.
+fn definitions_list(defs: &Definitions, which: Special) -> Term {
+    let items = defs
+        .iter()
+        .filter_map(|(name, def)| match (which, def.kind()) {
+            (Special::GetClasses, SyntaxKind::Type) => {
+                let params = (1..=def.arg_types().count())
+                    .map(|i| Type::var(format!("a{i}")))
+                    .collect();
+                Some(Term::sym(
+                    names::CLASS_OF,
+                    vec![code_type(&Type::sym(name, params))],
+                ))
+            }
+            (Special::GetFunctions, SyntaxKind::Function)
+            | (Special::GetConstructors, SyntaxKind::Constructor) => {
+                let head = if which == Special::GetFunctions {
+                    names::FUNCTION_DEF
+                } else {
+                    names::CONSTRUCTOR_DEF
+                };
+                let args = def.arg_types().map(code_type).collect();
+                let result = code_type(def.result_type()?);
+                Some(Term::sym(
+                    head,
+                    vec![code_string(name), code_list(args), result],
+                ))
+            }
+            _ => None,
+        })
+        .collect();
+    code_list(items)
 }
 
 #[cfg(test)]

@@ -15,11 +15,13 @@
 //!   position where `t1` is an instance of `p1` and `t2` the same instance
 //!   of `p2`. The spec routes this through a user-defined function over
 //!   coded terms; patterns express the same rules without meta-level
-//!   coding, which this crate does not evaluate yet.
+//!   coding.
 //! - Unary definitions (a single type, `Element term type as syntax
 //!   element`) are applied at most [`UNARY_ROUNDS`] times per span, so
 //!   cycles among them cannot loop; a span holds at most
-//!   [`MAX_ITEMS`] parses, more is an error.
+//!   [`MAX_ITEMS`] parses, more is an error, and so is typing more than
+//!   [`MAX_COMPLETIONS`] partial parses in one parse (a text that reads in
+//!   very many ways, like a run of `?`, each a term type `? string`).
 
 use std::collections::HashMap;
 
@@ -36,6 +38,10 @@ pub const MAX_ITEMS: usize = 64;
 pub const MAX_TOKENS: usize = 200;
 /// Rounds of unary definitions per span.
 pub const UNARY_ROUNDS: usize = 3;
+/// Most partial parses typed in one parse (each is a type
+/// reconstruction): more is an error, where a text reading in very many
+/// ways would otherwise take hours.
+pub const MAX_COMPLETIONS: usize = 5_000;
 
 /// A token with its byte span in the input.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -171,13 +177,31 @@ pub struct Grammar {
 
 impl Grammar {
     pub fn new(defs: Definitions) -> Grammar {
-        let (sig, vtype) = Signature::from_definitions(&defs);
-        let mut productions = Vec::new();
-        for (name, def) in defs.iter() {
-            productions.push(production(name, def));
+        let names: Vec<String> = defs.iter().map(|(n, _)| n.to_string()).collect();
+        let mut g = Grammar {
+            defs,
+            sig: Signature::new(),
+            vtype: VType::new(),
+            productions: Vec::new(),
+            preferences: Vec::new(),
+        };
+        g.extend(&names);
+        g
+    }
+
+    /// Takes in definitions just added to `defs` (by their names): their
+    /// symbols or variables and their productions. Adding declarations one
+    /// by one so costs each its own size, not the size of all before it.
+    pub fn extend(&mut self, names: &[String]) {
+        for name in names {
+            let Some(def) = self.defs.get(name) else {
+                continue;
+            };
+            self.sig.add_definition(name, def, &mut self.vtype);
+            self.productions.push(production(name, def));
             if let Some(f) = def.functional() {
                 let head = head_of(name, def);
-                productions.push(Production {
+                self.productions.push(Production {
                     pattern: f
                         .elems()
                         .iter()
@@ -191,21 +215,14 @@ impl Grammar {
                 });
             }
         }
-        Grammar {
-            defs,
-            sig,
-            vtype,
-            productions,
-            preferences: Vec::new(),
-        }
     }
 }
 
 fn head_of(name: &str, def: &SyntaxDef) -> Head {
     if def.kind() == SyntaxKind::Variable {
-        Head::Var(name.to_string())
+        Head::Var(name.into())
     } else {
-        Head::Sym(name.to_string())
+        Head::Sym(name.into())
     }
 }
 
@@ -239,6 +256,8 @@ struct Chart<'g> {
     /// For each start, the ends of its nonempty cells (ascending), so that
     /// a slot only tries spans that parse.
     ends: Vec<Vec<usize>>,
+    /// Partial parses typed so far (see [`MAX_COMPLETIONS`]).
+    completions: usize,
 }
 
 impl Chart<'_> {
@@ -298,6 +317,22 @@ impl Chart<'_> {
             }
         }
         out
+    }
+
+    /// Counts one completion against [`MAX_COMPLETIONS`].
+    fn spend(&mut self, i: usize, j: usize) -> Result<(), Located> {
+        self.completions += 1;
+        if self.completions > MAX_COMPLETIONS {
+            let (a, b) = (&self.tokens[i], &self.tokens[j - 1]);
+            return Err(Located::new(
+                a.at,
+                b.at + b.len - a.at,
+                format!(
+                    "this reads in too many ways (more than {MAX_COMPLETIONS} partial parses tried here): add brackets"
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Builds the term of a production over arguments and types it.
@@ -387,6 +422,7 @@ impl Chart<'_> {
         };
         for p in others.into_iter().filter(|p| fits(p)) {
             for args in self.matches(&p.pattern, i, j) {
+                self.spend(i, j)?;
                 if let Some(item) = self.complete(p, args, i, j) {
                     add(&mut items, item)?;
                 }
@@ -402,6 +438,7 @@ impl Chart<'_> {
             let mut grew = false;
             for p in &unary {
                 for args in self.matches(&p.pattern, i, j) {
+                    self.spend(i, j)?;
                     if let Some(item) = self.complete(p, args, i, j) {
                         grew |= add(&mut items, item)?;
                     }
@@ -423,7 +460,7 @@ pub fn matches_term(pattern: &Term, t: &Term) -> bool {
         if let Head::Var(x) = &p.head
             && p.args.is_empty()
         {
-            if let Some((_, bound)) = s.iter().find(|(y, _)| y == x) {
+            if let Some((_, bound)) = s.iter().find(|(y, _)| **y == **x) {
                 return *bound == t;
             }
             s.push((x, t));
@@ -490,6 +527,7 @@ pub fn parse_tokens(
         tokens,
         cells: HashMap::new(),
         ends: vec![Vec::new(); tokens.len()],
+        completions: 0,
     };
     let n = tokens.len();
     for len in 1..=n {
@@ -584,14 +622,18 @@ pub fn parse(
 /// brackets: text that reads back as the same tree. The spacing is the
 /// heuristic's of 2.2.3, so `x *(y + z)` (two non-alphanumerics meet).
 pub fn display_bracketed(t: &Term, defs: &Definitions) -> String {
+    if let Some(s) = crate::term::shown_as_string(t) {
+        return s;
+    }
     let args: Vec<String> = t
         .args
         .iter()
         .map(|a| {
             let s = display_bracketed(a, defs);
-            let bracketed = matches!(&a.head, Head::Sym(f) if f == names::BRACKET);
-            let in_brackets = matches!(&t.head, Head::Sym(f) if f == names::BRACKET);
-            if a.args.is_empty() || bracketed || in_brackets {
+            let bracketed = matches!(&a.head, Head::Sym(f) if &**f == names::BRACKET);
+            let in_brackets = matches!(&t.head, Head::Sym(f) if &**f == names::BRACKET);
+            let string = crate::term::shown_as_string(a).is_some();
+            if a.args.is_empty() || bracketed || in_brackets || string {
                 s
             } else {
                 format!("({s})")
@@ -621,7 +663,7 @@ pub fn strip_brackets(t: Term, s: Spans, depth: usize) -> (Term, Spans) {
     if depth > crate::term::MAX_TERM_DEPTH * 4 {
         return (t, s);
     }
-    if matches!(&t.head, Head::Sym(f) if f == names::BRACKET) && t.args.len() == 1 {
+    if matches!(&t.head, Head::Sym(f) if &**f == names::BRACKET) && t.args.len() == 1 {
         let (Some(inner), Some(inner_s)) =
             (t.args.into_iter().next(), s.children.into_iter().next())
         else {
@@ -634,6 +676,11 @@ pub fn strip_brackets(t: Term, s: Spans, depth: usize) -> (Term, Spans) {
             );
         };
         return strip_brackets(inner, inner_s, depth + 1);
+    }
+    // A token coded as a term (a quoted string, a class's coded type)
+    // has fewer spans than children: nothing in it was bracketed.
+    if s.children.len() != t.args.len() {
+        return (t, s);
     }
     let children = s.children;
     let (args, spans): (Vec<Term>, Vec<Spans>) = t

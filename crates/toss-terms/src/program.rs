@@ -24,7 +24,6 @@ use crate::diag::Located;
 use crate::normalise::{Limits, NormError, Normaliser, Step};
 use crate::parse::{Grammar, Parsed, Preference, display_user, parse, strip_brackets};
 use crate::rewrite::{Rule, RuleError, Rules, Side};
-use crate::syntax::Definitions;
 use crate::term::Term;
 use crate::types::Type;
 
@@ -76,6 +75,7 @@ impl Program {
 
     /// Adds the statements of `text` (which starts at byte `base` of the
     /// source errors refer to).
+    /// The statements before an error stay added.
     pub fn add_statements(&mut self, text: &str, base: usize) -> Result<(), Located> {
         for (at, stmt) in statements(text) {
             self.add_statement(&stmt, base + at)?;
@@ -90,11 +90,9 @@ impl Program {
             first.as_str(),
             "class" | "element" | "function" | "variable"
         ) {
-            let mut defs: Definitions = self.grammar.defs.clone();
-            read_declarations(stmt, &mut defs).map_err(shift)?;
-            let preferences = std::mem::take(&mut self.grammar.preferences);
-            self.grammar = Grammar::new(defs);
-            self.grammar.preferences = preferences;
+            // A declaration adds nothing when it is in error.
+            let names = read_declarations(stmt, &mut self.grammar.defs).map_err(shift)?;
+            self.grammar.extend(&names);
             return Ok(());
         }
         // Without the final `.`.
@@ -179,7 +177,8 @@ impl Program {
         trace: bool,
     ) -> Result<Evaluation, EvalError> {
         let parsed = self.parse_term(text, 0).map_err(EvalError::Parse)?;
-        let mut n = Normaliser::new(&self.grammar.sig, &self.rules, limits);
+        let mut n = Normaliser::new(&self.grammar.sig, &self.rules, limits)
+            .with_definitions(&self.grammar.defs, &parsed.vtype);
         n.trace(trace);
         let result = n.normalise(&parsed.term);
         let steps: Vec<(String, String)> = n
@@ -203,6 +202,9 @@ impl Program {
                 "no normal form after {limit} rewrite steps (the rules may not terminate); rewriting {}",
                 self.show(term)
             ),
+            NormError::Meta { term, message } => {
+                format!("{message}; evaluating {}", self.show(term))
+            }
             other => other.to_string(),
         }
     }
@@ -246,7 +248,7 @@ pub fn statements(text: &str) -> Vec<(usize, String)> {
             while i < b.len() && b[i].is_ascii_whitespace() {
                 i += 1;
             }
-            if text[i..].starts_with("//") {
+            if b[i..].starts_with(b"//") {
                 i = text[i..].find('\n').map_or(b.len(), |n| i + n);
             } else {
                 break;
@@ -276,7 +278,7 @@ pub fn statements(text: &str) -> Vec<(usize, String)> {
             let c = b[i];
             if c == quote {
                 in_quote = !in_quote;
-            } else if !in_quote && text[i..].starts_with("//") {
+            } else if !in_quote && b[i..].starts_with(b"//") {
                 let stop = text[i..].find('\n').map_or(b.len(), |n| i + n);
                 comments.push((i - start, stop - start));
                 i = stop;
@@ -329,6 +331,19 @@ mod tests {
         );
         // Symbolic: x + zero stays (zero + y is the rule, x clogs).
         assert_eq!(eval(&p, "s zero + x"), "s x");
+    }
+
+    /// Long but plain inputs stay within the parser's bounds.
+    #[test]
+    fn long_terms_parse() {
+        let p = Program::load(PEANO).expect("loads");
+        let numeral = format!("{}zero", "s ".repeat(190));
+        assert_eq!(eval(&p, &numeral), numeral.trim_end());
+        let list = format!("length ({}[ ])", "zero :: ".repeat(60));
+        assert_eq!(eval(&p, &list), format!("{}zero", "s ".repeat(60)));
+        // 41 parses, the preferences pick one.
+        let sum = format!("{}zero + s zero", "s ".repeat(40));
+        assert_eq!(eval(&p, &sum), format!("{}zero", "s ".repeat(41)));
     }
 
     #[test]
@@ -402,6 +417,260 @@ mod tests {
         }
     }
 
+    /// Peano with a variable of type `term` for the meta-level tests.
+    fn meta_program() -> Program {
+        let mut p = Program::load(PEANO).expect("loads");
+        p.add_statements("Variable 'c' as term.", 0)
+            .expect("a term variable");
+        p
+    }
+
+    fn eval_term(p: &Program, text: &str) -> Term {
+        match p.evaluate(text, Limits::default(), false) {
+            Ok(e) => e.term,
+            Err(e) => panic!("{text}: {e:?}"),
+        }
+    }
+
+    fn numeral(n: usize) -> Term {
+        (0..n).fold(Term::sym("Czero", vec![]), |t, _| {
+            Term::sym("Cs_\\?", vec![t])
+        })
+    }
+
+    /// `code t as term` is the coding of 2.3.4 of `t`'s normal form, or of
+    /// `t` as written under verbatim; a variable carries its type.
+    #[test]
+    fn code_gives_the_coding_of_2_3_4() {
+        use crate::term::{VType, code_term};
+        let p = meta_program();
+        let none = VType::new();
+        assert_eq!(
+            eval_term(&p, "code s zero + s zero as term"),
+            code_term(&numeral(2), &none)
+        );
+        let plus = |a: Term, b: Term| Term::sym("F\\?_+_\\?", vec![a, b]);
+        assert_eq!(
+            eval_term(&p, "code <| s zero + s zero |> as term"),
+            code_term(&plus(numeral(1), numeral(1)), &none)
+        );
+        let vtype: VType = [("Vx".to_string(), Type::sym("Tnat", vec![]))].into();
+        let x_plus_zero = plus(Term::var("Vx", vec![]), numeral(0));
+        assert_eq!(
+            eval_term(&p, "code x + zero as term"),
+            code_term(&x_plus_zero, &vtype)
+        );
+        let coded = eval_term(&p, "code x + zero as term");
+        assert_eq!(
+            crate::term::internal_display(&coded, &VType::new()),
+            "@T F\\?_+_\\?(@V[Vx@:Tnat],Czero)"
+        );
+    }
+
+    /// A coded term is shown with its strings quoted, and reads back.
+    #[test]
+    fn coded_terms_show_their_strings_quoted() {
+        let mut p = meta_program();
+        assert_eq!(eval(&p, "code zero as term"), "term \"Czero\"([])");
+        // A quoted string in a rule keeps its characters.
+        p.add_statements(
+            "Function 'name' string as nat. Let name \"ab\" be zero. Let name \"b\" be s zero.",
+            0,
+        )
+        .expect("rules over strings");
+        assert_eq!(eval(&p, "name \"b\""), "s zero");
+        assert_eq!(eval(&p, "name \"ab\""), "zero");
+        for text in [
+            "code zero as term",
+            "code x + zero as term",
+            "code (zero :: [ ]) ++ l as term",
+        ] {
+            let e = p
+                .evaluate(text, Limits::default(), false)
+                .unwrap_or_else(|e| panic!("{text}: {e:?}"));
+            assert!(!e.normal_form.contains("char code"), "{}", e.normal_form);
+            let back = p.parse_term(&e.normal_form, 0).expect("reads back");
+            let (t, _) = strip_brackets(back.term, back.spans, 0);
+            assert_eq!(t, e.term, "{}", e.normal_form);
+        }
+    }
+
+    /// The round trip: decoding a coded term gives the term back (then
+    /// normalised, as what a rewrite gives is).
+    #[test]
+    fn decode_of_code_is_the_term() {
+        let p = meta_program();
+        for (text, normal) in [
+            ("zero", "zero"),
+            ("s s zero + s zero", "s s s zero"),
+            ("<| s zero + zero |>", "s zero"),
+            ("x + zero", "x + zero"),
+            ("s zero + x", "s x"),
+            ("(x * s zero) + y", "x * s zero + y"),
+        ] {
+            let round = format!("decode (code {text} as term) with type as zero");
+            assert_eq!(eval(&p, &round), normal, "{round}");
+        }
+        // Lists: the example gives a list type.
+        assert_eq!(
+            eval(
+                &p,
+                "decode (code zero :: s zero :: [ ] as term) with type as [ ]"
+            ),
+            "zero :: s zero ::[]"
+        );
+        assert_eq!(
+            eval(
+                &p,
+                "length (decode (code zero :: zero :: [ ] as term) with type as [ ])"
+            ),
+            "s s zero"
+        );
+        // Code of decode: the coded term back, normalised.
+        let coded = eval_term(&p, "code s zero + zero as term");
+        assert_eq!(
+            eval_term(
+                &p,
+                "code (decode (code <| s zero + zero |> as term) with type as zero) as term"
+            ),
+            coded
+        );
+    }
+
+    /// What is not a coded term stays; a coded term that cannot be what
+    /// the example says is an error naming the call.
+    #[test]
+    fn decode_errors_and_clogs() {
+        let p = meta_program();
+        assert_eq!(
+            eval(&p, "decode c with type as zero"),
+            "decode c with type as zero"
+        );
+        let cases = [
+            (
+                "decode (code zero as term) with type as [ ]",
+                "as the example's type",
+            ),
+            (
+                "decode (term \"Cnope\" ([ ])) with type as zero",
+                "unknown term symbol `Cnope`",
+            ),
+            (
+                "decode (term \"Cs_\\?\" (code zero as term :: code zero as term :: [ ])) with type as zero",
+                "takes 1 arguments, given 2",
+            ),
+        ];
+        for (text, msg) in cases {
+            match p.evaluate(text, Limits::default(), false) {
+                Err(EvalError::Normalise(e @ NormError::Meta { .. }, _)) => {
+                    let shown = p.describe(&e);
+                    assert!(shown.contains(msg), "{text}: {shown}");
+                    assert!(shown.contains("evaluating decode"), "{text}: {shown}");
+                }
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+    }
+
+    /// `get class definitions`, `get function definitions` and `get
+    /// constructors` list the definitions in the order declared, the
+    /// basic ones first.
+    #[test]
+    fn get_definitions_lists_them() {
+        use crate::decl::names;
+        use crate::term::{code_list, code_string, code_type, decode_list};
+        let p = meta_program();
+        let nat = Type::sym("Tnat", vec![]);
+        let list_of = |t: Type| Type::sym(names::LIST, vec![t]);
+        let items = |text: &str| -> Vec<Term> {
+            let t = eval_term(&p, text);
+            decode_list(&t)
+                .unwrap_or_else(|| panic!("{text}: not a list"))
+                .into_iter()
+                .cloned()
+                .collect()
+        };
+        let classes = items("get class definitions");
+        let class = |t: Type| Term::sym(names::CLASS_OF, vec![code_type(&t)]);
+        let list_class = class(list_of(Type::var("a1")));
+        let nat_class = class(nat.clone());
+        let at = |v: &[Term], t: &Term| v.iter().position(|x| x == t);
+        assert_eq!(classes.first(), Some(&class(Type::sym("Tbit", vec![]))));
+        assert!(at(&classes, &list_class) < at(&classes, &nat_class));
+        assert!(at(&classes, &nat_class).is_some(), "{classes:?}");
+        let def = |head: &str, name: &str, args: Vec<Type>, result: Type| {
+            Term::sym(
+                head,
+                vec![
+                    code_string(name),
+                    code_list(args.iter().map(code_type).collect()),
+                    code_type(&result),
+                ],
+            )
+        };
+        let functions = items("get function definitions");
+        assert_eq!(
+            functions.first(),
+            Some(&def(
+                names::FUNCTION_DEF,
+                names::IF,
+                vec![
+                    Type::sym(names::BOOLEAN, vec![]),
+                    Type::var("a"),
+                    Type::var("a")
+                ],
+                Type::var("a")
+            ))
+        );
+        let plus = def(
+            names::FUNCTION_DEF,
+            "F\\?_+_\\?",
+            vec![nat.clone(), nat.clone()],
+            nat.clone(),
+        );
+        let length = def(
+            names::FUNCTION_DEF,
+            "Flength_\\?",
+            vec![list_of(Type::var("a"))],
+            nat.clone(),
+        );
+        assert!(at(&functions, &plus) < at(&functions, &length));
+        assert!(at(&functions, &plus).is_some(), "{functions:?}");
+        // Only functions: no element among them.
+        assert!(
+            functions
+                .iter()
+                .all(|f| f.head.name() == names::FUNCTION_DEF)
+        );
+        let constructors = items("get constructors");
+        let zero = def(names::CONSTRUCTOR_DEF, "Czero", vec![], nat.clone());
+        let succ = def(names::CONSTRUCTOR_DEF, "Cs_\\?", vec![nat.clone()], nat);
+        assert_eq!(
+            at(&constructors, &zero).map(|i| i + 1),
+            at(&constructors, &succ)
+        );
+        assert!(at(&constructors, &zero).is_some());
+        assert_eq!(
+            constructors.first(),
+            Some(&def(
+                names::CONSTRUCTOR_DEF,
+                names::BIT0,
+                vec![],
+                Type::sym("Tbit", vec![])
+            ))
+        );
+        // The number of each kind declared.
+        let count = |k: crate::syntax::SyntaxKind| {
+            p.grammar.defs.iter().filter(|(_, d)| d.kind() == k).count()
+        };
+        assert_eq!(classes.len(), count(crate::syntax::SyntaxKind::Type));
+        assert_eq!(functions.len(), count(crate::syntax::SyntaxKind::Function));
+        assert_eq!(
+            constructors.len(),
+            count(crate::syntax::SyntaxKind::Constructor)
+        );
+    }
+
     #[test]
     fn major_rules_come_first() {
         let text = "Class 'nat'. Element 'zero' as nat. Element 'one' as nat. \
@@ -459,6 +728,42 @@ mod tests {
                 Just("as"),
             ];
             prop::collection::vec(word, 0..24).prop_map(|w| w.join(" "))
+        }
+
+        /// Peano terms in the user's syntax, bracketed.
+        fn arb_nat_text() -> impl Strategy<Value = String> {
+            let leaf = prop_oneof![
+                Just("zero".to_string()),
+                Just("x".to_string()),
+                Just("y".to_string())
+            ];
+            leaf.prop_recursive(4, 12, 2, |inner| {
+                prop_oneof![
+                    inner.clone().prop_map(|a| format!("s ({a})")),
+                    (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a}) + ({b})")),
+                    (inner.clone(), inner).prop_map(|(a, b)| format!("({a}) * ({b})")),
+                ]
+            })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(100))]
+
+            /// decode (code t as term) = t, for t as written (verbatim)
+            /// and for its normal form.
+            #[test]
+            fn decode_code_round_trip(text in arb_nat_text()) {
+                let p = meta_program();
+                let normal = eval_term(&p, &text);
+                let quoted = format!("decode (code <| {text} |> as term) with type as zero");
+                prop_assert_eq!(&eval_term(&p, &quoted), &normal);
+                let plain = format!("decode (code {text} as term) with type as zero");
+                prop_assert_eq!(&eval_term(&p, &plain), &normal);
+                // Coding the decoded term gives the same coding again.
+                let coded = eval_term(&p, &format!("code {text} as term"));
+                let again = eval_term(&p, &format!("code (decode (code {text} as term) with type as zero) as term"));
+                prop_assert_eq!(again, coded);
+            }
         }
 
         proptest! {

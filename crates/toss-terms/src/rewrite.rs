@@ -190,7 +190,7 @@ impl Rule {
                     side: Side::Left,
                     error: TypeError::UnknownSymbol {
                         path: Vec::new(),
-                        name: f.clone(),
+                        name: f.to_string(),
                     },
                 });
             }
@@ -222,7 +222,7 @@ impl Rule {
         let left_vars = lhs.term_vars();
         if let Some((n, path)) = find(
             &rhs,
-            |n, _| matches!(&n.head, Head::Var(x) if !left_vars.contains(x)),
+            |n, _| matches!(&n.head, Head::Var(x) if !left_vars.contains(&**x)),
         ) {
             return Err(RuleError::RightVariable {
                 path,
@@ -458,14 +458,14 @@ pub fn instantiate(t: &Term, s: &[(String, Term)]) -> Result<Term, InstantiateEr
         .map(|a| instantiate(a, s))
         .collect::<Result<Vec<_>, _>>()?;
     if let Head::Var(x) = &t.head
-        && let Some((_, value)) = s.iter().find(|(y, _)| y == x)
+        && let Some((_, value)) = s.iter().find(|(y, _)| **y == **x)
     {
         if args.is_empty() {
             return Ok(value.clone());
         }
         if !value.args.is_empty() {
             return Err(InstantiateError {
-                variable: x.clone(),
+                variable: x.to_string(),
                 value: value.clone(),
             });
         }
@@ -766,11 +766,11 @@ fn compile_pattern(
 ) -> Pattern {
     if let Head::Var(x) = &t.head {
         // Variables of a left side are leaves (condition 4).
-        if let Some(i) = vars.iter().position(|y| y == x) {
+        if let Some(i) = vars.iter().position(|y| **y == **x) {
             *linear = false;
             return Pattern::Var(i);
         }
-        vars.push(x.clone());
+        vars.push(x.to_string());
         return Pattern::Var(vars.len() - 1);
     }
     let head = arena.head_id(&t.head, sig);
@@ -796,7 +796,7 @@ fn compile_template(
         .map(|a| compile_template(a, arena, sig, vars, out))
         .collect();
     let node = if let Head::Var(x) = &t.head
-        && let Some(i) = vars.iter().position(|y| y == x)
+        && let Some(i) = vars.iter().position(|y| **y == **x)
     {
         if kids.is_empty() {
             Template::Var(i)

@@ -29,6 +29,26 @@ pub(crate) enum Special {
     Verbatim,
     True,
     False,
+    /// The meta-level functions of 2.2.4.
+    Code,
+    Decode,
+    GetClasses,
+    GetFunctions,
+    GetConstructors,
+}
+
+impl Special {
+    /// One of the meta-level functions of 2.2.4.
+    pub fn is_meta(self) -> bool {
+        matches!(
+            self,
+            Special::Code
+                | Special::Decode
+                | Special::GetClasses
+                | Special::GetFunctions
+                | Special::GetConstructors
+        )
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -121,12 +141,17 @@ impl Arena {
             Head::Var(_) => (false, Special::None),
             Head::Sym(f) => (
                 sig.is_function(f),
-                match f.as_str() {
+                match &**f {
                     names::IF => Special::If,
                     names::BRACKET => Special::Bracket,
                     names::VERBATIM => Special::Verbatim,
                     names::TRUE => Special::True,
                     names::FALSE => Special::False,
+                    names::CODE => Special::Code,
+                    names::DECODE => Special::Decode,
+                    names::GET_CLASSES => Special::GetClasses,
+                    names::GET_FUNCTIONS => Special::GetFunctions,
+                    names::GET_CONSTRUCTORS => Special::GetConstructors,
                     _ => Special::None,
                 },
             ),
@@ -272,7 +297,6 @@ impl Arena {
     }
 
     /// A term tree into the arena.
-    #[cfg(test)]
     pub fn share(&mut self, t: &Term, sig: &Signature) -> Id {
         let head = self.head_id(&t.head, sig);
         let base = self.scratch.len();
@@ -285,14 +309,55 @@ impl Arena {
 
     /// The term tree of an id.
     pub fn to_term(&self, t: Id) -> Term {
-        let mut args = Vec::with_capacity(self.arity(t));
-        for &a in self.args(t) {
-            args.push(self.to_term(a));
+        match self.tree(t, false, usize::MAX) {
+            Some(term) => term,
+            None => unreachable!("no depth limit"),
         }
-        Term {
-            head: self.head_info(t).head.clone(),
-            args,
+    }
+
+    /// The term tree of an id, each verbatim with no verbatim above it
+    /// replaced by its argument when `strip`; `None` when a node outside
+    /// verbatim is deeper than `max_depth` (the root at depth 0). Without
+    /// recursion: the nodes to visit on a stack, the trees built on
+    /// another, so deep terms cost no call frames.
+    pub fn tree(&self, t: Id, strip: bool, max_depth: usize) -> Option<Term> {
+        // A node and how many of its children were visited.
+        let mut stack: Vec<(Id, usize)> = Vec::new();
+        let mut done: Vec<Term> = Vec::new();
+        let visit = |id: Id, stack: &mut Vec<(Id, usize)>, done: &mut Vec<Term>| {
+            let info = self.head_info(id);
+            if strip && info.special == Special::Verbatim && self.arity(id) == 1 {
+                done.push(self.to_term(self.arg(id, 0)));
+            } else if self.arity(id) == 0 {
+                done.push(Term {
+                    head: info.head.clone(),
+                    args: Vec::new(),
+                });
+            } else {
+                stack.push((id, 0));
+            }
+        };
+        visit(t, &mut stack, &mut done);
+        while let Some(top) = stack.last_mut() {
+            let (id, next) = *top;
+            let args = self.args(id);
+            if next < args.len() {
+                top.1 += 1;
+                // The child is at depth `stack.len()`.
+                if stack.len() > max_depth {
+                    return None;
+                }
+                visit(args[next], &mut stack, &mut done);
+            } else {
+                stack.pop();
+                let kids = done.split_off(done.len() - args.len());
+                done.push(Term {
+                    head: self.head_info(id).head.clone(),
+                    args: kids,
+                });
+            }
         }
+        done.pop()
     }
 }
 
@@ -320,5 +385,40 @@ mod tests {
             assert_eq!(a.height(id), n + 1);
         }
         assert_eq!(a.len(), 3000);
+    }
+
+    /// Trees back from the arena: verbatim stripped where none is above,
+    /// the depth limit counting nodes outside verbatim only.
+    #[test]
+    fn trees_strip_the_outer_verbatim_and_keep_the_depth_limit() {
+        let mut sig = Signature::new();
+        let a = Type::var("a");
+        sig.add("c", a.clone(), SymKind::Constructor);
+        sig.add(
+            "f",
+            Type::fun(vec![a.clone(), a.clone()], a.clone()),
+            SymKind::Constructor,
+        );
+        sig.add(
+            names::VERBATIM,
+            Type::fun(vec![a.clone()], a),
+            SymKind::Function,
+        );
+        let c = || Term::sym("c", vec![]);
+        let f = |x: Term, y: Term| Term::sym("f", vec![x, y]);
+        let v = |x: Term| Term::sym(names::VERBATIM, vec![x]);
+        let mut arena = Arena::new();
+        let t = f(v(f(v(c()), c())), f(c(), c()));
+        let id = arena.share(&t, &sig);
+        assert_eq!(arena.to_term(id), t);
+        let stripped = f(f(v(c()), c()), f(c(), c()));
+        assert_eq!(arena.tree(id, true, 2), Some(stripped.clone()));
+        // Depth 2 reached outside verbatim (f's children's children).
+        assert_eq!(arena.tree(id, true, 1), None);
+        // Unstripped, the innermost `c` is at depth 4.
+        assert_eq!(arena.tree(id, false, 3), None);
+        assert_eq!(arena.tree(id, false, 4), Some(t));
+        let leaf = arena.share(&c(), &sig);
+        assert_eq!(arena.tree(leaf, true, 0), Some(c()));
     }
 }

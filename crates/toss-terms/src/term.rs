@@ -12,19 +12,21 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
+use std::rc::Rc;
 
 use crate::decl::names;
 use crate::diag::Located;
-use crate::syntax::{Definitions, SyntaxKind, display};
+use crate::syntax::{Definitions, SyntaxDef, SyntaxKind, display};
 use crate::types::Type;
 
-/// What a node of a term holds.
+/// What a node of a term holds. Names are shared strings: copying a
+/// term (or building one from a shared term) copies no name.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Head {
     /// A term symbol of Σ.
-    Sym(String),
+    Sym(Rc<str>),
     /// A term variable of V.
-    Var(String),
+    Var(Rc<str>),
 }
 
 impl Head {
@@ -47,7 +49,7 @@ pub type VType = BTreeMap<String, Type>;
 
 impl Term {
     /// The symbol `name` applied to `args`.
-    pub fn sym(name: impl Into<String>, args: Vec<Term>) -> Term {
+    pub fn sym(name: impl Into<Rc<str>>, args: Vec<Term>) -> Term {
         Term {
             head: Head::Sym(name.into()),
             args,
@@ -55,7 +57,7 @@ impl Term {
     }
 
     /// The variable `name` applied to `args` (none for a leaf).
-    pub fn var(name: impl Into<String>, args: Vec<Term>) -> Term {
+    pub fn var(name: impl Into<Rc<str>>, args: Vec<Term>) -> Term {
         Term {
             head: Head::Var(name.into()),
             args,
@@ -71,7 +73,7 @@ impl Term {
 
     fn collect_vars(&self, out: &mut BTreeSet<String>) {
         if let Head::Var(x) = &self.head {
-            out.insert(x.clone());
+            out.insert(x.to_string());
         }
         self.args.iter().for_each(|a| a.collect_vars(out));
     }
@@ -153,19 +155,25 @@ impl Signature {
         let mut sig = Signature::new();
         let mut vars = VType::new();
         for (name, def) in defs.iter() {
-            let Some(ty) = def.symbol_type() else {
-                continue;
-            };
-            match def.kind() {
-                SyntaxKind::Constructor => sig.add(name, ty, SymKind::Constructor),
-                SyntaxKind::Function => sig.add(name, ty, SymKind::Function),
-                SyntaxKind::Variable => {
-                    vars.insert(name.to_string(), ty);
-                }
-                SyntaxKind::Type => {}
-            }
+            sig.add_definition(name, def, &mut vars);
         }
         (sig, vars)
+    }
+
+    /// Takes in one definition: a constructor or function as a symbol, a
+    /// variable into `vars`, a class not at all.
+    pub fn add_definition(&mut self, name: &str, def: &SyntaxDef, vars: &mut VType) {
+        let Some(ty) = def.symbol_type() else {
+            return;
+        };
+        match def.kind() {
+            SyntaxKind::Constructor => self.add(name, ty, SymKind::Constructor),
+            SyntaxKind::Function => self.add(name, ty, SymKind::Function),
+            SyntaxKind::Variable => {
+                vars.insert(name.to_string(), ty);
+            }
+            SyntaxKind::Type => {}
+        }
     }
 }
 
@@ -225,9 +233,9 @@ impl FunReader<'_> {
             return Err(Located::new(start, 1, "expected a name"));
         }
         let head = if vtype.contains_key(name) {
-            Head::Var(name.to_string())
+            Head::Var(name.into())
         } else if sig.get(name).is_some() {
-            Head::Sym(name.to_string())
+            Head::Sym(name.into())
         } else {
             return Err(Located::new(
                 start,
@@ -274,8 +282,8 @@ pub fn decode_list(t: &Term) -> Option<Vec<&Term>> {
     let mut cur = t;
     loop {
         match (&cur.head, cur.args.as_slice()) {
-            (Head::Sym(n), []) if n == names::NIL => return Some(out),
-            (Head::Sym(n), [h, tail]) if n == names::CONS => {
+            (Head::Sym(n), []) if &**n == names::NIL => return Some(out),
+            (Head::Sym(n), [h, tail]) if &**n == names::CONS => {
                 out.push(h);
                 cur = tail;
             }
@@ -309,17 +317,17 @@ pub fn code_string(s: &str) -> Term {
 /// The string a term codes, if it codes one.
 pub fn decode_string(t: &Term) -> Option<String> {
     match (&t.head, t.args.as_slice()) {
-        (Head::Sym(n), [list]) if n == names::STRING_FROM => {
+        (Head::Sym(n), [list]) if &**n == names::STRING_FROM => {
             let mut bytes = Vec::new();
             for c in decode_list(list)? {
                 match (&c.head, c.args.as_slice()) {
-                    (Head::Sym(n), bits) if n == names::CHAR_CODE && bits.len() == 8 => {
+                    (Head::Sym(n), bits) if &**n == names::CHAR_CODE && bits.len() == 8 => {
                         let mut b = 0u8;
                         for bit in bits {
                             b = b << 1
                                 | match &bit.head {
-                                    Head::Sym(n) if n == names::BIT0 && bit.args.is_empty() => 0,
-                                    Head::Sym(n) if n == names::BIT1 && bit.args.is_empty() => 1,
+                                    Head::Sym(n) if &**n == names::BIT0 && bit.args.is_empty() => 0,
+                                    Head::Sym(n) if &**n == names::BIT1 && bit.args.is_empty() => 1,
                                     _ => return None,
                                 };
                         }
@@ -358,15 +366,15 @@ pub fn code_type(t: &Type) -> Term {
 /// The type a term codes, if it codes one.
 pub fn decode_type(t: &Term) -> Option<Type> {
     match (&t.head, t.args.as_slice()) {
-        (Head::Sym(n), [s]) if n == names::TYPE_VAR => Some(Type::Var(decode_string(s)?)),
-        (Head::Sym(n), [s, l]) if n == names::TYPE_SYM => Some(Type::Sym(
+        (Head::Sym(n), [s]) if &**n == names::TYPE_VAR => Some(Type::Var(decode_string(s)?)),
+        (Head::Sym(n), [s, l]) if &**n == names::TYPE_SYM => Some(Type::Sym(
             decode_string(s)?,
             decode_list(l)?
                 .into_iter()
                 .map(decode_type)
                 .collect::<Option<_>>()?,
         )),
-        (Head::Sym(n), [l, r]) if n == names::TYPE_FUN => {
+        (Head::Sym(n), [l, r]) if &**n == names::TYPE_FUN => {
             let args: Vec<Type> = decode_list(l)?
                 .into_iter()
                 .map(decode_type)
@@ -386,16 +394,14 @@ pub fn code_term(t: &Term, vtype: &VType) -> Term {
     match &t.head {
         Head::Sym(f) => Term::sym(names::TERM_SYM, vec![code_string(f), args]),
         Head::Var(x) => {
-            let ty = vtype
-                .get(x)
-                .cloned()
-                .unwrap_or_else(|| Type::var(x.as_str()));
+            let ty = vtype.get(&**x).cloned().unwrap_or_else(|| Type::var(&**x));
             Term::sym(names::TERM_VAR, vec![code_string(x), code_type(&ty), args])
         }
     }
 }
 
-/// The term a term codes, with the types of its variables.
+/// The term a term codes, with the types of its variables (`None` also
+/// when one variable is coded with two types).
 pub fn decode_term(t: &Term) -> Option<(Term, VType)> {
     let mut vtype = VType::new();
     let term = decode_term_into(t, &mut vtype)?;
@@ -404,16 +410,25 @@ pub fn decode_term(t: &Term) -> Option<(Term, VType)> {
 
 fn decode_term_into(t: &Term, vtype: &mut VType) -> Option<Term> {
     match (&t.head, t.args.as_slice()) {
-        (Head::Sym(n), [s, l]) if n == names::TERM_SYM => Some(Term::sym(
+        (Head::Sym(n), [s, l]) if &**n == names::TERM_SYM => Some(Term::sym(
             decode_string(s)?,
             decode_list(l)?
                 .into_iter()
                 .map(|a| decode_term_into(a, vtype))
                 .collect::<Option<_>>()?,
         )),
-        (Head::Sym(n), [s, ty, l]) if n == names::TERM_VAR => {
+        (Head::Sym(n), [s, ty, l]) if &**n == names::TERM_VAR => {
             let x = decode_string(s)?;
-            vtype.insert(x.clone(), decode_type(ty)?);
+            let ty = decode_type(ty)?;
+            // A term has one `vtype`: a variable coded with two types is
+            // not a coded term.
+            match vtype.get(&x) {
+                Some(known) if *known != ty => return None,
+                Some(_) => {}
+                None => {
+                    vtype.insert(x.clone(), ty);
+                }
+            }
             Some(Term::var(
                 x,
                 decode_list(l)?
@@ -467,10 +482,7 @@ fn write_internal(t: &Term, vtype: &VType, out: &mut String) {
     match &t.head {
         Head::Sym(f) => out.push_str(f),
         Head::Var(x) => {
-            let ty = vtype
-                .get(x)
-                .cloned()
-                .unwrap_or_else(|| Type::var(x.as_str()));
+            let ty = vtype.get(&**x).cloned().unwrap_or_else(|| Type::var(&**x));
             out.push_str("@V[");
             out.push_str(x);
             out.push_str("@:");
@@ -490,11 +502,23 @@ fn write_internal(t: &Term, vtype: &VType, out: &mut String) {
     }
 }
 
+/// A coded string as the parser's quoted token `"..."` (2.6.1), if `t`
+/// codes one without a `"` in it.
+pub fn shown_as_string(t: &Term) -> Option<String> {
+    decode_string(t)
+        .filter(|s| !s.contains('"'))
+        .map(|s| format!("\"{s}\""))
+}
+
 /// Displays a term in the user's syntax with the display function of
-/// 2.2.3 (a name no definition has is shown as itself). Like the spec's
+/// 2.2.3 (a name no definition has is shown as itself, a coded string as
+/// a quoted one). Like the spec's
 /// function it adds no brackets, so `s s zero + s zero` is shown for
 /// `+(s(s(zero)), s(zero))`; the parser (2.6) decides how such text reads.
 pub fn display_term(t: &Term, defs: &Definitions) -> String {
+    if let Some(s) = shown_as_string(t) {
+        return s;
+    }
     let args: Vec<String> = t.args.iter().map(|a| display_term(a, defs)).collect();
     let refs: Vec<&str> = args.iter().map(String::as_str).collect();
     match defs.get(t.head.name()) {

@@ -190,7 +190,7 @@ pub fn reconstruct_expecting(
                 let Some((ty, _)) = sig.get(f) else {
                     return Err(TypeError::UnknownSymbol {
                         path,
-                        name: f.clone(),
+                        name: f.to_string(),
                     });
                 };
                 let mut vars = Vec::new();
@@ -201,12 +201,12 @@ pub fn reconstruct_expecting(
                 }
                 renaming.apply(ty)
             }
-            Head::Var(x) => match vtype.get(x) {
+            Head::Var(x) => match vtype.get(&**x) {
                 Some(ty) => ty.clone(),
                 None => {
                     return Err(TypeError::UntypedVariable {
                         path,
-                        name: x.clone(),
+                        name: x.to_string(),
                     });
                 }
             },
@@ -282,7 +282,7 @@ pub fn is_coherent(sig: &Signature, t: &Term, vtype: &VType, typing: &Typing) ->
         return false;
     }
     let inherent = match &t.head {
-        Head::Var(x) => match vtype.get(x) {
+        Head::Var(x) => match vtype.get(&**x) {
             Some(ty) => ty.clone(),
             None => return false,
         },
