@@ -1218,21 +1218,21 @@ fn translate_says_why_a_game_is_refused() {
         "{err}"
     );
     // A refusal about a clause points at it: file, line, column, caret.
-    let kif = toss_testkit::corpus::gdl_dir().join("reversi.kif");
+    let kif = toss_testkit::corpus::gdl_dir().join("minichess.kif");
     let out = toss_with_stdin(&["translate", kif.to_str().unwrap()], "");
     assert!(!out.status.success());
     let err = text(&out.stderr);
     assert!(
-        err.contains("reversi.kif:33:5")
-            && err.contains("(<= (hasOtherColorInDir ?x1 ?y1 ?dir)")
-            && err.contains("depends on itself"),
+        err.contains("minichess.kif:35:9")
+            && err.contains("(<= (next (cell ?x ?y ?p))")
+            && err.contains("several fluent paths"),
         "{err}"
     );
     let out = toss_with_stdin(&["check", kif.to_str().unwrap(), "--via-toss"], "");
     assert!(!out.status.success());
     let err = text(&out.stderr);
     assert!(
-        err.contains("reversi.kif:33:5") && err.contains("depends on itself"),
+        err.contains("minichess.kif:35:9") && err.contains("several fluent paths"),
         "{err}"
     );
 }

@@ -55,7 +55,9 @@ pub enum Refusal {
     SeveralFluentPaths { root: String },
     /// A state term that lacks its root's fluent path.
     TermWithoutFluentPath { term: String },
-    /// A state-dependent relation that depends on itself.
+    /// A state-dependent relation whose ground instance depends on
+    /// itself, where its calls are not of one shape (which would make a
+    /// least fixed point).
     Recursion { relation: String },
     /// A construct the translation does not handle yet.
     Unsupported { what: String },
@@ -83,7 +85,7 @@ impl fmt::Display for Refusal {
             }
             Refusal::Recursion { relation } => write!(
                 f,
-                "`{relation}` depends on itself through the state (recursive relations are not translated)"
+                "`{relation}` depends on itself through the state at a ground instance (recursion is translated as a fixed point only where every recursive call has the arguments' shape)"
             ),
             Refusal::Unsupported { what } => write!(f, "not translated yet: {what}"),
             Refusal::SizeLimit { what } => write!(f, "size limit: {what}"),
