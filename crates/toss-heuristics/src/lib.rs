@@ -28,6 +28,7 @@
 pub mod derive;
 pub(crate) mod describe;
 mod eval;
+pub mod learn;
 pub(crate) mod rule_cond;
 pub(crate) mod tnf;
 

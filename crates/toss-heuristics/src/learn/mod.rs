@@ -1,0 +1,21 @@
+//! Learning formulas and games from examples (spec chapter 4).
+//!
+//! - [`scene`]: the example structures over one signature (4.1).
+//! - [`types`]: first-order and guarded types of tuples as interned ids
+//!   (4.3.1-4.3.2).
+//! - [`distinguish`]: `Distinguish(P, N)`, a shortest sentence true in the
+//!   positive examples and false in the negative ones, found at the first
+//!   level of the search order of 4.3.3 that has one.
+
+pub mod distinguish;
+pub mod scene;
+mod tidy;
+pub mod types;
+
+pub use distinguish::{
+    Attempt, DistinguishError, Distinguished, Level, Limits, Outcome, distinguish,
+};
+pub use types::Fragment;
+
+#[cfg(test)]
+mod tests;
