@@ -21,6 +21,7 @@ pub mod bits;
 pub mod game;
 pub mod ir;
 pub mod limits;
+pub mod plays;
 pub mod structure;
 
 pub use bits::Bits;

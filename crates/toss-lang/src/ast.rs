@@ -297,3 +297,19 @@ pub struct HistMove {
     pub target: Num<usize>,
     pub span: Span,
 }
+
+/// A plays file (docs/plays.md).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct PlaysFile {
+    pub players: Vec<Ident>,
+    pub plays: Vec<PlayLit>,
+}
+
+/// `PLAY label position...`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlayLit {
+    pub label: toss_core::plays::PlayLabel,
+    /// The span of `PLAY` and its label.
+    pub span: Span,
+    pub positions: Vec<StructLit>,
+}

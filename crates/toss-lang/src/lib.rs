@@ -19,6 +19,7 @@ mod format;
 pub mod limits;
 pub mod lower;
 pub mod parse;
+pub mod plays;
 pub mod print;
 
 pub use diagnostic::{Diagnostic, line_col, render_diagnostics, render_warnings};

@@ -61,6 +61,12 @@ fn structure(lit: &StructLit, sig: &Sig, declare_rule_only: bool) -> Structure {
     s
 }
 
+/// A state structure literal checked by `check_states` (a position of a
+/// plays file).
+pub(crate) fn state(lit: &StructLit, sig: &Sig) -> Structure {
+    structure(lit, sig, false)
+}
+
 fn names(ids: &[Ident]) -> Vec<String> {
     ids.iter().map(|i| i.name.clone()).collect()
 }

@@ -96,6 +96,27 @@ pub(crate) fn check(file: &File) -> Result<Sig, Vec<Diagnostic>> {
     }
 }
 
+/// Checks state structure literals on their own (a plays file): elements,
+/// boards, and one arity per relation over all of them.
+pub(crate) fn check_states(lits: &[&StructLit]) -> Result<Sig, Vec<Diagnostic>> {
+    let empty = File { items: Vec::new() };
+    let mut c = Checker {
+        file: &empty,
+        diags: Vec::new(),
+        sig: Sig::default(),
+        odes: HashMap::new(),
+        param_uses: HashMap::new(),
+    };
+    for lit in lits {
+        c.structure(lit, true);
+    }
+    if c.diags.is_empty() {
+        Ok(c.sig)
+    } else {
+        Err(c.diags)
+    }
+}
+
 #[derive(Clone, Copy, PartialEq)]
 enum Ctx {
     /// A REL body: free element/set variables must be parameters.

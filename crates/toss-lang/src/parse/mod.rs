@@ -62,6 +62,48 @@ pub fn parse_file(source: &str) -> PResult<File> {
     Ok(File { items })
 }
 
+/// Parses a plays file into its AST.
+pub fn parse_plays_file(source: &str) -> PResult<PlaysFile> {
+    use toss_core::plays::PlayLabel;
+    check_nesting(source)?;
+    let pairs = run_parser(Rule::plays_file, source)?;
+    let mut b = Builder { depth: 0 };
+    let mut out = PlaysFile::default();
+    for pair in pairs.into_iter().flat_map(|p| p.into_inner()) {
+        match pair.as_rule() {
+            Rule::players => out.players = inner(pair).iter().map(ident).collect(),
+            Rule::play => {
+                let whole = span(&pair);
+                let mut label = None;
+                let mut positions = Vec::new();
+                for q in inner(pair) {
+                    match q.as_rule() {
+                        Rule::play_label => {
+                            label = inner(q).first().map(|l| match l.as_rule() {
+                                Rule::label_first => PlayLabel::FirstWins,
+                                Rule::label_second => PlayLabel::SecondWins,
+                                Rule::label_not_won => PlayLabel::NotWon,
+                                _ => PlayLabel::Illegal,
+                            });
+                        }
+                        Rule::structure => positions.push(b.structure(q)?),
+                        _ => {}
+                    }
+                }
+                let end = positions.first().map_or(whole.end, |p| p.span.start);
+                out.plays.push(PlayLit {
+                    label: label
+                        .ok_or_else(|| Diagnostic::new("expected a play label", whole.clone()))?,
+                    span: whole.start..end,
+                    positions,
+                });
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
 /// Parses a lone formula (for tests and tools).
 pub fn parse_formula_ast(source: &str) -> PResult<Formula> {
     check_nesting(source)?;
