@@ -1352,3 +1352,138 @@ pub fn synthesize(
     }
     Ok(())
 }
+
+/// `toss plays FILE.toss [-n N] [--first-wins N] ... [--player SPEC]...`.
+pub fn plays(
+    path: &Path,
+    req: &toss_cli::plays::Request,
+    specs: &[PlayerSpec],
+    output: Option<&Path>,
+    via_toss: bool,
+    colour: bool,
+) -> Result<(), String> {
+    let total = req.games + req.first_wins + req.second_wins + req.not_won + req.illegal;
+    if total == 0 {
+        return Err(
+            "no plays asked for: give -n N, --first-wins, --second-wins, --not-won or --illegal"
+                .into(),
+        );
+    }
+    let (game, source) = load_toss_only(path, "plays", via_toss, colour).map_err(|e| e.rendered)?;
+    let shown = path.display().to_string();
+    let interp = toss_cli::load::build_interpreter(&game, &source, &shown)?;
+    let specs: Vec<PlayerSpec> = match specs.len() {
+        0 => vec!["random".parse::<PlayerSpec>()?; 2],
+        2 => specs.to_vec(),
+        n => return Err(format!("give one --player per player (2), not {n}")),
+    };
+    if let Some(s) = specs.iter().find(|s| s.kind == matches::Kind::Human) {
+        return Err(format!("`{}`: plays are made by programs", s.text));
+    }
+    let bar = indicatif::ProgressBar::new(total);
+    let mut seats = |seed: u64| {
+        specs
+            .iter()
+            .enumerate()
+            .map(|(i, spec)| matches::build(spec, &interp, &game, &interp, seed + i as u64))
+            .collect::<Result<Vec<_>, String>>()
+    };
+    let plays = toss_cli::plays::make_plays(&interp, &mut seats, req, &mut || bar.inc(1));
+    bar.finish_and_clear();
+    let text = toss::lang::plays::print_plays(&plays?);
+    match output {
+        Some(o) => std::fs::write(o, text).map_err(|e| format!("{}: {e}", o.display())),
+        None => {
+            out!("{text}");
+            Ok(())
+        }
+    }
+}
+
+/// `toss learn PLAYS... [--explain] [-o OUT]`.
+pub fn learn(
+    files: &[PathBuf],
+    explain: bool,
+    output: Option<&Path>,
+    colour: bool,
+) -> Result<(), String> {
+    use toss::heuristics::learn::{Limits, learn_game};
+    let mut all = toss_core::plays::Plays::default();
+    // Errors of the learner name plays by their place in this list.
+    let mut origin = Vec::new();
+    for f in files {
+        let source = std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
+        let plays = toss::lang::plays::parse_plays(&source).map_err(|ds| {
+            toss::lang::render_diagnostics(&ds, &source, &f.display().to_string(), colour)
+        })?;
+        if all.players.is_empty() {
+            all.players = plays.players;
+        }
+        for p in plays.plays {
+            origin.push(f.display().to_string());
+            all.plays.push(p);
+        }
+    }
+    let learnt = learn_game(&all, &Limits::default()).map_err(|e| {
+        let mut m = e.to_string();
+        if files.len() > 1 {
+            m.push_str(&format!(
+                " (plays are numbered across {})",
+                origin.join(", ")
+            ));
+        }
+        m
+    })?;
+    let mut text = String::new();
+    if explain {
+        let f = toss::lang::print_formula;
+        text.push_str(&format!(
+            "// Learnt from {} plays in {:.3} s.\n",
+            all.plays.len(),
+            learnt.time.as_secs_f64()
+        ));
+        for note in &learnt.notes {
+            text.push_str(&format!("// Note: {note}.\n"));
+        }
+        for c in &learnt.calls {
+            text.push_str(&format!(
+                "//\n// Distinguish, {}: {} positive, {} negative examples, {:.3} s.\n",
+                c.what,
+                c.positives,
+                c.negatives,
+                c.result.time.as_secs_f64()
+            ));
+            for a in &c.result.attempts {
+                let outcome = match &a.outcome {
+                    toss::heuristics::learn::Outcome::Separates => "separates".to_string(),
+                    toss::heuristics::learn::Outcome::NotSeparated { positive } => {
+                        format!("every type of positive {} is also negative", positive + 1)
+                    }
+                    toss::heuristics::learn::Outcome::Skipped(why) => format!("skipped: {why}"),
+                };
+                text.push_str(&format!(
+                    "//   {}: {outcome} ({:.3} s)\n",
+                    a.level,
+                    a.time.as_secs_f64()
+                ));
+            }
+            text.push_str(&format!(
+                "//   before shortening: {}\n",
+                f(&c.result.before)
+            ));
+            text.push_str(&format!(
+                "//   after shortening:  {}\n",
+                f(&c.result.formula)
+            ));
+        }
+        text.push('\n');
+    }
+    text.push_str(&toss::lang::print_game(&learnt.game));
+    match output {
+        Some(o) => std::fs::write(o, text).map_err(|e| format!("{}: {e}", o.display())),
+        None => {
+            out!("{text}");
+            Ok(())
+        }
+    }
+}

@@ -17,6 +17,7 @@ pub mod layout;
 pub mod load;
 pub mod matches;
 pub mod play;
+pub mod plays;
 pub mod record;
 pub mod render;
 pub mod simulate;

@@ -238,6 +238,54 @@ enum Command {
         #[arg(long, default_value_t = 1_000_000)]
         max_steps: u64,
     },
+    /// Write example plays of a game for `toss learn` (docs/plays.md): -n
+    /// plays labelled by how they end (`1 wins`, `2 wins`, `not won`),
+    /// then as many of each kind as asked. An unfinished play is a won
+    /// play cut before its last move; an illegal play ends with a legal
+    /// move's change applied elsewhere, where no legal move gives it.
+    Plays {
+        file: PathBuf,
+        /// Plays labelled by how they end.
+        #[arg(short = 'n', default_value_t = 0)]
+        n: u64,
+        /// Plays won by the first player.
+        #[arg(long, default_value_t = 0)]
+        first_wins: u64,
+        /// Plays won by the second player.
+        #[arg(long, default_value_t = 0)]
+        second_wins: u64,
+        /// Plays nobody has won (drawn, or cut before the end).
+        #[arg(long, default_value_t = 0)]
+        not_won: u64,
+        /// Plays whose last move is illegal.
+        #[arg(long, default_value_t = 0)]
+        illegal: u64,
+        /// One per player, as `toss match` takes them (default: random).
+        #[arg(long = "player")]
+        players: Vec<toss_cli::matches::PlayerSpec>,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        #[arg(long, default_value_t = 1000)]
+        max_plies: usize,
+        /// Write the plays here instead of to standard output.
+        #[arg(short = 'o')]
+        output: Option<PathBuf>,
+    },
+    /// Learn a game from example plays (spec 4.4-4.6): winning conditions,
+    /// moves and their preconditions; prints the learnt game as Toss.
+    Learn {
+        /// Plays files (docs/plays.md), read as one list of plays.
+        #[arg(required = true)]
+        plays: Vec<PathBuf>,
+        /// Before the game, show each Distinguish call as comments: its
+        /// examples, the levels tried, the formula before and after
+        /// shortening, and the time.
+        #[arg(long)]
+        explain: bool,
+        /// Write the game here instead of to standard output.
+        #[arg(short = 'o')]
+        output: Option<PathBuf>,
+    },
     /// Draw the starting position, or the one after some moves, as SVG.
     Show {
         file: PathBuf,
@@ -425,6 +473,41 @@ fn main() -> ExitCode {
             };
             commands::play_match(&file, &players, &plan, engine, colour)
         }
+        Command::Plays {
+            file,
+            n,
+            first_wins,
+            second_wins,
+            not_won,
+            illegal,
+            players,
+            seed,
+            max_plies,
+            output,
+        } => {
+            let req = toss_cli::plays::Request {
+                games: n,
+                first_wins,
+                second_wins,
+                not_won,
+                illegal,
+                seed,
+                max_plies,
+            };
+            done(commands::plays(
+                &file,
+                &req,
+                &players,
+                output.as_deref(),
+                via_toss,
+                colour,
+            ))
+        }
+        Command::Learn {
+            plays,
+            explain,
+            output,
+        } => done(commands::learn(&plays, explain, output.as_deref(), colour)),
         Command::Build { file, output } => {
             done(commands::build(&file, output.as_deref(), via_toss, colour))
         }

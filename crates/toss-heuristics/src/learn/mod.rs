@@ -6,8 +6,11 @@
 //! - [`distinguish`]: `Distinguish(P, N)`, a shortest sentence true in the
 //!   positive examples and false in the negative ones, found at the first
 //!   level of the search order of 4.3.3 that has one.
+//! - [`game`]: a whole game from example plays: winning conditions (4.4),
+//!   moves and their preconditions (4.5).
 
 pub mod distinguish;
+pub mod game;
 pub mod scene;
 mod tidy;
 pub mod types;
@@ -15,6 +18,7 @@ pub mod types;
 pub use distinguish::{
     Attempt, DistinguishError, Distinguished, Level, Limits, Outcome, distinguish,
 };
+pub use game::{Call, LearnError, Learnt, Where, learn_game};
 pub use types::Fragment;
 
 #[cfg(test)]
