@@ -553,10 +553,23 @@ pub(crate) enum Template {
     Ground(Id),
 }
 
+/// A node of a left side below its top, in preorder: what linear
+/// left sides are matched with, without recursion.
+#[derive(Clone, Copy, Debug)]
+enum Flat {
+    /// The next variable (a linear left side meets them in number order).
+    Var,
+    /// A constructor with its arity and the number of pattern nodes of its
+    /// subtree, itself included (what a clog skips).
+    Node { head: HeadId, arity: u32, size: u32 },
+}
+
 /// A rule compiled against an arena.
 #[derive(Clone, Debug)]
 pub(crate) struct SharedRule {
     lhs: Pattern,
+    /// The left side's arguments flattened in preorder.
+    flat: Box<[Flat]>,
     /// The right side's nodes, children before parents: the root is last.
     pub rhs: Vec<Template>,
     /// The variables' names, by number.
@@ -582,6 +595,9 @@ pub(crate) enum SharedOutcome {
 #[derive(Debug, Default)]
 pub(crate) struct Matcher {
     found: Vec<(usize, Id)>,
+    /// The subterms still to match against [`SharedRule::flat`], the next
+    /// one last.
+    todo: Vec<Id>,
     /// The first subterm of each variable.
     first: Vec<Id>,
 }
@@ -600,8 +616,15 @@ impl SharedRule {
                 _ => None,
             })
             .collect();
+        let mut flat = Vec::new();
+        if let Pattern::Node(_, args) = &lhs {
+            for a in args {
+                flatten(a, &mut flat);
+            }
+        }
         let rule = SharedRule {
             lhs,
+            flat: flat.into(),
             rhs,
             vars,
             applied,
@@ -641,6 +664,9 @@ impl SharedRule {
         if *top != head || patterns.len() != args.len() {
             return SharedOutcome::Reject;
         }
+        if self.linear {
+            return self.match_linear(arena, args, m);
+        }
         for (p, &a) in patterns.iter().zip(args) {
             if shared_step_one(arena, p, a, &mut m.found, &mut clog).is_err() {
                 return SharedOutcome::Reject;
@@ -650,11 +676,6 @@ impl SharedRule {
             return SharedOutcome::Clog;
         }
         m.first.clear();
-        if self.linear {
-            // Each variable once, met in the order of its number.
-            m.first.extend(m.found.iter().map(|&(_, w)| w));
-            return SharedOutcome::Apply;
-        }
         m.first.resize(self.vars.len(), Id::MAX);
         for &(x, w) in &m.found {
             if m.first[x] == Id::MAX {
@@ -673,6 +694,49 @@ impl SharedRule {
                 Sub::Reject => return SharedOutcome::Reject,
                 Sub::Clog => clog = true,
                 Sub::Pass => {}
+            }
+        }
+        if clog {
+            SharedOutcome::Clog
+        } else {
+            SharedOutcome::Apply
+        }
+    }
+
+    /// STEP ONE on a linear left side, whose STEP TWO always passes: the
+    /// preorder of [`SharedRule::flat`] against a stack of subterms, each
+    /// variable bound as it is met (its number is the order it is met in).
+    /// A subterm whose head is the pattern's is no clog (the pattern's
+    /// head is a constructor); only on a difference is it asked whether
+    /// it is opaque.
+    fn match_linear(&self, arena: &Arena, args: &[Id], m: &mut Matcher) -> SharedOutcome {
+        m.first.clear();
+        m.todo.clear();
+        m.todo.extend(args.iter().rev());
+        let mut clog = false;
+        let mut i = 0;
+        while let Some(&p) = self.flat.get(i) {
+            let Some(b) = m.todo.pop() else {
+                unreachable!("one subterm for each pattern node")
+            };
+            match p {
+                Flat::Var => {
+                    m.first.push(b);
+                    i += 1;
+                }
+                Flat::Node { head, arity, size } => {
+                    let (h, kids) = arena.head_args(b);
+                    if h == head && kids.len() == arity as usize {
+                        m.todo.extend(kids.iter().rev());
+                        i += 1;
+                    } else if arena.info(h).opaque() {
+                        // Report CLOG, continue, abandon the positions below.
+                        clog = true;
+                        i += size as usize;
+                    } else {
+                        return SharedOutcome::Reject;
+                    }
+                }
             }
         }
         if clog {
@@ -753,6 +817,25 @@ impl SharedRule {
                     .max()
                     .unwrap_or(0)
             }
+        }
+    }
+}
+
+/// Adds the preorder of a pattern to `out`.
+fn flatten(p: &Pattern, out: &mut Vec<Flat>) {
+    match p {
+        Pattern::Var(_) => out.push(Flat::Var),
+        Pattern::Node(head, args) => {
+            let at = out.len();
+            out.push(Flat::Var);
+            for a in args {
+                flatten(a, out);
+            }
+            out[at] = Flat::Node {
+                head: *head,
+                arity: u32::try_from(args.len()).unwrap_or(u32::MAX),
+                size: u32::try_from(out.len() - at).unwrap_or(u32::MAX),
+            };
         }
     }
 }

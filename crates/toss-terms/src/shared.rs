@@ -195,6 +195,12 @@ impl Arena {
         self.nodes[t as usize].args(&self.children)
     }
 
+    /// The head and the children of `t`, with one look-up.
+    pub fn head_args(&self, t: Id) -> (HeadId, &[Id]) {
+        let n = &self.nodes[t as usize];
+        (n.head, n.args(&self.children))
+    }
+
     pub fn arity(&self, t: Id) -> usize {
         self.nodes[t as usize].len as usize
     }
