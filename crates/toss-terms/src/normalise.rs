@@ -54,6 +54,13 @@
 //!   are rewritten without becoming nodes unless they stay or the memo
 //!   table needs them. The steps are those of the plain algorithm on trees
 //!   (a property test compares the two).
+//! - Without the memo table and the trace, a right side without special
+//!   function names or applied variables runs as postfix code
+//!   ([`Normaliser::exec`]): the positions it rewrites on an explicit
+//!   stack, the calls on its values matched and rewritten without becoming
+//!   nodes, no depth check where the heights of the bindings show none can
+//!   fail. Anything else goes to the node-by-node loop, with the same steps
+//!   in the same order.
 //! - A marked normal form is checked against the depth limit by its
 //!   height, verbatim contents included, where walking it would not enter
 //!   them.
@@ -62,7 +69,9 @@ use std::fmt;
 use std::rc::Rc;
 
 use crate::decl::names;
-use crate::rewrite::{InstantiateError, Matcher, Rules, SharedOutcome, SharedRule, Template};
+use crate::rewrite::{
+    InstantiateError, Matcher, NO_CODE, Op, Rules, SharedOutcome, SharedRule, Template,
+};
 use crate::shared::{Arena, HeadId, Id, Special};
 use crate::syntax::{Definitions, SyntaxKind};
 use crate::term::{Head, Signature, Term, VType, code_list, code_string, code_term, code_type};
@@ -152,6 +161,11 @@ pub struct Normaliser<'a> {
     /// The bindings of the rules applied at the positions being
     /// normalised (a stack like `pending`).
     bound: Vec<Id>,
+    /// The compiled right sides ([`SharedRule::code_start`]).
+    code: Vec<Op>,
+    /// The positions below the one [`Normaliser::exec`] runs the code of,
+    /// outermost first.
+    frames: Vec<Frame>,
     steps: u64,
     steps_by_head: Vec<u64>,
     trace: Option<Vec<Step>>,
@@ -163,6 +177,16 @@ pub struct Normaliser<'a> {
 }
 
 const NO_ENTRY: Id = Id::MAX;
+
+/// Where [`Normaliser::exec`] is in the right side of the rule applied at
+/// a position: the next instruction, where the bindings start in `bound`
+/// and the depth of the position.
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    pc: usize,
+    bb: usize,
+    depth: usize,
+}
 
 /// What is normalised at one position: a node, or a node of the right side
 /// of a rule just applied (rules, which rule, which node of its right side,
@@ -186,6 +210,8 @@ impl<'a> Normaliser<'a> {
             memo: Vec::new(),
             pending: Vec::new(),
             bound: Vec::new(),
+            code: Vec::new(),
+            frames: Vec::new(),
             steps: 0,
             steps_by_head: Vec::new(),
             trace: None,
@@ -239,6 +265,7 @@ impl<'a> Normaliser<'a> {
         self.arena.scratch.clear();
         self.pending.clear();
         self.bound.clear();
+        self.frames.clear();
         let t = self.remove_brackets(t, 0)?;
         let n = self.main(t, 0, start)?;
         self.remove_verbatim(n)
@@ -529,6 +556,13 @@ impl<'a> Normaliser<'a> {
             {
                 self.pending.push((t2, self.steps - 1));
             }
+            if rule.code_start != NO_CODE
+                && !self.limits.memo
+                && self.trace.is_none()
+                && self.within_depth(rule, bound_base, depth)
+            {
+                break self.exec(rule.code_start, bound_base, depth, start)?;
+            }
             current = Current::Instance(Rc::clone(&rules), i, rule.root(), bound_base);
         };
         self.arena.mark_normal(result);
@@ -609,7 +643,14 @@ impl<'a> Normaliser<'a> {
                 .rules
                 .of(&f)
                 .iter()
-                .map(|r| SharedRule::compile(r, &mut self.arena, self.sig))
+                .map(|r| {
+                    let mut rule = SharedRule::compile(r, &mut self.arena, self.sig);
+                    if let Some(code) = rule.code(&self.arena) {
+                        rule.code_start = self.code.len();
+                        self.code.extend(code);
+                    }
+                    rule
+                })
                 .collect(),
             None => Rc::from([]),
         };
@@ -618,6 +659,158 @@ impl<'a> Normaliser<'a> {
         }
         self.compiled[head as usize] = Some(Rc::clone(&rules));
         rules
+    }
+
+    /// Whether every node of the right side of `rule` instantiated with
+    /// `bound[bb..]` at `depth` is certainly within the depth limit, with
+    /// the instance itself no higher than the limit (what
+    /// [`SharedRule::fits`] asks): then no depth check on the way can fail,
+    /// so [`Normaliser::exec`] makes none.
+    fn within_depth(&self, rule: &SharedRule, bb: usize, depth: usize) -> bool {
+        let highest = self.bound[bb..]
+            .iter()
+            .map(|&b| self.arena.height(b))
+            .max()
+            .unwrap_or(0);
+        rule.rhs_height() + highest + depth.max(1) <= self.limits.max_depth + 1
+    }
+
+    /// Normalises the right side of a rule just applied at a position at
+    /// `depth`, its bindings in `bound[bb..]`, by running its code from
+    /// `pc`: what [`Normaliser::run`] does node by node, with an explicit
+    /// stack of positions instead of recursion and without building the
+    /// calls that are rewritten. The values on the scratch are normal
+    /// forms; a call is matched on the values on top and, when a rule
+    /// with code applies within the limits, its code runs in a new frame
+    /// (at the same position for the call at the root). Anything else
+    /// (no code, the step or depth limit near, a subterm without variables
+    /// not yet normal) goes to [`Normaliser::run`] or
+    /// [`Normaliser::main`], which count the same steps in the same order.
+    /// Used without the memo table and the trace only.
+    fn exec(
+        &mut self,
+        mut pc: usize,
+        mut bb: usize,
+        mut depth: usize,
+        start: u64,
+    ) -> Result<Id, NormError> {
+        let floor = self.frames.len();
+        loop {
+            let op = self.code[pc];
+            pc += 1;
+            match op {
+                Op::Var(x) => {
+                    let v = self.bound[bb + x as usize];
+                    debug_assert!(self.arena.is_normal(v));
+                    self.arena.scratch.push(v);
+                }
+                Op::Ground(id, j) => {
+                    let v = if self.arena.is_normal(id) {
+                        id
+                    } else {
+                        self.main(id, depth + j as usize, start)?
+                    };
+                    self.arena.scratch.push(v);
+                }
+                Op::Build(head, arity) => {
+                    let base = self.arena.scratch.len() - arity as usize;
+                    let v = self.arena.intern_scratch(head, base);
+                    self.arena.mark_normal(v);
+                    self.arena.scratch.push(v);
+                }
+                Op::Call(head, arity, j) => {
+                    let d = depth + j as usize;
+                    if let Some(code) = self.exec_call(head, arity as usize, d, start)? {
+                        self.frames.push(Frame { pc, bb, depth });
+                        bb = self.bound.len();
+                        self.bound.extend_from_slice(self.matcher.bindings());
+                        pc = code;
+                        depth = d;
+                    }
+                }
+                Op::TailCall(head, arity) => {
+                    if let Some(code) = self.exec_call(head, arity as usize, depth, start)? {
+                        self.bound.truncate(bb);
+                        self.bound.extend_from_slice(self.matcher.bindings());
+                        pc = code;
+                    }
+                }
+                Op::Ret => {
+                    self.bound.truncate(bb);
+                    if self.frames.len() == floor {
+                        let Some(v) = self.arena.scratch.pop() else {
+                            unreachable!("a right side leaves its value")
+                        };
+                        return Ok(v);
+                    }
+                    let Some(f) = self.frames.pop() else {
+                        unreachable!("above the floor")
+                    };
+                    (pc, bb, depth) = (f.pc, f.bb, f.depth);
+                }
+            }
+        }
+    }
+
+    /// The call of `head` on the top `arity` values at `depth`, for
+    /// [`Normaliser::exec`]: when a rule with code applies within the
+    /// limits, the step is counted, the values popped, the bindings left
+    /// in the matcher and the start of the rule's code returned; otherwise
+    /// the call's normal form replaces the values.
+    fn exec_call(
+        &mut self,
+        head: HeadId,
+        arity: usize,
+        depth: usize,
+        start: u64,
+    ) -> Result<Option<usize>, NormError> {
+        let base = self.arena.scratch.len() - arity;
+        if !matches!(self.compiled.get(head as usize), Some(Some(_))) {
+            self.compile(head);
+        }
+        let rules: &[SharedRule] = match self.compiled.get(head as usize) {
+            Some(Some(rules)) => rules,
+            _ => &[],
+        };
+        let args = &self.arena.scratch[base..];
+        let mut applied = None;
+        for rule in rules.iter() {
+            match rule.try_call(&self.arena, head, args, &mut self.matcher) {
+                SharedOutcome::Reject => continue,
+                SharedOutcome::Clog => break,
+                SharedOutcome::Apply => {
+                    applied = Some(rule);
+                    break;
+                }
+            }
+        }
+        let Some(rule) = applied else {
+            let t = self.arena.intern_scratch(head, base);
+            self.arena.mark_normal(t);
+            self.arena.scratch.push(t);
+            return Ok(None);
+        };
+        let code = rule.code_start;
+        let fast = code != NO_CODE && self.steps + 1 - start <= self.limits.max_steps && {
+            let highest = rule
+                .bindings(&self.matcher)
+                .iter()
+                .map(|&b| self.arena.height(b))
+                .max()
+                .unwrap_or(0);
+            rule.rhs_height() + highest + depth.max(1) <= self.limits.max_depth + 1
+        };
+        if !fast {
+            // The general loop matches again and counts the step itself.
+            let t = self.arena.intern_scratch(head, base);
+            let v = self.run(Current::Node(t), depth, start)?;
+            self.arena.scratch.push(v);
+            return Ok(None);
+        }
+        self.steps += 1;
+        self.count_head(head);
+        self.arena.scratch.truncate(base);
+        Ok(Some(code))
     }
 
     /// A call of a meta-level function, its arguments normalised: what it
@@ -974,15 +1167,24 @@ mod tests {
             p.norm("f(zero)", limits),
             Err(NormError::StepLimit { .. })
         ));
-        // A growing term is an error, not a stack overflow.
-        let e = p.norm("grow(zero)", Limits::default());
-        assert!(
-            matches!(
-                e,
-                Err(NormError::DepthLimit { .. } | NormError::StepLimit { .. })
-            ),
-            "{e:?}"
-        );
+        // A growing term is an error, not a stack overflow, with the memo
+        // table and without it (compiled right sides).
+        for memo in [true, false] {
+            let e = p.norm(
+                "grow(zero)",
+                Limits {
+                    memo,
+                    ..Limits::default()
+                },
+            );
+            assert!(
+                matches!(
+                    e,
+                    Err(NormError::DepthLimit { .. } | NormError::StepLimit { .. })
+                ),
+                "{e:?}"
+            );
+        }
     }
 
     #[test]

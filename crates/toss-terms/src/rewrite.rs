@@ -18,7 +18,7 @@
 
 use std::fmt;
 
-use crate::shared::{Arena, HeadId, Id};
+use crate::shared::{Arena, HeadId, Id, Special};
 use crate::term::{Head, Signature, SymKind, Term, VType};
 use crate::types::Type;
 use crate::typing::{TypeError, reconstruct, reconstruct_expecting};
@@ -553,6 +553,30 @@ pub(crate) enum Template {
     Ground(Id),
 }
 
+/// One instruction of a right side compiled to postfix code, run by the
+/// normaliser on a stack of values (each a normal form), with the rule's
+/// bindings and the depth of the position it rewrites. Only right sides
+/// without special function names and without variables applied to
+/// arguments are compiled; the others are instantiated node by node.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Op {
+    /// Push the value of a variable.
+    Var(u32),
+    /// Push the normal form of a subterm without variables, at this depth
+    /// below the position.
+    Ground(Id, u32),
+    /// Replace the top values by the constructor node over them.
+    Build(HeadId, u32),
+    /// Replace the top values by the normal form of the call of this
+    /// function on them, at this depth below the position.
+    Call(HeadId, u32, u32),
+    /// The call at the root of the right side: rewritten at the position
+    /// itself.
+    TailCall(HeadId, u32),
+    /// The end: the top value is the normal form of the right side.
+    Ret,
+}
+
 /// A node of a left side below its top, in preorder: what linear
 /// left sides are matched with, without recursion.
 #[derive(Clone, Copy, Debug)]
@@ -580,7 +604,13 @@ pub(crate) struct SharedRule {
     rhs_height: usize,
     /// No variable twice on the left: STEP TWO always passes.
     linear: bool,
+    /// Where the right side's code starts in the normaliser's code, or
+    /// [`NO_CODE`].
+    pub code_start: usize,
 }
+
+/// No code: the right side is instantiated node by node.
+pub(crate) const NO_CODE: usize = usize::MAX;
 
 /// The answer of Algorithm 4 on shared terms; the substitution is in the
 /// matcher's bindings.
@@ -600,6 +630,14 @@ pub(crate) struct Matcher {
     todo: Vec<Id>,
     /// The first subterm of each variable.
     first: Vec<Id>,
+}
+
+impl Matcher {
+    /// The substitution found by the last successful match, by variable
+    /// number.
+    pub fn bindings(&self) -> &[Id] {
+        &self.first
+    }
 }
 
 impl SharedRule {
@@ -630,6 +668,7 @@ impl SharedRule {
             applied,
             rhs_height: 0,
             linear,
+            code_start: NO_CODE,
         };
         SharedRule {
             rhs_height: rule.height_of(rule.root(), arena, &vec![Id::MAX; rule.vars.len()]),
@@ -640,6 +679,48 @@ impl SharedRule {
     /// The index of the right side's root in [`SharedRule::rhs`].
     pub fn root(&self) -> usize {
         self.rhs.len() - 1
+    }
+
+    /// The right side's height with its variables as height 0.
+    pub fn rhs_height(&self) -> usize {
+        self.rhs_height
+    }
+
+    /// The right side as postfix code ending in [`Op::Ret`], or `None`
+    /// when it has a special function name or a variable applied to
+    /// arguments.
+    pub fn code(&self, arena: &Arena) -> Option<Vec<Op>> {
+        let mut out = Vec::new();
+        self.emit(self.root(), 0, arena, &mut out)?;
+        out.push(Op::Ret);
+        Some(out)
+    }
+
+    fn emit(&self, n: usize, depth: u32, arena: &Arena, out: &mut Vec<Op>) -> Option<()> {
+        let small = |x: usize| u32::try_from(x).ok();
+        match &self.rhs[n] {
+            Template::Var(x) => out.push(Op::Var(small(*x)?)),
+            Template::Ground(id) => out.push(Op::Ground(*id, depth)),
+            Template::Applied(..) => return None,
+            Template::Node(head, kids) => {
+                let info = arena.info(*head);
+                if info.function && info.special != Special::None {
+                    return None;
+                }
+                for &k in kids.iter() {
+                    self.emit(k, depth + 1, arena, out)?;
+                }
+                let arity = small(kids.len())?;
+                out.push(if !info.function {
+                    Op::Build(*head, arity)
+                } else if depth == 0 {
+                    Op::TailCall(*head, arity)
+                } else {
+                    Op::Call(*head, arity, depth)
+                });
+            }
+        }
+        Some(())
     }
 
     /// Algorithm 4: whether the rule applies to `t`.
