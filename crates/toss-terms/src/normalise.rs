@@ -56,7 +56,7 @@
 //!   (a property test compares the two).
 //! - Without the memo table and the trace, a right side without special
 //!   function names or applied variables runs as postfix code
-//!   ([`Normaliser::exec`]): the positions it rewrites on an explicit
+//!   (`Normaliser::exec`): the positions it rewrites on an explicit
 //!   stack, the calls on its values matched and rewritten without becoming
 //!   nodes, no depth check where the heights of the bindings show none can
 //!   fail. Anything else goes to the node-by-node loop, with the same steps
@@ -70,7 +70,7 @@ use std::rc::Rc;
 
 use crate::decl::names;
 use crate::rewrite::{
-    InstantiateError, Matcher, NO_CODE, Op, Rules, SharedOutcome, SharedRule, Template,
+    InstantiateError, Matcher, NO_CODE, Op, REGISTERS, Rules, SharedOutcome, SharedRule, Template,
 };
 use crate::shared::{Arena, HeadId, Id, Special};
 use crate::syntax::{Definitions, SyntaxKind};
@@ -720,18 +720,16 @@ impl<'a> Normaliser<'a> {
                 }
                 Op::Call(head, arity, j) => {
                     let d = depth + j as usize;
-                    if let Some(code) = self.exec_call(head, arity as usize, d, start)? {
+                    let at = self.bound.len();
+                    if let Some(code) = self.exec_call(head, arity as usize, d, start, at)? {
                         self.frames.push(Frame { pc, bb, depth });
-                        bb = self.bound.len();
-                        self.bound.extend_from_slice(self.matcher.bindings());
-                        pc = code;
-                        depth = d;
+                        (pc, bb, depth) = (code, at, d);
                     }
                 }
                 Op::TailCall(head, arity) => {
-                    if let Some(code) = self.exec_call(head, arity as usize, depth, start)? {
-                        self.bound.truncate(bb);
-                        self.bound.extend_from_slice(self.matcher.bindings());
+                    // The bindings of this frame are used up: the new ones
+                    // take their place.
+                    if let Some(code) = self.exec_call(head, arity as usize, depth, start, bb)? {
                         pc = code;
                     }
                 }
@@ -754,15 +752,18 @@ impl<'a> Normaliser<'a> {
 
     /// The call of `head` on the top `arity` values at `depth`, for
     /// [`Normaliser::exec`]: when a rule with code applies within the
-    /// limits, the step is counted, the values popped, the bindings left
-    /// in the matcher and the start of the rule's code returned; otherwise
-    /// the call's normal form replaces the values.
+    /// limits, the step is counted, the values popped, the bindings put
+    /// in `bound[at..]` and the start of the rule's code returned;
+    /// otherwise the call's normal form replaces the values. Linear left
+    /// sides are matched in registers, the arguments copied there once
+    /// for all the rules.
     fn exec_call(
         &mut self,
         head: HeadId,
         arity: usize,
         depth: usize,
         start: u64,
+        at: usize,
     ) -> Result<Option<usize>, NormError> {
         let base = self.arena.scratch.len() - arity;
         if !matches!(self.compiled.get(head as usize), Some(Some(_))) {
@@ -773,9 +774,22 @@ impl<'a> Normaliser<'a> {
             _ => &[],
         };
         let args = &self.arena.scratch[base..];
+        let mut regs = [0; REGISTERS];
+        if arity <= REGISTERS {
+            for (r, &a) in regs.iter_mut().zip(args) {
+                *r = a;
+            }
+        }
         let mut applied = None;
         for rule in rules.iter() {
-            match rule.try_call(&self.arena, head, args, &mut self.matcher) {
+            let outcome = if !rule.in_registers() {
+                rule.try_call(&self.arena, head, args, &mut self.matcher)
+            } else if rule.arity() == arity {
+                rule.match_registers(&self.arena, &mut regs)
+            } else {
+                SharedOutcome::Reject
+            };
+            match outcome {
                 SharedOutcome::Reject => continue,
                 SharedOutcome::Clog => break,
                 SharedOutcome::Apply => {
@@ -790,18 +804,24 @@ impl<'a> Normaliser<'a> {
             self.arena.scratch.push(t);
             return Ok(None);
         };
+        self.bound.truncate(at);
+        if rule.in_registers() {
+            self.bound.extend(rule.var_regs().iter().map(|&r| regs[r]));
+        } else {
+            self.bound.extend_from_slice(self.matcher.bindings());
+        }
         let code = rule.code_start;
-        let fast = code != NO_CODE && self.steps + 1 - start <= self.limits.max_steps && {
-            let highest = rule
-                .bindings(&self.matcher)
-                .iter()
-                .map(|&b| self.arena.height(b))
-                .max()
-                .unwrap_or(0);
-            rule.rhs_height() + highest + depth.max(1) <= self.limits.max_depth + 1
-        };
+        let rhs_height = rule.rhs_height();
+        let limit = self.limits.max_depth + 1;
+        let height = |ids: &[Id]| ids.iter().map(|&b| self.arena.height(b)).max().unwrap_or(0);
+        // The bindings are subterms of the arguments: their heights first.
+        let fast = code != NO_CODE
+            && self.steps + 1 - start <= self.limits.max_steps
+            && (rhs_height + height(&self.arena.scratch[base..]) + depth.max(1) <= limit
+                || rhs_height + height(&self.bound[at..]) + depth.max(1) <= limit);
         if !fast {
             // The general loop matches again and counts the step itself.
+            self.bound.truncate(at);
             let t = self.arena.intern_scratch(head, base);
             let v = self.run(Current::Node(t), depth, start)?;
             self.arena.scratch.push(v);

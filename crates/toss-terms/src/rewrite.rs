@@ -577,23 +577,35 @@ pub(crate) enum Op {
     Ret,
 }
 
-/// A node of a left side below its top, in preorder: what linear
-/// left sides are matched with, without recursion.
+/// Registers for matching a linear left side: its arguments first, then
+/// the children of each constructor it checks. Left sides needing more
+/// are matched the general way.
+pub(crate) const REGISTERS: usize = 32;
+
+/// A constructor of a linear left side below its top, in preorder: the
+/// register holding the subterm it is checked against, where the
+/// subterm's children go when it matches, and how many checks below it a
+/// clog skips.
 #[derive(Clone, Copy, Debug)]
-enum Flat {
-    /// The next variable (a linear left side meets them in number order).
-    Var,
-    /// A constructor with its arity and the number of pattern nodes of its
-    /// subtree, itself included (what a clog skips).
-    Node { head: HeadId, arity: u32, size: u32 },
+struct Check {
+    src: usize,
+    head: HeadId,
+    arity: usize,
+    dst: usize,
+    below: usize,
 }
 
 /// A rule compiled against an arena.
 #[derive(Clone, Debug)]
 pub(crate) struct SharedRule {
     lhs: Pattern,
-    /// The left side's arguments flattened in preorder.
-    flat: Box<[Flat]>,
+    /// The left side's arity.
+    arity: usize,
+    /// The constructors of a linear left side checked in preorder, with
+    /// at most [`REGISTERS`] registers; `None` otherwise.
+    checks: Option<Box<[Check]>>,
+    /// The register of each variable of a linear left side.
+    var_regs: Box<[usize]>,
     /// The right side's nodes, children before parents: the root is last.
     pub rhs: Vec<Template>,
     /// The variables' names, by number.
@@ -602,8 +614,6 @@ pub(crate) struct SharedRule {
     applied: Vec<usize>,
     /// The right side's height with its variables as height 0.
     rhs_height: usize,
-    /// No variable twice on the left: STEP TWO always passes.
-    linear: bool,
     /// Where the right side's code starts in the normaliser's code, or
     /// [`NO_CODE`].
     pub code_start: usize,
@@ -625,9 +635,6 @@ pub(crate) enum SharedOutcome {
 #[derive(Debug, Default)]
 pub(crate) struct Matcher {
     found: Vec<(usize, Id)>,
-    /// The subterms still to match against [`SharedRule::flat`], the next
-    /// one last.
-    todo: Vec<Id>,
     /// The first subterm of each variable.
     first: Vec<Id>,
 }
@@ -654,20 +661,28 @@ impl SharedRule {
                 _ => None,
             })
             .collect();
-        let mut flat = Vec::new();
+        let mut checks = Vec::new();
+        let mut var_regs = vec![0; vars.len()];
+        let mut arity = 0;
         if let Pattern::Node(_, args) = &lhs {
-            for a in args {
-                flatten(a, &mut flat);
+            arity = args.len();
+            let mut next = arity;
+            for (i, a) in args.iter().enumerate() {
+                compile_checks(a, i, &mut next, &mut checks, &mut var_regs);
+            }
+            if next > REGISTERS {
+                linear = false;
             }
         }
         let rule = SharedRule {
             lhs,
-            flat: flat.into(),
+            arity,
+            checks: linear.then(|| checks.into()),
+            var_regs: var_regs.into(),
             rhs,
             vars,
             applied,
             rhs_height: 0,
-            linear,
             code_start: NO_CODE,
         };
         SharedRule {
@@ -745,8 +760,15 @@ impl SharedRule {
         if *top != head || patterns.len() != args.len() {
             return SharedOutcome::Reject;
         }
-        if self.linear {
-            return self.match_linear(arena, args, m);
+        if self.checks.is_some() {
+            let mut regs = [0; REGISTERS];
+            regs[..args.len()].copy_from_slice(args);
+            let outcome = self.match_registers(arena, &mut regs);
+            if outcome == SharedOutcome::Apply {
+                m.first.clear();
+                m.first.extend(self.var_regs.iter().map(|&r| regs[r]));
+            }
+            return outcome;
         }
         for (p, &a) in patterns.iter().zip(args) {
             if shared_step_one(arena, p, a, &mut m.found, &mut clog).is_err() {
@@ -784,40 +806,32 @@ impl SharedRule {
         }
     }
 
-    /// STEP ONE on a linear left side, whose STEP TWO always passes: the
-    /// preorder of [`SharedRule::flat`] against a stack of subterms, each
-    /// variable bound as it is met (its number is the order it is met in).
-    /// A subterm whose head is the pattern's is no clog (the pattern's
-    /// head is a constructor); only on a difference is it asked whether
-    /// it is opaque.
-    fn match_linear(&self, arena: &Arena, args: &[Id], m: &mut Matcher) -> SharedOutcome {
-        m.first.clear();
-        m.todo.clear();
-        m.todo.extend(args.iter().rev());
+    /// STEP ONE on a linear left side, whose STEP TWO always passes, its
+    /// arguments in the first registers ([`SharedRule::arity`] of them,
+    /// checked by the caller): each constructor checked in preorder, its
+    /// children put in their registers; the variables' values are then in
+    /// their registers ([`SharedRule::var_regs`]). A subterm whose head
+    /// is the pattern's is no clog (the pattern's head is a constructor);
+    /// only on a difference is it asked whether it is opaque. Only for
+    /// rules with checks.
+    pub fn match_registers(&self, arena: &Arena, regs: &mut [Id; REGISTERS]) -> SharedOutcome {
+        let checks: &[Check] = self.checks.as_deref().unwrap_or(&[]);
         let mut clog = false;
         let mut i = 0;
-        while let Some(&p) = self.flat.get(i) {
-            let Some(b) = m.todo.pop() else {
-                unreachable!("one subterm for each pattern node")
-            };
-            match p {
-                Flat::Var => {
-                    m.first.push(b);
-                    i += 1;
+        while let Some(c) = checks.get(i) {
+            let (h, kids) = arena.head_args(regs[c.src]);
+            if h == c.head && kids.len() == c.arity {
+                // Element by element: a call to memcpy costs more on so few.
+                for (r, &k) in regs[c.dst..].iter_mut().zip(kids) {
+                    *r = k;
                 }
-                Flat::Node { head, arity, size } => {
-                    let (h, kids) = arena.head_args(b);
-                    if h == head && kids.len() == arity as usize {
-                        m.todo.extend(kids.iter().rev());
-                        i += 1;
-                    } else if arena.info(h).opaque() {
-                        // Report CLOG, continue, abandon the positions below.
-                        clog = true;
-                        i += size as usize;
-                    } else {
-                        return SharedOutcome::Reject;
-                    }
-                }
+                i += 1;
+            } else if arena.info(h).opaque() {
+                // Report CLOG, continue, abandon the positions below.
+                clog = true;
+                i += 1 + c.below;
+            } else {
+                return SharedOutcome::Reject;
             }
         }
         if clog {
@@ -825,6 +839,22 @@ impl SharedRule {
         } else {
             SharedOutcome::Apply
         }
+    }
+
+    /// Whether the rule is matched in registers ([`SharedRule::match_registers`]).
+    pub fn in_registers(&self) -> bool {
+        self.checks.is_some()
+    }
+
+    /// The left side's arity.
+    pub fn arity(&self) -> usize {
+        self.arity
+    }
+
+    /// The register of each variable, by number (rules matched in
+    /// registers).
+    pub fn var_regs(&self) -> &[usize] {
+        &self.var_regs
     }
 
     /// The substitution found by the last successful match, by variable
@@ -902,21 +932,33 @@ impl SharedRule {
     }
 }
 
-/// Adds the preorder of a pattern to `out`.
-fn flatten(p: &Pattern, out: &mut Vec<Flat>) {
+/// Adds the checks of the pattern `p` matched against register `src` to
+/// `checks` (children's registers from `next` on) and records the
+/// register of each variable.
+fn compile_checks(
+    p: &Pattern,
+    src: usize,
+    next: &mut usize,
+    checks: &mut Vec<Check>,
+    var_regs: &mut [usize],
+) {
     match p {
-        Pattern::Var(_) => out.push(Flat::Var),
+        Pattern::Var(x) => var_regs[*x] = src,
         Pattern::Node(head, args) => {
-            let at = out.len();
-            out.push(Flat::Var);
-            for a in args {
-                flatten(a, out);
-            }
-            out[at] = Flat::Node {
+            let at = checks.len();
+            let dst = *next;
+            *next += args.len();
+            checks.push(Check {
+                src,
                 head: *head,
-                arity: u32::try_from(args.len()).unwrap_or(u32::MAX),
-                size: u32::try_from(out.len() - at).unwrap_or(u32::MAX),
-            };
+                arity: args.len(),
+                dst,
+                below: 0,
+            });
+            for (i, a) in args.iter().enumerate() {
+                compile_checks(a, dst + i, next, checks, var_regs);
+            }
+            checks[at].below = checks.len() - at - 1;
         }
     }
 }
