@@ -45,9 +45,11 @@
 //!   recursion, so only the nesting of terms uses the stack; it is bounded
 //!   by [`Limits::max_depth`] and every rewrite result is checked against
 //!   it, so a growing term is an error, never a stack overflow.
-//! - Terms are normalised as shared terms (module `shared`): equal terms
-//!   are one node, a substitution holds nodes, the memo table is keyed by
-//!   them, and a node returned by NORMALISE is marked as a normal form, so
+//! - Terms are normalised as shared terms (module `shared`): with the memo
+//!   table equal terms are one node (without it nodes are not looked up
+//!   when built, which is cheaper, and equal terms are compared where a
+//!   left side repeats a variable), a substitution holds nodes, the memo
+//!   table is keyed by them, and a node returned by NORMALISE is marked as a normal form, so
 //!   it is never normalised again (doing so would take no step and give it
 //!   back). A step then costs the same however large the terms it moves.
 //!   A rule's right side is normalised as it is instantiated: its calls
@@ -71,6 +73,7 @@ use std::rc::Rc;
 use crate::decl::names;
 use crate::rewrite::{
     InstantiateError, Matcher, NO_CODE, Op, REGISTERS, Rules, SharedOutcome, SharedRule, Template,
+    register,
 };
 use crate::shared::{Arena, HeadId, Id, Special};
 use crate::syntax::{Definitions, SyntaxKind};
@@ -204,7 +207,12 @@ impl<'a> Normaliser<'a> {
             sig,
             rules,
             limits,
-            arena: Arena::new(),
+            // The memo table is keyed by nodes: equal terms must be one.
+            arena: if limits.memo {
+                Arena::new()
+            } else {
+                Arena::without_hash_consing()
+            },
             compiled: Vec::new(),
             matcher: Matcher::default(),
             memo: Vec::new(),
@@ -714,8 +722,7 @@ impl<'a> Normaliser<'a> {
                 }
                 Op::Build(head, arity) => {
                     let base = self.arena.scratch.len() - arity as usize;
-                    let v = self.arena.intern_scratch(head, base);
-                    self.arena.mark_normal(v);
+                    let v = self.arena.intern_normal(head, base);
                     self.arena.scratch.push(v);
                 }
                 Op::Call(head, arity, j) => {
@@ -757,6 +764,7 @@ impl<'a> Normaliser<'a> {
     /// otherwise the call's normal form replaces the values. Linear left
     /// sides are matched in registers, the arguments copied there once
     /// for all the rules.
+    #[inline]
     fn exec_call(
         &mut self,
         head: HeadId,
@@ -775,17 +783,12 @@ impl<'a> Normaliser<'a> {
         };
         let args = &self.arena.scratch[base..];
         let mut regs = [0; REGISTERS];
-        if arity <= REGISTERS {
-            for (r, &a) in regs.iter_mut().zip(args) {
-                *r = a;
-            }
-        }
         let mut applied = None;
         for rule in rules.iter() {
             let outcome = if !rule.in_registers() {
                 rule.try_call(&self.arena, head, args, &mut self.matcher)
             } else if rule.arity() == arity {
-                rule.match_registers(&self.arena, &mut regs)
+                rule.match_registers(&self.arena, args, &mut regs)
             } else {
                 SharedOutcome::Reject
             };
@@ -799,14 +802,15 @@ impl<'a> Normaliser<'a> {
             }
         }
         let Some(rule) = applied else {
-            let t = self.arena.intern_scratch(head, base);
-            self.arena.mark_normal(t);
+            let t = self.arena.intern_normal(head, base);
             self.arena.scratch.push(t);
             return Ok(None);
         };
         self.bound.truncate(at);
         if rule.in_registers() {
-            self.bound.extend(rule.var_regs().iter().map(|&r| regs[r]));
+            let args = &self.arena.scratch[base..];
+            self.bound
+                .extend(rule.var_regs().iter().map(|&r| register(args, &regs, r)));
         } else {
             self.bound.extend_from_slice(self.matcher.bindings());
         }
@@ -1158,12 +1162,43 @@ mod tests {
             (format!("same({}, {})", num(1), num(2)), "Cfalse"),
             ("same(x, x)".to_string(), "Ctrue"),
             (format!("same(plus({}, zero), {})", num(2), num(2)), "Ctrue"),
+            // Built by rewriting on both sides (without the memo table,
+            // equal terms built apart are different nodes).
+            (
+                format!(
+                    "same(plus({}, {}), plus({}, {}))",
+                    num(1),
+                    num(2),
+                    num(2),
+                    num(1)
+                ),
+                "Ctrue",
+            ),
+            (
+                format!(
+                    "same(plus({}, {}), plus({}, {}))",
+                    num(1),
+                    num(2),
+                    num(2),
+                    num(2)
+                ),
+                "Cfalse",
+            ),
+            (format!("same(keep(zero), keep(zero))"), "Ctrue"),
         ] {
-            assert_eq!(
-                p.norm(&text, Limits::default()),
-                Ok(p.term(normal)),
-                "{text}"
-            );
+            for memo in [true, false] {
+                assert_eq!(
+                    p.norm(
+                        &text,
+                        Limits {
+                            memo,
+                            ..Limits::default()
+                        }
+                    ),
+                    Ok(p.term(normal)),
+                    "{text}, memo {memo}"
+                );
+            }
         }
     }
 

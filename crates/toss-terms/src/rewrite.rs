@@ -18,7 +18,7 @@
 
 use std::fmt;
 
-use crate::shared::{Arena, HeadId, Id, Special};
+use crate::shared::{Arena, HeadId, Id, Special, copy_few};
 use crate::term::{Head, Signature, SymKind, Term, VType};
 use crate::types::Type;
 use crate::typing::{TypeError, reconstruct, reconstruct_expecting};
@@ -582,6 +582,15 @@ pub(crate) enum Op {
 /// are matched the general way.
 pub(crate) const REGISTERS: usize = 32;
 
+/// Register `r`: an argument, or a child a check put there.
+#[inline]
+pub(crate) fn register(args: &[Id], regs: &[Id; REGISTERS], r: usize) -> Id {
+    match args.get(r) {
+        Some(&a) => a,
+        None => regs[r],
+    }
+}
+
 /// A constructor of a linear left side below its top, in preorder: the
 /// register holding the subterm it is checked against, where the
 /// subterm's children go when it matches, and how many checks below it a
@@ -762,11 +771,11 @@ impl SharedRule {
         }
         if self.checks.is_some() {
             let mut regs = [0; REGISTERS];
-            regs[..args.len()].copy_from_slice(args);
-            let outcome = self.match_registers(arena, &mut regs);
+            let outcome = self.match_registers(arena, args, &mut regs);
             if outcome == SharedOutcome::Apply {
                 m.first.clear();
-                m.first.extend(self.var_regs.iter().map(|&r| regs[r]));
+                m.first
+                    .extend(self.var_regs.iter().map(|&r| register(args, &regs, r)));
             }
             return outcome;
         }
@@ -806,25 +815,29 @@ impl SharedRule {
         }
     }
 
-    /// STEP ONE on a linear left side, whose STEP TWO always passes, its
-    /// arguments in the first registers ([`SharedRule::arity`] of them,
-    /// checked by the caller): each constructor checked in preorder, its
+    /// STEP ONE on a linear left side, whose STEP TWO always passes, on
+    /// `args` ([`SharedRule::arity`] of them, checked by the caller), the
+    /// first registers (read where they are: copying values just pushed
+    /// would stall on the loads): each constructor checked in preorder, its
     /// children put in their registers; the variables' values are then in
-    /// their registers ([`SharedRule::var_regs`]). A subterm whose head
+    /// their registers ([`register`] of [`SharedRule::var_regs`]). A subterm whose head
     /// is the pattern's is no clog (the pattern's head is a constructor);
     /// only on a difference is it asked whether it is opaque. Only for
     /// rules with checks.
-    pub fn match_registers(&self, arena: &Arena, regs: &mut [Id; REGISTERS]) -> SharedOutcome {
+    #[inline]
+    pub fn match_registers(
+        &self,
+        arena: &Arena,
+        args: &[Id],
+        regs: &mut [Id; REGISTERS],
+    ) -> SharedOutcome {
         let checks: &[Check] = self.checks.as_deref().unwrap_or(&[]);
         let mut clog = false;
         let mut i = 0;
         while let Some(c) = checks.get(i) {
-            let (h, kids) = arena.head_args(regs[c.src]);
+            let (h, kids) = arena.head_args(register(args, regs, c.src));
             if h == c.head && kids.len() == c.arity {
-                // Element by element: a call to memcpy costs more on so few.
-                for (r, &k) in regs[c.dst..].iter_mut().zip(kids) {
-                    *r = k;
-                }
+                copy_few(&mut regs[c.dst..], kids);
                 i += 1;
             } else if arena.info(h).opaque() {
                 // Report CLOG, continue, abandon the positions below.
@@ -1056,11 +1069,11 @@ fn shared_step_one(
     Ok(())
 }
 
-/// The SUB ALGORITHM on a set of shared terms (equal terms are equal ids).
+/// The SUB ALGORITHM on a set of shared terms (equal ones are one element).
 fn shared_sub_algorithm(arena: &Arena, items: &[Id]) -> Sub {
     let mut set: Vec<Id> = Vec::new();
     for &t in items {
-        if !set.contains(&t) {
+        if !set.iter().any(|&u| arena.equal(u, t)) {
             set.push(t);
         }
     }

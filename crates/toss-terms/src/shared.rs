@@ -1,9 +1,12 @@
-//! Shared terms for normalisation: an arena of hash-consed nodes, each a
-//! head and the ids of its children, so equal terms are equal ids. The
-//! hash-consing table keeps each node's hash; a node keeps its height and
-//! whether it is a normal form. This makes the cost of a rewrite step
-//! independent of the size of the terms it moves around: a substitution holds ids, comparing two terms compares
-//! two numbers and a normal subterm is never normalised again.
+//! Shared terms for normalisation: an arena of nodes, each a head and the
+//! ids of its children; hash-consed by default, so equal terms are equal
+//! ids. The hash-consing table keeps each node's hash; a node keeps its
+//! height and whether it is a normal form. This makes the cost of a
+//! rewrite step independent of the size of the terms it moves around: a
+//! substitution holds ids, comparing two terms compares two numbers and a
+//! normal subterm is never normalised again. Without hash-consing (for a
+//! normaliser without a memo table) a node is added without a look-up,
+//! and comparing two terms walks them where their nodes differ.
 //!
 //! Nothing is ever freed: an arena lives as long as one normaliser, whose
 //! step limit bounds its growth.
@@ -107,6 +110,24 @@ pub(crate) struct Arena {
     /// Children of nodes under construction (a stack: each builder pushes
     /// above what it found and truncates back).
     pub scratch: Vec<Id>,
+    /// Whether nodes are looked up before they are added, so equal terms
+    /// are one node (see [`Arena::without_hash_consing`]).
+    hash_cons: bool,
+}
+
+/// Copies the few ids of `src` to the start of `dst`: unrolled for the
+/// usual lengths, where a call to memcpy (what a loop compiles to) costs
+/// more than the copy.
+#[inline]
+pub(crate) fn copy_few(dst: &mut [Id], src: &[Id]) {
+    match (src, dst) {
+        ([], _) => {}
+        ([a], [x, ..]) => *x = *a,
+        ([a, b], [x, y, ..]) => (*x, *y) = (*a, *b),
+        ([a, b, c], [x, y, z, ..]) => (*x, *y, *z) = (*a, *b, *c),
+        ([a, b, c, d], [x, y, z, w, ..]) => (*x, *y, *z, *w) = (*a, *b, *c, *d),
+        (src, dst) => dst[..src.len()].copy_from_slice(src),
+    }
 }
 
 fn mix(h: u64, x: u64) -> u64 {
@@ -129,7 +150,46 @@ impl Arena {
             children: Vec::new(),
             table: vec![(EMPTY, 0); 1 << 10],
             scratch: Vec::new(),
+            hash_cons: true,
         }
+    }
+
+    /// An arena whose nodes are added without a look-up: equal terms may
+    /// then be different nodes, and only [`Arena::equal`] says whether two
+    /// terms are equal. Most nodes built by rewriting are new, and the
+    /// look-up that finds so is a random access to the table; a normaliser
+    /// without a memo table (keyed by nodes) needs no more.
+    pub fn without_hash_consing() -> Arena {
+        Arena {
+            hash_cons: false,
+            ..Arena::new()
+        }
+    }
+
+    /// Whether `a` and `b` are the same term: the same node, or (without
+    /// hash-consing) nodes with the same head and equal children. Without
+    /// recursion, so deep terms cost no call frames.
+    pub fn equal(&self, a: Id, b: Id) -> bool {
+        if a == b || self.hash_cons {
+            return a == b;
+        }
+        let mut todo = vec![(a, b)];
+        while let Some((a, b)) = todo.pop() {
+            if a == b {
+                continue;
+            }
+            let (x, y) = (&self.nodes[a as usize], &self.nodes[b as usize]);
+            if x.head != y.head || x.len != y.len || x.height != y.height {
+                return false;
+            }
+            todo.extend(
+                x.args(&self.children)
+                    .iter()
+                    .copied()
+                    .zip(y.args(&self.children).iter().copied()),
+            );
+        }
+        true
     }
 
     /// The id of a head, added with its kind on first sight.
@@ -230,6 +290,9 @@ impl Arena {
 
     /// The node `head(scratch[base..])`; the scratch is truncated to `base`.
     pub fn intern_scratch(&mut self, head: HeadId, base: usize) -> Id {
+        if !self.hash_cons {
+            return self.add(head, base, false);
+        }
         let hash = node_hash(head, &self.scratch[base..]);
         let mask = self.table.len() - 1;
         let mut slot = hash as usize & mask;
@@ -249,16 +312,39 @@ impl Arena {
             }
             slot = (slot + 1) & mask;
         }
+        let id = self.add(head, base, false);
+        self.table[slot] = (id, hash);
+        if self.nodes.len() * 2 > self.table.len() {
+            self.grow();
+        }
+        id
+    }
+
+    /// A normal form `head(scratch[base..])` (its children are): found, or
+    /// added and marked.
+    pub fn intern_normal(&mut self, head: HeadId, base: usize) -> Id {
+        if !self.hash_cons {
+            return self.add(head, base, true);
+        }
+        let t = self.intern_scratch(head, base);
+        self.mark_normal(t);
+        t
+    }
+
+    /// A new node `head(scratch[base..])`, not in the table; the scratch
+    /// is truncated to `base`.
+    fn add(&mut self, head: HeadId, base: usize, normal: bool) -> Id {
         let args = &self.scratch[base..];
-        let height = 1 + args
-            .iter()
-            .map(|&a| self.nodes[a as usize].height)
-            .max()
-            .unwrap_or(0);
+        let mut height = 0;
         let mut kids = [0; INLINE];
-        if args.len() <= INLINE {
-            kids[..args.len()].copy_from_slice(args);
-        } else {
+        // Element by element: a call to memcpy costs more on so few.
+        for (i, &a) in args.iter().enumerate() {
+            height = height.max(self.nodes[a as usize].height);
+            if let Some(k) = kids.get_mut(i) {
+                *k = a;
+            }
+        }
+        if args.len() > INLINE {
             kids[0] = u32::try_from(self.children.len()).unwrap_or(EMPTY);
             self.children.extend_from_slice(args);
         }
@@ -267,14 +353,10 @@ impl Arena {
             head,
             len: u32::try_from(args.len()).unwrap_or(EMPTY),
             kids,
-            height,
-            normal: false,
+            height: height + 1,
+            normal,
         });
         self.scratch.truncate(base);
-        self.table[slot] = (id, hash);
-        if self.nodes.len() * 2 > self.table.len() {
-            self.grow();
-        }
         id
     }
 
@@ -391,6 +473,44 @@ mod tests {
             assert_eq!(a.height(id), n + 1);
         }
         assert_eq!(a.len(), 3000);
+    }
+
+    /// Without hash-consing, equal terms built apart are different nodes
+    /// that [`Arena::equal`] finds equal, however deep.
+    #[test]
+    fn equality_without_hash_consing() {
+        let mut sig = Signature::new();
+        let nat = Type::sym("nat", vec![]);
+        sig.add("zero", nat.clone(), SymKind::Constructor);
+        sig.add(
+            "s",
+            Type::fun(vec![nat.clone()], nat.clone()),
+            SymKind::Constructor,
+        );
+        sig.add(
+            "p",
+            Type::fun(vec![nat.clone(), nat.clone()], nat),
+            SymKind::Constructor,
+        );
+        let numeral =
+            |n: usize| (0..n).fold(Term::sym("zero", vec![]), |t, _| Term::sym("s", vec![t]));
+        let mut a = Arena::without_hash_consing();
+        let deep = 5_000;
+        let (x, y) = (a.share(&numeral(deep), &sig), a.share(&numeral(deep), &sig));
+        let z = a.share(&numeral(deep - 1), &sig);
+        assert_ne!(x, y);
+        assert!(a.equal(x, y) && a.equal(y, x) && a.equal(x, x));
+        assert!(!a.equal(x, z));
+        let p = |a: &mut Arena, l: usize, r: usize| {
+            a.share(&Term::sym("p", vec![numeral(l), numeral(r)]), &sig)
+        };
+        let (u, v, w) = (p(&mut a, 2, 3), p(&mut a, 2, 3), p(&mut a, 3, 2));
+        assert!(a.equal(u, v) && !a.equal(u, w));
+        // With hash-consing, equal terms are one node.
+        let mut b = Arena::new();
+        let (x, y) = (b.share(&numeral(50), &sig), b.share(&numeral(50), &sig));
+        assert_eq!(x, y);
+        assert!(b.equal(x, y));
     }
 
     /// Trees back from the arena: verbatim stripped where none is above,
