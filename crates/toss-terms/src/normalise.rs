@@ -72,10 +72,10 @@ use std::rc::Rc;
 
 use crate::decl::names;
 use crate::rewrite::{
-    InstantiateError, Matcher, NO_CODE, Op, REGISTERS, Rules, SharedOutcome, SharedRule, Template,
-    register,
+    InstantiateError, Matcher, NO_CODE, Op, REGISTERS, Registers, Rules, SharedOutcome, SharedRule,
+    Template, register,
 };
-use crate::shared::{Arena, HeadId, Id, Special};
+use crate::shared::{Arena, HeadId, INLINE, Id, Special};
 use crate::syntax::{Definitions, SyntaxKind};
 use crate::term::{Head, Signature, Term, VType, code_list, code_string, code_term, code_type};
 use crate::types::Type;
@@ -169,6 +169,10 @@ pub struct Normaliser<'a> {
     /// The positions below the one [`Normaliser::exec`] runs the code of,
     /// outermost first.
     frames: Vec<Frame>,
+    /// The values of [`Normaliser::exec`].
+    values: Vec<Id>,
+    /// The registers linear left sides are matched in.
+    regs: Registers,
     steps: u64,
     steps_by_head: Vec<u64>,
     trace: Option<Vec<Step>>,
@@ -180,6 +184,24 @@ pub struct Normaliser<'a> {
 }
 
 const NO_ENTRY: Id = Id::MAX;
+
+/// What a call in compiled code comes to.
+enum Exec {
+    /// A rule with code applied: its code's start (the bindings are in
+    /// place).
+    Rewrite(usize),
+    /// The call's normal form.
+    Value(Id),
+}
+
+/// The stacks of [`Normaliser::exec`]: values, bindings and the frames
+/// of the positions below the one it runs the code of.
+#[derive(Default)]
+struct Stacks {
+    values: Vec<Id>,
+    bound: Vec<Id>,
+    frames: Vec<Frame>,
+}
 
 /// Where [`Normaliser::exec`] is in the right side of the rule applied at
 /// a position: the next instruction, where the bindings start in `bound`
@@ -220,6 +242,8 @@ impl<'a> Normaliser<'a> {
             bound: Vec::new(),
             code: Vec::new(),
             frames: Vec::new(),
+            values: Vec::new(),
+            regs: [0; REGISTERS + INLINE],
             steps: 0,
             steps_by_head: Vec::new(),
             trace: None,
@@ -274,6 +298,7 @@ impl<'a> Normaliser<'a> {
         self.pending.clear();
         self.bound.clear();
         self.frames.clear();
+        self.values.clear();
         let t = self.remove_brackets(t, 0)?;
         let n = self.main(t, 0, start)?;
         self.remove_verbatim(n)
@@ -687,14 +712,19 @@ impl<'a> Normaliser<'a> {
     /// `depth`, its bindings in `bound[bb..]`, by running its code from
     /// `pc`: what [`Normaliser::run`] does node by node, with an explicit
     /// stack of positions instead of recursion and without building the
-    /// calls that are rewritten. The values on the scratch are normal
-    /// forms; a call is matched on the values on top and, when a rule
-    /// with code applies within the limits, its code runs in a new frame
-    /// (at the same position for the call at the root). Anything else
-    /// (no code, the step or depth limit near, a subterm without variables
-    /// not yet normal) goes to [`Normaliser::run`] or
-    /// [`Normaliser::main`], which count the same steps in the same order.
-    /// Used without the memo table and the trace only.
+    /// calls that are rewritten. The values on its stack are normal forms;
+    /// a call is matched on the values on top and, when a rule with code
+    /// applies within the limits, its code runs in a new frame (at the same
+    /// position for the call at the root). Anything else (no code, the step
+    /// or depth limit near, a subterm without variables not yet normal)
+    /// goes to [`Normaliser::run`] or [`Normaliser::main`], which count the
+    /// same steps in the same order. Used without the memo table and the
+    /// trace only.
+    ///
+    /// The stacks are in local variables while the code runs (so they
+    /// are known apart from the rest of the normaliser, and their lengths
+    /// stay in registers), and back in place around anything that may run
+    /// code in turn.
     fn exec(
         &mut self,
         mut pc: usize,
@@ -702,78 +732,112 @@ impl<'a> Normaliser<'a> {
         mut depth: usize,
         start: u64,
     ) -> Result<Id, NormError> {
-        let floor = self.frames.len();
+        let mut st = Stacks::default();
+        self.swap_stacks(&mut st);
+        let floor = st.frames.len();
         loop {
             let op = self.code[pc];
             pc += 1;
-            match op {
+            // The value of the right side, when this instruction gives it.
+            let value = match op {
                 Op::Var(x) => {
-                    let v = self.bound[bb + x as usize];
+                    let v = st.bound[bb + x as usize];
                     debug_assert!(self.arena.is_normal(v));
-                    self.arena.scratch.push(v);
+                    st.values.push(v);
+                    continue;
                 }
                 Op::Ground(id, j) => {
                     let v = if self.arena.is_normal(id) {
                         id
                     } else {
-                        self.main(id, depth + j as usize, start)?
+                        self.swap_stacks(&mut st);
+                        let v = self.main(id, depth + j as usize, start)?;
+                        self.swap_stacks(&mut st);
+                        v
                     };
-                    self.arena.scratch.push(v);
+                    st.values.push(v);
+                    continue;
                 }
                 Op::Build(head, arity) => {
-                    let base = self.arena.scratch.len() - arity as usize;
-                    let v = self.arena.intern_normal(head, base);
-                    self.arena.scratch.push(v);
+                    let base = st.values.len() - arity as usize;
+                    let v = self.arena.add_normal(head, &st.values[base..]);
+                    st.values.truncate(base);
+                    st.values.push(v);
+                    continue;
+                }
+                Op::BuildRet(head, arity) => {
+                    let base = st.values.len() - arity as usize;
+                    let v = self.arena.add_normal(head, &st.values[base..]);
+                    st.values.truncate(base);
+                    v
                 }
                 Op::Call(head, arity, j) => {
                     let d = depth + j as usize;
-                    let at = self.bound.len();
-                    if let Some(code) = self.exec_call(head, arity as usize, d, start, at)? {
-                        self.frames.push(Frame { pc, bb, depth });
-                        (pc, bb, depth) = (code, at, d);
+                    let at = st.bound.len();
+                    match self.exec_call(&mut st, head, arity as usize, d, start, at)? {
+                        Exec::Rewrite(code) => {
+                            st.frames.push(Frame { pc, bb, depth });
+                            (pc, bb, depth) = (code, at, d);
+                        }
+                        Exec::Value(v) => st.values.push(v),
                     }
+                    continue;
                 }
                 Op::TailCall(head, arity) => {
                     // The bindings of this frame are used up: the new ones
                     // take their place.
-                    if let Some(code) = self.exec_call(head, arity as usize, depth, start, bb)? {
-                        pc = code;
+                    match self.exec_call(&mut st, head, arity as usize, depth, start, bb)? {
+                        Exec::Rewrite(code) => {
+                            pc = code;
+                            continue;
+                        }
+                        Exec::Value(v) => v,
                     }
                 }
-                Op::Ret => {
-                    self.bound.truncate(bb);
-                    if self.frames.len() == floor {
-                        let Some(v) = self.arena.scratch.pop() else {
-                            unreachable!("a right side leaves its value")
-                        };
-                        return Ok(v);
-                    }
-                    let Some(f) = self.frames.pop() else {
-                        unreachable!("above the floor")
-                    };
-                    (pc, bb, depth) = (f.pc, f.bb, f.depth);
-                }
+                Op::Ret => match st.values.pop() {
+                    Some(v) => v,
+                    None => unreachable!("a right side leaves its value"),
+                },
+                Op::RetVar(x) => st.bound[bb + x as usize],
+            };
+            debug_assert!(self.arena.is_normal(value));
+            st.bound.truncate(bb);
+            if st.frames.len() == floor {
+                self.swap_stacks(&mut st);
+                return Ok(value);
             }
+            let Some(f) = st.frames.pop() else {
+                unreachable!("above the floor")
+            };
+            (pc, bb, depth) = (f.pc, f.bb, f.depth);
+            st.values.push(value);
         }
+    }
+
+    /// Swaps the stacks [`Normaliser::exec`] works on with `st`.
+    fn swap_stacks(&mut self, st: &mut Stacks) {
+        std::mem::swap(&mut self.values, &mut st.values);
+        std::mem::swap(&mut self.bound, &mut st.bound);
+        std::mem::swap(&mut self.frames, &mut st.frames);
     }
 
     /// The call of `head` on the top `arity` values at `depth`, for
     /// [`Normaliser::exec`]: when a rule with code applies within the
     /// limits, the step is counted, the values popped, the bindings put
     /// in `bound[at..]` and the start of the rule's code returned;
-    /// otherwise the call's normal form replaces the values. Linear left
-    /// sides are matched in registers, the arguments copied there once
-    /// for all the rules.
-    #[inline]
+    /// otherwise the call's normal form, the values popped. Linear left
+    /// sides are matched in registers.
+    #[inline(always)]
     fn exec_call(
         &mut self,
+        st: &mut Stacks,
         head: HeadId,
         arity: usize,
         depth: usize,
         start: u64,
         at: usize,
-    ) -> Result<Option<usize>, NormError> {
-        let base = self.arena.scratch.len() - arity;
+    ) -> Result<Exec, NormError> {
+        let base = st.values.len() - arity;
         if !matches!(self.compiled.get(head as usize), Some(Some(_))) {
             self.compile(head);
         }
@@ -781,14 +845,13 @@ impl<'a> Normaliser<'a> {
             Some(Some(rules)) => rules,
             _ => &[],
         };
-        let args = &self.arena.scratch[base..];
-        let mut regs = [0; REGISTERS];
+        let args = &st.values[base..];
         let mut applied = None;
         for rule in rules.iter() {
             let outcome = if !rule.in_registers() {
                 rule.try_call(&self.arena, head, args, &mut self.matcher)
             } else if rule.arity() == arity {
-                rule.match_registers(&self.arena, args, &mut regs)
+                rule.match_registers(&self.arena, args, &mut self.regs)
             } else {
                 SharedOutcome::Reject
             };
@@ -802,39 +865,48 @@ impl<'a> Normaliser<'a> {
             }
         }
         let Some(rule) = applied else {
-            let t = self.arena.intern_normal(head, base);
-            self.arena.scratch.push(t);
-            return Ok(None);
+            let v = self.arena.add_normal(head, args);
+            st.values.truncate(base);
+            return Ok(Exec::Value(v));
         };
-        self.bound.truncate(at);
+        st.bound.truncate(at);
         if rule.in_registers() {
-            let args = &self.arena.scratch[base..];
-            self.bound
-                .extend(rule.var_regs().iter().map(|&r| register(args, &regs, r)));
+            for &r in rule.var_regs() {
+                st.bound.push(register(args, &self.regs, r));
+            }
         } else {
-            self.bound.extend_from_slice(self.matcher.bindings());
+            st.bound.extend_from_slice(self.matcher.bindings());
         }
         let code = rule.code_start;
-        let rhs_height = rule.rhs_height();
-        let limit = self.limits.max_depth + 1;
-        let height = |ids: &[Id]| ids.iter().map(|&b| self.arena.height(b)).max().unwrap_or(0);
-        // The bindings are subterms of the arguments: their heights first.
+        let (rhs_height, limit) = (rule.rhs_height(), self.limits.max_depth + 1);
+        // Within the depth limit (see `within_depth`); the bindings are
+        // subterms of the arguments: their heights first.
+        let fits = |ids: &[Id]| {
+            let mut h = 0;
+            for &b in ids {
+                h = h.max(self.arena.height(b));
+            }
+            rhs_height + h + depth.max(1) <= limit
+        };
         let fast = code != NO_CODE
             && self.steps + 1 - start <= self.limits.max_steps
-            && (rhs_height + height(&self.arena.scratch[base..]) + depth.max(1) <= limit
-                || rhs_height + height(&self.bound[at..]) + depth.max(1) <= limit);
+            && (fits(args) || fits(&st.bound[at..]));
         if !fast {
             // The general loop matches again and counts the step itself.
-            self.bound.truncate(at);
-            let t = self.arena.intern_scratch(head, base);
-            let v = self.run(Current::Node(t), depth, start)?;
-            self.arena.scratch.push(v);
-            return Ok(None);
+            st.bound.truncate(at);
+            let base_scratch = self.arena.scratch.len();
+            self.arena.scratch.extend_from_slice(args);
+            st.values.truncate(base);
+            let t = self.arena.intern_scratch(head, base_scratch);
+            self.swap_stacks(st);
+            let v = self.run(Current::Node(t), depth, start);
+            self.swap_stacks(st);
+            return Ok(Exec::Value(v?));
         }
         self.steps += 1;
         self.count_head(head);
-        self.arena.scratch.truncate(base);
-        Ok(Some(code))
+        st.values.truncate(base);
+        Ok(Exec::Rewrite(code))
     }
 
     /// A call of a meta-level function, its arguments normalised: what it

@@ -18,7 +18,7 @@
 
 use std::fmt;
 
-use crate::shared::{Arena, HeadId, Id, Special, copy_few};
+use crate::shared::{Arena, HeadId, INLINE, Id, Special, copy_few};
 use crate::term::{Head, Signature, SymKind, Term, VType};
 use crate::types::Type;
 use crate::typing::{TypeError, reconstruct, reconstruct_expecting};
@@ -567,14 +567,18 @@ pub(crate) enum Op {
     Ground(Id, u32),
     /// Replace the top values by the constructor node over them.
     Build(HeadId, u32),
+    /// [`Op::Build`] at the root: the node is the value.
+    BuildRet(HeadId, u32),
     /// Replace the top values by the normal form of the call of this
     /// function on them, at this depth below the position.
     Call(HeadId, u32, u32),
     /// The call at the root of the right side: rewritten at the position
-    /// itself.
+    /// itself, or its normal form is the value.
     TailCall(HeadId, u32),
     /// The end: the top value is the normal form of the right side.
     Ret,
+    /// The right side is a variable: its value is the value.
+    RetVar(u32),
 }
 
 /// Registers for matching a linear left side: its arguments first, then
@@ -582,9 +586,14 @@ pub(crate) enum Op {
 /// are matched the general way.
 pub(crate) const REGISTERS: usize = 32;
 
+/// The registers: [`REGISTERS`] and room for a check to write both inline
+/// children whatever its arity (a register past its own is written by a
+/// later check before it is read).
+pub(crate) type Registers = [Id; REGISTERS + INLINE];
+
 /// Register `r`: an argument, or a child a check put there.
 #[inline]
-pub(crate) fn register(args: &[Id], regs: &[Id; REGISTERS], r: usize) -> Id {
+pub(crate) fn register(args: &[Id], regs: &Registers, r: usize) -> Id {
     match args.get(r) {
         Some(&a) => a,
         None => regs[r],
@@ -597,11 +606,11 @@ pub(crate) fn register(args: &[Id], regs: &[Id; REGISTERS], r: usize) -> Id {
 /// clog skips.
 #[derive(Clone, Copy, Debug)]
 struct Check {
-    src: usize,
+    src: u32,
     head: HeadId,
-    arity: usize,
-    dst: usize,
-    below: usize,
+    arity: u32,
+    dst: u32,
+    below: u32,
 }
 
 /// A rule compiled against an arena.
@@ -611,8 +620,9 @@ pub(crate) struct SharedRule {
     /// The left side's arity.
     arity: usize,
     /// The constructors of a linear left side checked in preorder, with
-    /// at most [`REGISTERS`] registers; `None` otherwise.
-    checks: Option<Box<[Check]>>,
+    /// at most [`REGISTERS`] registers (then `registers`).
+    checks: Box<[Check]>,
+    registers: bool,
     /// The register of each variable of a linear left side.
     var_regs: Box<[usize]>,
     /// The right side's nodes, children before parents: the root is last.
@@ -686,7 +696,8 @@ impl SharedRule {
         let rule = SharedRule {
             lhs,
             arity,
-            checks: linear.then(|| checks.into()),
+            checks: checks.into(),
+            registers: linear,
             var_regs: var_regs.into(),
             rhs,
             vars,
@@ -710,13 +721,21 @@ impl SharedRule {
         self.rhs_height
     }
 
-    /// The right side as postfix code ending in [`Op::Ret`], or `None`
+    /// The right side as postfix code, its last instruction giving the
+    /// value ([`Op::Ret`] and the like), or `None`
     /// when it has a special function name or a variable applied to
     /// arguments.
     pub fn code(&self, arena: &Arena) -> Option<Vec<Op>> {
         let mut out = Vec::new();
         self.emit(self.root(), 0, arena, &mut out)?;
-        out.push(Op::Ret);
+        // The root's instruction is last: it gives the value.
+        let root = out.pop()?;
+        match root {
+            Op::Build(head, arity) => out.push(Op::BuildRet(head, arity)),
+            Op::Var(x) => out.push(Op::RetVar(x)),
+            Op::TailCall(..) => out.push(root),
+            _ => out.extend([root, Op::Ret]),
+        }
         Some(out)
     }
 
@@ -769,8 +788,8 @@ impl SharedRule {
         if *top != head || patterns.len() != args.len() {
             return SharedOutcome::Reject;
         }
-        if self.checks.is_some() {
-            let mut regs = [0; REGISTERS];
+        if self.registers {
+            let mut regs = [0; REGISTERS + INLINE];
             let outcome = self.match_registers(arena, args, &mut regs);
             if outcome == SharedOutcome::Apply {
                 m.first.clear();
@@ -824,25 +843,33 @@ impl SharedRule {
     /// is the pattern's is no clog (the pattern's head is a constructor);
     /// only on a difference is it asked whether it is opaque. Only for
     /// rules with checks.
-    #[inline]
+    #[inline(always)]
     pub fn match_registers(
         &self,
         arena: &Arena,
         args: &[Id],
-        regs: &mut [Id; REGISTERS],
+        regs: &mut Registers,
     ) -> SharedOutcome {
-        let checks: &[Check] = self.checks.as_deref().unwrap_or(&[]);
+        let checks = &*self.checks;
         let mut clog = false;
         let mut i = 0;
-        while let Some(c) = checks.get(i) {
-            let (h, kids) = arena.head_args(register(args, regs, c.src));
-            if h == c.head && kids.len() == c.arity {
-                copy_few(&mut regs[c.dst..], kids);
+        while i < checks.len() {
+            let c = checks[i];
+            let t = register(args, regs, c.src as usize);
+            let n = arena.view(t);
+            if n.head == c.head && n.len == c.arity {
+                let dst = c.dst as usize;
+                if c.arity as usize <= INLINE {
+                    regs[dst] = n.kids[0];
+                    regs[dst + 1] = n.kids[1];
+                } else {
+                    copy_few(&mut regs[dst..], arena.args(t));
+                }
                 i += 1;
-            } else if arena.info(h).opaque() {
+            } else if n.opaque {
                 // Report CLOG, continue, abandon the positions below.
                 clog = true;
-                i += 1 + c.below;
+                i += 1 + c.below as usize;
             } else {
                 return SharedOutcome::Reject;
             }
@@ -856,7 +883,7 @@ impl SharedRule {
 
     /// Whether the rule is matched in registers ([`SharedRule::match_registers`]).
     pub fn in_registers(&self) -> bool {
-        self.checks.is_some()
+        self.registers
     }
 
     /// The left side's arity.
@@ -961,17 +988,18 @@ fn compile_checks(
             let at = checks.len();
             let dst = *next;
             *next += args.len();
+            let small = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
             checks.push(Check {
-                src,
+                src: small(src),
                 head: *head,
-                arity: args.len(),
-                dst,
+                arity: small(args.len()),
+                dst: small(dst),
                 below: 0,
             });
             for (i, a) in args.iter().enumerate() {
                 compile_checks(a, dst + i, next, checks, var_regs);
             }
-            checks[at].below = checks.len() - at - 1;
+            checks[at].below = small(checks.len() - at - 1);
         }
     }
 }
@@ -1055,7 +1083,7 @@ fn shared_step_one(
         Pattern::Node(head, args) => (*head, args),
     };
     // Below the top (which the caller matches by hand).
-    if arena.head_info(b).opaque() {
+    if arena.is_opaque(b) {
         // Report CLOG, continue, abandon the positions below.
         *clog = true;
         return Ok(());
@@ -1083,7 +1111,7 @@ fn shared_sub_algorithm(arena: &Arena, items: &[Id]) -> Sub {
     let constructors: Vec<Id> = set
         .iter()
         .copied()
-        .filter(|&t| !arena.head_info(t).opaque())
+        .filter(|&t| !arena.is_opaque(t))
         .collect();
     if let Some(&first) = constructors.first()
         && constructors

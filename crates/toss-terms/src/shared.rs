@@ -72,7 +72,18 @@ impl HeadInfo {
 /// Children of a node: up to [`INLINE`] in the node itself (most terms
 /// have few, and this saves a memory access per look-up), more in
 /// [`Arena::children`] from `kids[0]` on.
-const INLINE: usize = 2;
+pub(crate) const INLINE: usize = 2;
+
+/// What matching reads of a node, with one look-up: its head, arity,
+/// children when they are inline (at most [`INLINE`]) and whether its head
+/// is opaque.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct View {
+    pub head: HeadId,
+    pub len: u32,
+    pub kids: [Id; INLINE],
+    pub opaque: bool,
+}
 
 #[derive(Clone, Copy, Debug)]
 struct Node {
@@ -81,6 +92,9 @@ struct Node {
     kids: [Id; INLINE],
     height: u32,
     normal: bool,
+    /// Its head is opaque to matching ([`HeadInfo::opaque`]), kept here
+    /// so matching reads one node, not the head's entry too.
+    opaque: bool,
 }
 
 impl Node {
@@ -255,10 +269,22 @@ impl Arena {
         self.nodes[t as usize].args(&self.children)
     }
 
-    /// The head and the children of `t`, with one look-up.
-    pub fn head_args(&self, t: Id) -> (HeadId, &[Id]) {
+    /// What matching reads of `t`.
+    #[inline]
+    pub fn view(&self, t: Id) -> View {
         let n = &self.nodes[t as usize];
-        (n.head, n.args(&self.children))
+        View {
+            head: n.head,
+            len: n.len,
+            kids: n.kids,
+            opaque: n.opaque,
+        }
+    }
+
+    /// Whether the head of `t` is opaque to matching (a variable or a
+    /// function name).
+    pub fn is_opaque(&self, t: Id) -> bool {
+        self.nodes[t as usize].opaque
     }
 
     pub fn arity(&self, t: Id) -> usize {
@@ -331,10 +357,30 @@ impl Arena {
         t
     }
 
+    /// A normal form `head(args)` (its children are): found, or added and
+    /// marked.
+    #[inline]
+    pub fn add_normal(&mut self, head: HeadId, args: &[Id]) -> Id {
+        if self.hash_cons {
+            let base = self.scratch.len();
+            self.scratch.extend_from_slice(args);
+            return self.intern_normal(head, base);
+        }
+        self.add_node(head, args, true)
+    }
+
     /// A new node `head(scratch[base..])`, not in the table; the scratch
     /// is truncated to `base`.
     fn add(&mut self, head: HeadId, base: usize, normal: bool) -> Id {
-        let args = &self.scratch[base..];
+        let args = std::mem::take(&mut self.scratch);
+        let id = self.add_node(head, &args[base..], normal);
+        self.scratch = args;
+        self.scratch.truncate(base);
+        id
+    }
+
+    /// A new node `head(args)`, not in the table.
+    fn add_node(&mut self, head: HeadId, args: &[Id], normal: bool) -> Id {
         let mut height = 0;
         let mut kids = [0; INLINE];
         // Element by element: a call to memcpy costs more on so few.
@@ -355,8 +401,8 @@ impl Arena {
             kids,
             height: height + 1,
             normal,
+            opaque: self.heads[head as usize].opaque(),
         });
-        self.scratch.truncate(base);
         id
     }
 
