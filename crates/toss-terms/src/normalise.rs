@@ -72,8 +72,8 @@ use std::rc::Rc;
 
 use crate::decl::names;
 use crate::rewrite::{
-    InstantiateError, Matcher, NO_CODE, Op, REGISTERS, Registers, Rules, SharedOutcome, SharedRule,
-    Template, register,
+    InstantiateError, Matcher, NO_CODE, NO_HEAD, Op, REGISTERS, Registers, Rules, SharedOutcome,
+    SharedRule, Template, register,
 };
 use crate::shared::{Arena, HeadId, INLINE, Id, Special};
 use crate::syntax::{Definitions, SyntaxKind};
@@ -846,8 +846,24 @@ impl<'a> Normaliser<'a> {
             _ => &[],
         };
         let args = &st.values[base..];
+        // The first argument's head, which rejects most rules at once.
+        let first = match args.first() {
+            Some(&a) => {
+                let v = self.arena.view(a);
+                if v.opaque {
+                    (NO_HEAD, 0)
+                } else {
+                    (v.head, v.len)
+                }
+            }
+            None => (NO_HEAD, 0),
+        };
         let mut applied = None;
         for rule in rules.iter() {
+            let (h, n) = rule.first();
+            if h != NO_HEAD && first.0 != NO_HEAD && (h, n) != first {
+                continue;
+            }
             let outcome = if !rule.in_registers() {
                 rule.try_call(&self.arena, head, args, &mut self.matcher)
             } else if rule.arity() == arity {
@@ -890,7 +906,9 @@ impl<'a> Normaliser<'a> {
         };
         let fast = code != NO_CODE
             && self.steps + 1 - start <= self.limits.max_steps
-            && (fits(args) || fits(&st.bound[at..]));
+            && (rhs_height + self.arena.highest() + depth.max(1) <= limit
+                || fits(args)
+                || fits(&st.bound[at..]));
         if !fast {
             // The general loop matches again and counts the step itself.
             st.bound.truncate(at);

@@ -623,6 +623,10 @@ pub(crate) struct SharedRule {
     /// at most [`REGISTERS`] registers (then `registers`).
     checks: Box<[Check]>,
     registers: bool,
+    /// The head and arity the first argument must have, when the first
+    /// check is on it ([`NO_HEAD`] otherwise): a first argument with
+    /// another constructor rejects the rule before it is matched.
+    first: (HeadId, u32),
     /// The register of each variable of a linear left side.
     var_regs: Box<[usize]>,
     /// The right side's nodes, children before parents: the root is last.
@@ -637,6 +641,9 @@ pub(crate) struct SharedRule {
     /// [`NO_CODE`].
     pub code_start: usize,
 }
+
+/// No head: see [`SharedRule::first`].
+pub(crate) const NO_HEAD: HeadId = HeadId::MAX;
 
 /// No code: the right side is instantiated node by node.
 pub(crate) const NO_CODE: usize = usize::MAX;
@@ -696,6 +703,10 @@ impl SharedRule {
         let rule = SharedRule {
             lhs,
             arity,
+            first: match checks.first() {
+                Some(c) if c.src == 0 && linear => (c.head, c.arity),
+                _ => (NO_HEAD, 0),
+            },
             checks: checks.into(),
             registers: linear,
             var_regs: var_regs.into(),
@@ -884,6 +895,11 @@ impl SharedRule {
     /// Whether the rule is matched in registers ([`SharedRule::match_registers`]).
     pub fn in_registers(&self) -> bool {
         self.registers
+    }
+
+    /// The head and arity the first argument must have, or [`NO_HEAD`].
+    pub fn first(&self) -> (HeadId, u32) {
+        self.first
     }
 
     /// The left side's arity.

@@ -85,26 +85,58 @@ pub(crate) struct View {
     pub opaque: bool,
 }
 
+/// A node in 16 bytes: its head, its children (inline, or where they
+/// start in [`Arena::children`] and how many) and `meta`: the arity up to
+/// [`INLINE`] ([`MORE`] above), whether it is a normal form, whether its
+/// head is opaque to matching ([`HeadInfo::opaque`], kept here so matching
+/// reads one node, not the head's entry too) and its height.
 #[derive(Clone, Copy, Debug)]
 struct Node {
     head: HeadId,
-    len: u32,
     kids: [Id; INLINE],
-    height: u32,
-    normal: bool,
-    /// Its head is opaque to matching ([`HeadInfo::opaque`]), kept here
-    /// so matching reads one node, not the head's entry too.
-    opaque: bool,
+    meta: u32,
 }
 
+/// The arity code of a node with its children out of line.
+const MORE: u32 = 3;
+const NORMAL: u32 = 1 << 2;
+const OPAQUE: u32 = 1 << 3;
+const HEIGHT_SHIFT: u32 = 4;
+/// The greatest height a node records: a term this high would take more
+/// than 4 GiB of nodes. A node higher still records it, and its height
+/// reads as over any depth limit.
+const MAX_HEIGHT: u32 = (1 << (32 - HEIGHT_SHIFT)) - 1;
+
 impl Node {
+    fn len(&self) -> u32 {
+        match self.meta & 3 {
+            MORE => self.kids[1],
+            len => len,
+        }
+    }
+
+    fn height(&self) -> usize {
+        match self.meta >> HEIGHT_SHIFT {
+            MAX_HEIGHT => usize::MAX / 4,
+            h => h as usize,
+        }
+    }
+
+    fn normal(&self) -> bool {
+        self.meta & NORMAL != 0
+    }
+
+    fn opaque(&self) -> bool {
+        self.meta & OPAQUE != 0
+    }
+
     fn args<'a>(&'a self, children: &'a [Id]) -> &'a [Id] {
-        let len = self.len as usize;
-        if len <= INLINE {
-            &self.kids[..len]
-        } else {
-            let start = self.kids[0] as usize;
-            &children[start..start + len]
+        match self.meta & 3 {
+            MORE => {
+                let start = self.kids[0] as usize;
+                &children[start..start + self.kids[1] as usize]
+            }
+            len => &self.kids[..len as usize],
         }
     }
 }
@@ -127,6 +159,8 @@ pub(crate) struct Arena {
     /// Whether nodes are looked up before they are added, so equal terms
     /// are one node (see [`Arena::without_hash_consing`]).
     hash_cons: bool,
+    /// The greatest height of a node.
+    highest: u32,
 }
 
 /// Copies the few ids of `src` to the start of `dst`: unrolled for the
@@ -165,6 +199,7 @@ impl Arena {
             table: vec![(EMPTY, 0); 1 << 10],
             scratch: Vec::new(),
             hash_cons: true,
+            highest: 0,
         }
     }
 
@@ -193,7 +228,7 @@ impl Arena {
                 continue;
             }
             let (x, y) = (&self.nodes[a as usize], &self.nodes[b as usize]);
-            if x.head != y.head || x.len != y.len || x.height != y.height {
+            if x.head != y.head || x.len() != y.len() || x.height() != y.height() {
                 return false;
             }
             todo.extend(
@@ -275,20 +310,20 @@ impl Arena {
         let n = &self.nodes[t as usize];
         View {
             head: n.head,
-            len: n.len,
+            len: n.len(),
             kids: n.kids,
-            opaque: n.opaque,
+            opaque: n.opaque(),
         }
     }
 
     /// Whether the head of `t` is opaque to matching (a variable or a
     /// function name).
     pub fn is_opaque(&self, t: Id) -> bool {
-        self.nodes[t as usize].opaque
+        self.nodes[t as usize].opaque()
     }
 
     pub fn arity(&self, t: Id) -> usize {
-        self.nodes[t as usize].len as usize
+        self.nodes[t as usize].len() as usize
     }
 
     pub fn arg(&self, t: Id, i: usize) -> Id {
@@ -297,16 +332,24 @@ impl Arena {
 
     /// The number of nodes on the longest path from the root.
     pub fn height(&self, t: Id) -> usize {
-        self.nodes[t as usize].height as usize
+        self.nodes[t as usize].height()
+    }
+
+    /// The greatest height of a node: no term in the arena is higher.
+    pub fn highest(&self) -> usize {
+        match self.highest {
+            MAX_HEIGHT => usize::MAX / 4,
+            h => h as usize,
+        }
     }
 
     /// Whether `t` is known to be a normal form of Algorithm 5.
     pub fn is_normal(&self, t: Id) -> bool {
-        self.nodes[t as usize].normal
+        self.nodes[t as usize].normal()
     }
 
     pub fn mark_normal(&mut self, t: Id) {
-        self.nodes[t as usize].normal = true;
+        self.nodes[t as usize].meta |= NORMAL;
     }
 
     /// Whether `t` is the leaf of a special head.
@@ -385,23 +428,32 @@ impl Arena {
         let mut kids = [0; INLINE];
         // Element by element: a call to memcpy costs more on so few.
         for (i, &a) in args.iter().enumerate() {
-            height = height.max(self.nodes[a as usize].height);
+            height = height.max(self.nodes[a as usize].meta >> HEIGHT_SHIFT);
             if let Some(k) = kids.get_mut(i) {
                 *k = a;
             }
         }
-        if args.len() > INLINE {
-            kids[0] = u32::try_from(self.children.len()).unwrap_or(EMPTY);
+        let len = u32::try_from(args.len()).unwrap_or(EMPTY);
+        let mut meta = if args.len() > INLINE {
+            kids = [u32::try_from(self.children.len()).unwrap_or(EMPTY), len];
             self.children.extend_from_slice(args);
+            MORE
+        } else {
+            len
+        };
+        if normal {
+            meta |= NORMAL;
         }
+        if self.heads[head as usize].opaque() {
+            meta |= OPAQUE;
+        }
+        let height = (height + 1).min(MAX_HEIGHT);
+        self.highest = self.highest.max(height);
         let id = u32::try_from(self.nodes.len()).unwrap_or(EMPTY);
         self.nodes.push(Node {
             head,
-            len: u32::try_from(args.len()).unwrap_or(EMPTY),
             kids,
-            height: height + 1,
-            normal,
-            opaque: self.heads[head as usize].opaque(),
+            meta: meta | height << HEIGHT_SHIFT,
         });
         id
     }
