@@ -72,10 +72,10 @@ use std::rc::Rc;
 
 use crate::decl::names;
 use crate::rewrite::{
-    InstantiateError, Matcher, NO_CODE, NO_HEAD, Op, REGISTERS, Registers, Rules, SharedOutcome,
-    SharedRule, Template, register,
+    CALL_ARGS, InstantiateError, Matcher, NO_CODE, NO_HEAD, Op, REGISTERS, Registers, Rules,
+    SharedOutcome, SharedRule, Template, register,
 };
-use crate::shared::{Arena, HeadId, INLINE, Id, Special};
+use crate::shared::{Arena, HeadId, INLINE, Id, Special, copy_few};
 use crate::syntax::{Definitions, SyntaxKind};
 use crate::term::{Head, Signature, Term, VType, code_list, code_string, code_term, code_type};
 use crate::types::Type;
@@ -184,6 +184,14 @@ pub struct Normaliser<'a> {
 }
 
 const NO_ENTRY: Id = Id::MAX;
+
+/// The first `arity` of `from` copied to `buf` (at most [`CALL_ARGS`]).
+#[inline(always)]
+fn take_args<'b>(buf: &'b mut [Id; CALL_ARGS], from: &[Id], arity: u32) -> &'b [Id] {
+    let arity = arity as usize;
+    copy_few(buf, &from[..arity]);
+    &buf[..arity]
+}
 
 /// What a call in compiled code comes to.
 enum Exec {
@@ -771,10 +779,22 @@ impl<'a> Normaliser<'a> {
                     st.values.truncate(base);
                     v
                 }
-                Op::Call(head, arity, j) => {
+                Op::Call(head, arity, j) | Op::CallVars(head, arity, _, j) => {
+                    let mut buf = [0; CALL_ARGS];
+                    let args = match op {
+                        Op::CallVars(.., x, _) => {
+                            take_args(&mut buf, &st.bound[bb + x as usize..], arity)
+                        }
+                        _ => {
+                            let base = st.values.len() - arity as usize;
+                            let args = take_args(&mut buf, &st.values[base..], arity);
+                            st.values.truncate(base);
+                            args
+                        }
+                    };
                     let d = depth + j as usize;
                     let at = st.bound.len();
-                    match self.exec_call(&mut st, head, arity as usize, d, start, at)? {
+                    match self.exec_call(&mut st, head, args, d, start, at)? {
                         Exec::Rewrite(code) => {
                             st.frames.push(Frame { pc, bb, depth });
                             (pc, bb, depth) = (code, at, d);
@@ -783,10 +803,22 @@ impl<'a> Normaliser<'a> {
                     }
                     continue;
                 }
-                Op::TailCall(head, arity) => {
+                Op::TailCall(head, arity) | Op::TailCallVars(head, arity, _) => {
+                    let mut buf = [0; CALL_ARGS];
+                    let args = match op {
+                        Op::TailCallVars(.., x) => {
+                            take_args(&mut buf, &st.bound[bb + x as usize..], arity)
+                        }
+                        _ => {
+                            let base = st.values.len() - arity as usize;
+                            let args = take_args(&mut buf, &st.values[base..], arity);
+                            st.values.truncate(base);
+                            args
+                        }
+                    };
                     // The bindings of this frame are used up: the new ones
                     // take their place.
-                    match self.exec_call(&mut st, head, arity as usize, depth, start, bb)? {
+                    match self.exec_call(&mut st, head, args, depth, start, bb)? {
                         Exec::Rewrite(code) => {
                             pc = code;
                             continue;
@@ -832,20 +864,22 @@ impl<'a> Normaliser<'a> {
         &mut self,
         st: &mut Stacks,
         head: HeadId,
-        arity: usize,
+        args: &[Id],
         depth: usize,
         start: u64,
         at: usize,
     ) -> Result<Exec, NormError> {
-        let base = st.values.len() - arity;
-        if !matches!(self.compiled.get(head as usize), Some(Some(_))) {
-            self.compile(head);
-        }
+        let arity = args.len();
         let rules: &[SharedRule] = match self.compiled.get(head as usize) {
             Some(Some(rules)) => rules,
-            _ => &[],
+            _ => {
+                self.compile(head);
+                match self.compiled.get(head as usize) {
+                    Some(Some(rules)) => rules,
+                    _ => &[],
+                }
+            }
         };
-        let args = &st.values[base..];
         // The first argument's head, which rejects most rules at once.
         let first = match args.first() {
             Some(&a) => {
@@ -881,9 +915,7 @@ impl<'a> Normaliser<'a> {
             }
         }
         let Some(rule) = applied else {
-            let v = self.arena.add_normal(head, args);
-            st.values.truncate(base);
-            return Ok(Exec::Value(v));
+            return Ok(Exec::Value(self.arena.add_normal(head, args)));
         };
         st.bound.truncate(at);
         if rule.in_registers() {
@@ -914,7 +946,6 @@ impl<'a> Normaliser<'a> {
             st.bound.truncate(at);
             let base_scratch = self.arena.scratch.len();
             self.arena.scratch.extend_from_slice(args);
-            st.values.truncate(base);
             let t = self.arena.intern_scratch(head, base_scratch);
             self.swap_stacks(st);
             let v = self.run(Current::Node(t), depth, start);
@@ -923,7 +954,6 @@ impl<'a> Normaliser<'a> {
         }
         self.steps += 1;
         self.count_head(head);
-        st.values.truncate(base);
         Ok(Exec::Rewrite(code))
     }
 

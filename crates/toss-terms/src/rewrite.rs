@@ -575,11 +575,20 @@ pub(crate) enum Op {
     /// The call at the root of the right side: rewritten at the position
     /// itself, or its normal form is the value.
     TailCall(HeadId, u32),
+    /// [`Op::Call`] on this many variables from this one on, read where
+    /// they are bound.
+    CallVars(HeadId, u32, u32, u32),
+    /// [`Op::TailCall`] on consecutive variables, like [`Op::CallVars`].
+    TailCallVars(HeadId, u32, u32),
     /// The end: the top value is the normal form of the right side.
     Ret,
     /// The right side is a variable: its value is the value.
     RetVar(u32),
 }
+
+/// The most arguments of a call in compiled code (they are copied out of
+/// the stacks); a right side with a call of more is not compiled.
+pub(crate) const CALL_ARGS: usize = 8;
 
 /// Registers for matching a linear left side: its arguments first, then
 /// the children of each constructor it checks. Left sides needing more
@@ -744,7 +753,7 @@ impl SharedRule {
         match root {
             Op::Build(head, arity) => out.push(Op::BuildRet(head, arity)),
             Op::Var(x) => out.push(Op::RetVar(x)),
-            Op::TailCall(..) => out.push(root),
+            Op::TailCall(..) | Op::TailCallVars(..) => out.push(root),
             _ => out.extend([root, Op::Ret]),
         }
         Some(out)
@@ -761,10 +770,34 @@ impl SharedRule {
                 if info.function && info.special != Special::None {
                     return None;
                 }
+                let arity = small(kids.len())?;
+                if info.function && kids.len() > CALL_ARGS {
+                    return None;
+                }
+                // A call on consecutive variables reads them where they are.
+                let vars: Option<Vec<usize>> = kids
+                    .iter()
+                    .map(|&k| match self.rhs[k] {
+                        Template::Var(x) => Some(x),
+                        _ => None,
+                    })
+                    .collect();
+                if let Some(vars) = vars
+                    && info.function
+                    && let Some(&x) = vars.first()
+                    && vars.iter().enumerate().all(|(i, &y)| y == x + i)
+                {
+                    let x = small(x)?;
+                    out.push(if depth == 0 {
+                        Op::TailCallVars(*head, arity, x)
+                    } else {
+                        Op::CallVars(*head, arity, x, depth)
+                    });
+                    return Some(());
+                }
                 for &k in kids.iter() {
                     self.emit(k, depth + 1, arena, out)?;
                 }
-                let arity = small(kids.len())?;
                 out.push(if !info.function {
                     Op::Build(*head, arity)
                 } else if depth == 0 {

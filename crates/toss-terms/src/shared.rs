@@ -423,6 +423,7 @@ impl Arena {
     }
 
     /// A new node `head(args)`, not in the table.
+    #[inline]
     fn add_node(&mut self, head: HeadId, args: &[Id], normal: bool) -> Id {
         let mut height = 0;
         let mut kids = [0; INLINE];
