@@ -508,43 +508,55 @@ impl Arena {
     /// recursion: the nodes to visit on a stack, the trees built on
     /// another, so deep terms cost no call frames.
     pub fn tree(&self, t: Id, strip: bool, max_depth: usize) -> Option<Term> {
-        // A node and how many of its children were visited.
-        let mut stack: Vec<(Id, usize)> = Vec::new();
+        // A node and how many of its children were visited; room for the
+        // term's height up front (up to a bound, past which it grows).
+        let mut stack: Vec<(Id, u32)> = Vec::with_capacity(self.height(t).min(1 << 20));
         let mut done: Vec<Term> = Vec::new();
-        let visit = |id: Id, stack: &mut Vec<(Id, usize)>, done: &mut Vec<Term>| {
-            let info = self.head_info(id);
-            if strip && info.special == Special::Verbatim && self.arity(id) == 1 {
-                done.push(self.to_term(self.arg(id, 0)));
-            } else if self.arity(id) == 0 {
+        let mut visit = t;
+        loop {
+            let n = &self.nodes[visit as usize];
+            let info = &self.heads[n.head as usize];
+            if strip && info.special == Special::Verbatim && n.len() == 1 {
+                done.push(self.to_term(n.kids[0]));
+            } else if n.len() == 0 {
                 done.push(Term {
                     head: info.head.clone(),
                     args: Vec::new(),
                 });
             } else {
-                stack.push((id, 0));
+                stack.push((visit, 0));
             }
-        };
-        visit(t, &mut stack, &mut done);
-        while let Some(top) = stack.last_mut() {
-            let (id, next) = *top;
-            let args = self.args(id);
-            if next < args.len() {
-                top.1 += 1;
-                // The child is at depth `stack.len()`.
-                if stack.len() > max_depth {
-                    return None;
+            // Up to the next node to visit.
+            loop {
+                let Some(top) = stack.last_mut() else {
+                    return done.pop();
+                };
+                let (id, next) = *top;
+                let n = &self.nodes[id as usize];
+                let len = n.len();
+                if next < len {
+                    top.1 += 1;
+                    // The child is at depth `stack.len()`.
+                    if stack.len() > max_depth {
+                        return None;
+                    }
+                    visit = n.args(&self.children)[next as usize];
+                    break;
                 }
-                visit(args[next], &mut stack, &mut done);
-            } else {
                 stack.pop();
-                let kids = done.split_off(done.len() - args.len());
+                let args = match (len, done.pop()) {
+                    (1, Some(kid)) => vec![kid],
+                    (_, kid) => {
+                        done.extend(kid);
+                        done.split_off(done.len() - len as usize)
+                    }
+                };
                 done.push(Term {
-                    head: self.head_info(id).head.clone(),
-                    args: kids,
+                    head: self.heads[n.head as usize].head.clone(),
+                    args,
                 });
             }
         }
-        done.pop()
     }
 }
 
