@@ -49,9 +49,10 @@
 //!   table equal terms are one node (without it nodes are not looked up
 //!   when built, which is cheaper, and equal terms are compared where a
 //!   left side repeats a variable), a substitution holds nodes, the memo
-//!   table is keyed by them, and a node returned by NORMALISE is marked as a normal form, so
-//!   it is never normalised again (doing so would take no step and give it
-//!   back). A step then costs the same however large the terms it moves.
+//!   table is keyed by them, and a node returned by NORMALISE is marked as
+//!   a normal form, so it is never normalised again (doing so would take
+//!   no step and give it back). A step then costs the same however large
+//!   the terms it moves.
 //!   A rule's right side is normalised as it is instantiated: its calls
 //!   are rewritten without becoming nodes unless they stay or the memo
 //!   table needs them. The steps are those of the plain algorithm on trees
@@ -59,10 +60,11 @@
 //! - Without the memo table and the trace, a right side without special
 //!   function names or applied variables runs as postfix code
 //!   (`Normaliser::exec`): the positions it rewrites on an explicit
-//!   stack, the calls on its values matched and rewritten without becoming
-//!   nodes, no depth check where the heights of the bindings show none can
-//!   fail. Anything else goes to the node-by-node loop, with the same steps
-//!   in the same order.
+//!   stack, the calls on its values matched (linear left sides in
+//!   registers, the rules the first argument's constructor rejects
+//!   skipped) and rewritten without becoming nodes, no depth check where
+//!   the heights in the arena show none can fail. Anything else goes to
+//!   the node-by-node loop, with the same steps in the same order.
 //! - A marked normal form is checked against the depth limit by its
 //!   height, verbatim contents included, where walking it would not enter
 //!   them.
