@@ -1306,7 +1306,7 @@ mod tests {
                 ),
                 "Cfalse",
             ),
-            (format!("same(keep(zero), keep(zero))"), "Ctrue"),
+            ("same(keep(zero), keep(zero))".to_string(), "Ctrue"),
         ] {
             for memo in [true, false] {
                 assert_eq!(
