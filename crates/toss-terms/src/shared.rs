@@ -507,7 +507,49 @@ impl Arena {
     /// verbatim is deeper than `max_depth` (the root at depth 0). Without
     /// recursion: the nodes to visit on a stack, the trees built on
     /// another, so deep terms cost no call frames.
+    ///
+    /// Built from the root down the last child of each node (the deep
+    /// side of a numeral or a list), each node's other children built by
+    /// [`Arena::subtree`]; so a deep spine needs no stack at all.
     pub fn tree(&self, t: Id, strip: bool, max_depth: usize) -> Option<Term> {
+        let mut root = Term {
+            head: self.head_info(t).head.clone(),
+            args: Vec::new(),
+        };
+        let (mut cur, mut id, mut depth) = (&mut root, t, 0);
+        loop {
+            let n = &self.nodes[id as usize];
+            if strip && self.heads[n.head as usize].special == Special::Verbatim && n.len() == 1 {
+                *cur = self.to_term(n.kids[0]);
+                return Some(root);
+            }
+            let kids = n.args(&self.children);
+            let Some((&last, others)) = kids.split_last() else {
+                return Some(root);
+            };
+            // The children are at `depth + 1`.
+            if depth + 1 > max_depth {
+                return None;
+            }
+            let mut args = Vec::with_capacity(kids.len());
+            for &k in others {
+                args.push(self.subtree(k, strip, max_depth - (depth + 1))?);
+            }
+            args.push(Term {
+                head: self.head_info(last).head.clone(),
+                args: Vec::new(),
+            });
+            cur.args = args;
+            let Some(next) = cur.args.last_mut() else {
+                unreachable!("the last child was pushed")
+            };
+            (cur, id, depth) = (next, last, depth + 1);
+        }
+    }
+
+    /// [`Arena::tree`] by a stack of the nodes to visit and one of the
+    /// trees built (for the children off the spine).
+    fn subtree(&self, t: Id, strip: bool, max_depth: usize) -> Option<Term> {
         // A node and how many of its children were visited; room for the
         // term's height up front (up to a bound, past which it grows).
         let mut stack: Vec<(Id, u32)> = Vec::with_capacity(self.height(t).min(1 << 20));
@@ -622,6 +664,66 @@ mod tests {
         let (x, y) = (b.share(&numeral(50), &sig), b.share(&numeral(50), &sig));
         assert_eq!(x, y);
         assert!(b.equal(x, y));
+    }
+
+    /// The spine builder of `tree` gives what the stack builder gives:
+    /// verbatim on and off the spine, the depth limit met on and off it.
+    #[test]
+    fn the_spine_and_the_stack_build_the_same_trees() {
+        let mut sig = Signature::new();
+        let a = Type::var("a");
+        sig.add("c", a.clone(), SymKind::Constructor);
+        sig.add(
+            "s",
+            Type::fun(vec![a.clone()], a.clone()),
+            SymKind::Constructor,
+        );
+        sig.add(
+            "f",
+            Type::fun(vec![a.clone(), a.clone()], a.clone()),
+            SymKind::Constructor,
+        );
+        sig.add(
+            "g",
+            Type::fun(vec![a.clone(), a.clone(), a.clone()], a.clone()),
+            SymKind::Constructor,
+        );
+        sig.add(
+            names::VERBATIM,
+            Type::fun(vec![a.clone()], a),
+            SymKind::Function,
+        );
+        let c = || Term::sym("c", vec![]);
+        let s = |x: Term| Term::sym("s", vec![x]);
+        let f = |x: Term, y: Term| Term::sym("f", vec![x, y]);
+        let g = |x: Term, y: Term, z: Term| Term::sym("g", vec![x, y, z]);
+        let v = |x: Term| Term::sym(names::VERBATIM, vec![x]);
+        let terms = [
+            c(),
+            v(f(c(), v(c()))),
+            s(s(s(c()))),
+            f(s(s(c())), f(c(), f(v(s(c())), c()))),
+            f(c(), v(f(c(), v(s(c()))))),
+            g(
+                v(c()),
+                s(s(s(s(c())))),
+                f(f(f(c(), c()), c()), v(f(c(), c()))),
+            ),
+            s(v(s(v(c())))),
+        ];
+        let mut arena = Arena::new();
+        for t in &terms {
+            let id = arena.share(t, &sig);
+            for strip in [false, true] {
+                for max_depth in 0..7 {
+                    assert_eq!(
+                        arena.tree(id, strip, max_depth),
+                        arena.subtree(id, strip, max_depth),
+                        "{t}, strip {strip}, depth {max_depth}"
+                    );
+                }
+            }
+        }
     }
 
     /// Trees back from the arena: verbatim stripped where none is above,
