@@ -74,8 +74,8 @@ use std::rc::Rc;
 
 use crate::decl::names;
 use crate::rewrite::{
-    CALL_ARGS, InstantiateError, Matcher, NO_CODE, NO_HEAD, Op, REGISTERS, Registers, Rules,
-    SharedOutcome, SharedRule, Template, register,
+    CALL_ARGS, InstantiateError, Matcher, NO_CODE, NO_HEAD, NO_REGISTER, Op, REGISTERS, Registers,
+    Rules, SharedOutcome, SharedRule, Template, register,
 };
 use crate::shared::{Arena, HeadId, INLINE, Id, Special, copy_few};
 use crate::syntax::{Definitions, SyntaxKind};
@@ -882,23 +882,33 @@ impl<'a> Normaliser<'a> {
                 }
             }
         };
-        // The first argument's head, which rejects most rules at once.
-        let first = match args.first() {
+        // The first argument's head, which rejects most rules at once (and
+        // decides the rules with no other check).
+        let (first, kids) = match args.first() {
             Some(&a) => {
                 let v = self.arena.view(a);
                 if v.opaque {
-                    (NO_HEAD, 0)
+                    ((NO_HEAD, 0), v.kids)
                 } else {
-                    (v.head, v.len)
+                    ((v.head, v.len), v.kids)
                 }
             }
-            None => (NO_HEAD, 0),
+            None => ((NO_HEAD, 0), [0; INLINE]),
         };
         let mut applied = None;
         for rule in rules.iter() {
             let (h, n) = rule.first();
-            if h != NO_HEAD && first.0 != NO_HEAD && (h, n) != first {
-                continue;
+            if h != NO_HEAD && first.0 != NO_HEAD {
+                if (h, n) != first {
+                    continue;
+                }
+                let dst = rule.only_first() as usize;
+                if dst != NO_REGISTER as usize && rule.arity() == arity {
+                    self.regs[dst] = kids[0];
+                    self.regs[dst + 1] = kids[1];
+                    applied = Some(rule);
+                    break;
+                }
             }
             let outcome = if !rule.in_registers() {
                 rule.try_call(&self.arena, head, args, &mut self.matcher)

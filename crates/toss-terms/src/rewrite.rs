@@ -636,6 +636,10 @@ pub(crate) struct SharedRule {
     /// check is on it ([`NO_HEAD`] otherwise): a first argument with
     /// another constructor rejects the rule before it is matched.
     first: (HeadId, u32),
+    /// Where the first argument's children go when that check is the
+    /// only one and they are inline: then the check decides the match
+    /// ([`NO_REGISTER`] otherwise).
+    only_first: u32,
     /// The register of each variable of a linear left side.
     var_regs: Box<[usize]>,
     /// The right side's nodes, children before parents: the root is last.
@@ -650,6 +654,9 @@ pub(crate) struct SharedRule {
     /// [`NO_CODE`].
     pub code_start: usize,
 }
+
+/// No register: see [`SharedRule::only_first`].
+pub(crate) const NO_REGISTER: u32 = u32::MAX;
 
 /// No head: see [`SharedRule::first`].
 pub(crate) const NO_HEAD: HeadId = HeadId::MAX;
@@ -715,6 +722,10 @@ impl SharedRule {
             first: match checks.first() {
                 Some(c) if c.src == 0 && linear => (c.head, c.arity),
                 _ => (NO_HEAD, 0),
+            },
+            only_first: match *checks {
+                [c] if c.src == 0 && c.arity as usize <= INLINE && linear => c.dst,
+                _ => NO_REGISTER,
             },
             checks: checks.into(),
             registers: linear,
@@ -933,6 +944,12 @@ impl SharedRule {
     /// The head and arity the first argument must have, or [`NO_HEAD`].
     pub fn first(&self) -> (HeadId, u32) {
         self.first
+    }
+
+    /// Where the first argument's children go when its check is the only
+    /// one, or [`NO_REGISTER`].
+    pub fn only_first(&self) -> u32 {
+        self.only_first
     }
 
     /// The left side's arity.
