@@ -45,15 +45,26 @@
 //!   recursion, so only the nesting of terms uses the stack; it is bounded
 //!   by [`Limits::max_depth`] and every rewrite result is checked against
 //!   it, so a growing term is an error, never a stack overflow.
-//! - Terms are normalised as shared terms (module `shared`): equal terms
-//!   are one node, a substitution holds nodes, the memo table is keyed by
-//!   them, and a node returned by NORMALISE is marked as a normal form, so
-//!   it is never normalised again (doing so would take no step and give it
-//!   back). A step then costs the same however large the terms it moves.
+//! - Terms are normalised as shared terms (module `shared`): with the memo
+//!   table equal terms are one node (without it nodes are not looked up
+//!   when built, which is cheaper, and equal terms are compared where a
+//!   left side repeats a variable), a substitution holds nodes, the memo
+//!   table is keyed by them, and a node returned by NORMALISE is marked as
+//!   a normal form, so it is never normalised again (doing so would take
+//!   no step and give it back). A step then costs the same however large
+//!   the terms it moves.
 //!   A rule's right side is normalised as it is instantiated: its calls
 //!   are rewritten without becoming nodes unless they stay or the memo
 //!   table needs them. The steps are those of the plain algorithm on trees
 //!   (a property test compares the two).
+//! - Without the memo table and the trace, a right side without special
+//!   function names or applied variables runs as postfix code
+//!   (`Normaliser::exec`): the positions it rewrites on an explicit
+//!   stack, the calls on its values matched (linear left sides in
+//!   registers, the rules the first argument's constructor rejects
+//!   skipped) and rewritten without becoming nodes, no depth check where
+//!   the heights in the arena show none can fail. Anything else goes to
+//!   the node-by-node loop, with the same steps in the same order.
 //! - A marked normal form is checked against the depth limit by its
 //!   height, verbatim contents included, where walking it would not enter
 //!   them.
@@ -62,8 +73,11 @@ use std::fmt;
 use std::rc::Rc;
 
 use crate::decl::names;
-use crate::rewrite::{InstantiateError, Matcher, Rules, SharedOutcome, SharedRule, Template};
-use crate::shared::{Arena, HeadId, Id, Special};
+use crate::rewrite::{
+    CALL_ARGS, InstantiateError, Matcher, NO_CODE, NO_HEAD, NO_REGISTER, Op, REGISTERS, Registers,
+    Rules, SharedOutcome, SharedRule, Template, register,
+};
+use crate::shared::{Arena, HeadId, INLINE, Id, Special, copy_few};
 use crate::syntax::{Definitions, SyntaxKind};
 use crate::term::{Head, Signature, Term, VType, code_list, code_string, code_term, code_type};
 use crate::types::Type;
@@ -152,6 +166,15 @@ pub struct Normaliser<'a> {
     /// The bindings of the rules applied at the positions being
     /// normalised (a stack like `pending`).
     bound: Vec<Id>,
+    /// The compiled right sides ([`SharedRule::code_start`]).
+    code: Vec<Op>,
+    /// The positions below the one [`Normaliser::exec`] runs the code of,
+    /// outermost first.
+    frames: Vec<Frame>,
+    /// The values of [`Normaliser::exec`].
+    values: Vec<Id>,
+    /// The registers linear left sides are matched in.
+    regs: Registers,
     steps: u64,
     steps_by_head: Vec<u64>,
     trace: Option<Vec<Step>>,
@@ -163,6 +186,42 @@ pub struct Normaliser<'a> {
 }
 
 const NO_ENTRY: Id = Id::MAX;
+
+/// The first `arity` of `from` copied to `buf` (at most [`CALL_ARGS`]).
+#[inline(always)]
+fn take_args<'b>(buf: &'b mut [Id; CALL_ARGS], from: &[Id], arity: u32) -> &'b [Id] {
+    let arity = arity as usize;
+    copy_few(buf, &from[..arity]);
+    &buf[..arity]
+}
+
+/// What a call in compiled code comes to.
+enum Exec {
+    /// A rule with code applied: its code's start (the bindings are in
+    /// place).
+    Rewrite(usize),
+    /// The call's normal form.
+    Value(Id),
+}
+
+/// The stacks of [`Normaliser::exec`]: values, bindings and the frames
+/// of the positions below the one it runs the code of.
+#[derive(Default)]
+struct Stacks {
+    values: Vec<Id>,
+    bound: Vec<Id>,
+    frames: Vec<Frame>,
+}
+
+/// Where [`Normaliser::exec`] is in the right side of the rule applied at
+/// a position: the next instruction, where the bindings start in `bound`
+/// and the depth of the position.
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    pc: usize,
+    bb: usize,
+    depth: usize,
+}
 
 /// What is normalised at one position: a node, or a node of the right side
 /// of a rule just applied (rules, which rule, which node of its right side,
@@ -180,12 +239,21 @@ impl<'a> Normaliser<'a> {
             sig,
             rules,
             limits,
-            arena: Arena::new(),
+            // The memo table is keyed by nodes: equal terms must be one.
+            arena: if limits.memo {
+                Arena::new()
+            } else {
+                Arena::without_hash_consing()
+            },
             compiled: Vec::new(),
             matcher: Matcher::default(),
             memo: Vec::new(),
             pending: Vec::new(),
             bound: Vec::new(),
+            code: Vec::new(),
+            frames: Vec::new(),
+            values: Vec::new(),
+            regs: [0; REGISTERS + INLINE],
             steps: 0,
             steps_by_head: Vec::new(),
             trace: None,
@@ -239,6 +307,8 @@ impl<'a> Normaliser<'a> {
         self.arena.scratch.clear();
         self.pending.clear();
         self.bound.clear();
+        self.frames.clear();
+        self.values.clear();
         let t = self.remove_brackets(t, 0)?;
         let n = self.main(t, 0, start)?;
         self.remove_verbatim(n)
@@ -529,6 +599,13 @@ impl<'a> Normaliser<'a> {
             {
                 self.pending.push((t2, self.steps - 1));
             }
+            if rule.code_start != NO_CODE
+                && !self.limits.memo
+                && self.trace.is_none()
+                && self.within_depth(rule, bound_base, depth)
+            {
+                break self.exec(rule.code_start, bound_base, depth, start)?;
+            }
             current = Current::Instance(Rc::clone(&rules), i, rule.root(), bound_base);
         };
         self.arena.mark_normal(result);
@@ -609,7 +686,14 @@ impl<'a> Normaliser<'a> {
                 .rules
                 .of(&f)
                 .iter()
-                .map(|r| SharedRule::compile(r, &mut self.arena, self.sig))
+                .map(|r| {
+                    let mut rule = SharedRule::compile(r, &mut self.arena, self.sig);
+                    if let Some(code) = rule.code(&self.arena) {
+                        rule.code_start = self.code.len();
+                        self.code.extend(code);
+                    }
+                    rule
+                })
                 .collect(),
             None => Rc::from([]),
         };
@@ -618,6 +702,271 @@ impl<'a> Normaliser<'a> {
         }
         self.compiled[head as usize] = Some(Rc::clone(&rules));
         rules
+    }
+
+    /// Whether every node of the right side of `rule` instantiated with
+    /// `bound[bb..]` at `depth` is certainly within the depth limit, with
+    /// the instance itself no higher than the limit (what
+    /// [`SharedRule::fits`] asks): then no depth check on the way can fail,
+    /// so [`Normaliser::exec`] makes none.
+    fn within_depth(&self, rule: &SharedRule, bb: usize, depth: usize) -> bool {
+        let highest = self.bound[bb..]
+            .iter()
+            .map(|&b| self.arena.height(b))
+            .max()
+            .unwrap_or(0);
+        rule.rhs_height() + highest + depth.max(1) <= self.limits.max_depth + 1
+    }
+
+    /// Normalises the right side of a rule just applied at a position at
+    /// `depth`, its bindings in `bound[bb..]`, by running its code from
+    /// `pc`: what [`Normaliser::run`] does node by node, with an explicit
+    /// stack of positions instead of recursion and without building the
+    /// calls that are rewritten. The values on its stack are normal forms;
+    /// a call is matched on the values on top and, when a rule with code
+    /// applies within the limits, its code runs in a new frame (at the same
+    /// position for the call at the root). Anything else (no code, the step
+    /// or depth limit near, a subterm without variables not yet normal)
+    /// goes to [`Normaliser::run`] or [`Normaliser::main`], which count the
+    /// same steps in the same order. Used without the memo table and the
+    /// trace only.
+    ///
+    /// The stacks are in local variables while the code runs (so they
+    /// are known apart from the rest of the normaliser, and their lengths
+    /// stay in registers), and back in place around anything that may run
+    /// code in turn.
+    fn exec(
+        &mut self,
+        mut pc: usize,
+        mut bb: usize,
+        mut depth: usize,
+        start: u64,
+    ) -> Result<Id, NormError> {
+        let mut st = Stacks::default();
+        self.swap_stacks(&mut st);
+        let floor = st.frames.len();
+        loop {
+            let op = self.code[pc];
+            pc += 1;
+            // The value of the right side, when this instruction gives it.
+            let value = match op {
+                Op::Var(x) => {
+                    let v = st.bound[bb + x as usize];
+                    debug_assert!(self.arena.is_normal(v));
+                    st.values.push(v);
+                    continue;
+                }
+                Op::Ground(id, j) => {
+                    let v = if self.arena.is_normal(id) {
+                        id
+                    } else {
+                        self.swap_stacks(&mut st);
+                        let v = self.main(id, depth + j as usize, start)?;
+                        self.swap_stacks(&mut st);
+                        v
+                    };
+                    st.values.push(v);
+                    continue;
+                }
+                Op::Build(head, arity) => {
+                    let base = st.values.len() - arity as usize;
+                    let v = self.arena.add_normal(head, &st.values[base..]);
+                    st.values.truncate(base);
+                    st.values.push(v);
+                    continue;
+                }
+                Op::BuildRet(head, arity) => {
+                    let base = st.values.len() - arity as usize;
+                    let v = self.arena.add_normal(head, &st.values[base..]);
+                    st.values.truncate(base);
+                    v
+                }
+                Op::Call(head, arity, j) | Op::CallVars(head, arity, _, j) => {
+                    let mut buf = [0; CALL_ARGS];
+                    let args = match op {
+                        Op::CallVars(.., x, _) => {
+                            take_args(&mut buf, &st.bound[bb + x as usize..], arity)
+                        }
+                        _ => {
+                            let base = st.values.len() - arity as usize;
+                            let args = take_args(&mut buf, &st.values[base..], arity);
+                            st.values.truncate(base);
+                            args
+                        }
+                    };
+                    let d = depth + j as usize;
+                    let at = st.bound.len();
+                    match self.exec_call(&mut st, head, args, d, start, at)? {
+                        Exec::Rewrite(code) => {
+                            st.frames.push(Frame { pc, bb, depth });
+                            (pc, bb, depth) = (code, at, d);
+                        }
+                        Exec::Value(v) => st.values.push(v),
+                    }
+                    continue;
+                }
+                Op::TailCall(head, arity) | Op::TailCallVars(head, arity, _) => {
+                    let mut buf = [0; CALL_ARGS];
+                    let args = match op {
+                        Op::TailCallVars(.., x) => {
+                            take_args(&mut buf, &st.bound[bb + x as usize..], arity)
+                        }
+                        _ => {
+                            let base = st.values.len() - arity as usize;
+                            let args = take_args(&mut buf, &st.values[base..], arity);
+                            st.values.truncate(base);
+                            args
+                        }
+                    };
+                    // The bindings of this frame are used up: the new ones
+                    // take their place.
+                    match self.exec_call(&mut st, head, args, depth, start, bb)? {
+                        Exec::Rewrite(code) => {
+                            pc = code;
+                            continue;
+                        }
+                        Exec::Value(v) => v,
+                    }
+                }
+                Op::Ret => match st.values.pop() {
+                    Some(v) => v,
+                    None => unreachable!("a right side leaves its value"),
+                },
+                Op::RetVar(x) => st.bound[bb + x as usize],
+            };
+            debug_assert!(self.arena.is_normal(value));
+            st.bound.truncate(bb);
+            if st.frames.len() == floor {
+                self.swap_stacks(&mut st);
+                return Ok(value);
+            }
+            let Some(f) = st.frames.pop() else {
+                unreachable!("above the floor")
+            };
+            (pc, bb, depth) = (f.pc, f.bb, f.depth);
+            st.values.push(value);
+        }
+    }
+
+    /// Swaps the stacks [`Normaliser::exec`] works on with `st`.
+    fn swap_stacks(&mut self, st: &mut Stacks) {
+        std::mem::swap(&mut self.values, &mut st.values);
+        std::mem::swap(&mut self.bound, &mut st.bound);
+        std::mem::swap(&mut self.frames, &mut st.frames);
+    }
+
+    /// The call of `head` on the top `arity` values at `depth`, for
+    /// [`Normaliser::exec`]: when a rule with code applies within the
+    /// limits, the step is counted, the values popped, the bindings put
+    /// in `bound[at..]` and the start of the rule's code returned;
+    /// otherwise the call's normal form, the values popped. Linear left
+    /// sides are matched in registers.
+    #[inline(always)]
+    fn exec_call(
+        &mut self,
+        st: &mut Stacks,
+        head: HeadId,
+        args: &[Id],
+        depth: usize,
+        start: u64,
+        at: usize,
+    ) -> Result<Exec, NormError> {
+        let arity = args.len();
+        let rules: &[SharedRule] = match self.compiled.get(head as usize) {
+            Some(Some(rules)) => rules,
+            _ => {
+                self.compile(head);
+                match self.compiled.get(head as usize) {
+                    Some(Some(rules)) => rules,
+                    _ => &[],
+                }
+            }
+        };
+        // The first argument's head, which rejects most rules at once (and
+        // decides the rules with no other check).
+        let (first, kids) = match args.first() {
+            Some(&a) => {
+                let v = self.arena.view(a);
+                if v.opaque {
+                    ((NO_HEAD, 0), v.kids)
+                } else {
+                    ((v.head, v.len), v.kids)
+                }
+            }
+            None => ((NO_HEAD, 0), [0; INLINE]),
+        };
+        let mut applied = None;
+        for rule in rules.iter() {
+            let (h, n) = rule.first();
+            if h != NO_HEAD && first.0 != NO_HEAD {
+                if (h, n) != first {
+                    continue;
+                }
+                let dst = rule.only_first() as usize;
+                if dst != NO_REGISTER as usize && rule.arity() == arity {
+                    self.regs[dst] = kids[0];
+                    self.regs[dst + 1] = kids[1];
+                    applied = Some(rule);
+                    break;
+                }
+            }
+            let outcome = if !rule.in_registers() {
+                rule.try_call(&self.arena, head, args, &mut self.matcher)
+            } else if rule.arity() == arity {
+                rule.match_registers(&self.arena, args, &mut self.regs)
+            } else {
+                SharedOutcome::Reject
+            };
+            match outcome {
+                SharedOutcome::Reject => continue,
+                SharedOutcome::Clog => break,
+                SharedOutcome::Apply => {
+                    applied = Some(rule);
+                    break;
+                }
+            }
+        }
+        let Some(rule) = applied else {
+            return Ok(Exec::Value(self.arena.add_normal(head, args)));
+        };
+        st.bound.truncate(at);
+        if rule.in_registers() {
+            for &r in rule.var_regs() {
+                st.bound.push(register(args, &self.regs, r));
+            }
+        } else {
+            st.bound.extend_from_slice(self.matcher.bindings());
+        }
+        let code = rule.code_start;
+        let (rhs_height, limit) = (rule.rhs_height(), self.limits.max_depth + 1);
+        // Within the depth limit (see `within_depth`); the bindings are
+        // subterms of the arguments: their heights first.
+        let fits = |ids: &[Id]| {
+            let mut h = 0;
+            for &b in ids {
+                h = h.max(self.arena.height(b));
+            }
+            rhs_height + h + depth.max(1) <= limit
+        };
+        let fast = code != NO_CODE
+            && self.steps + 1 - start <= self.limits.max_steps
+            && (rhs_height + self.arena.highest() + depth.max(1) <= limit
+                || fits(args)
+                || fits(&st.bound[at..]));
+        if !fast {
+            // The general loop matches again and counts the step itself.
+            st.bound.truncate(at);
+            let base_scratch = self.arena.scratch.len();
+            self.arena.scratch.extend_from_slice(args);
+            let t = self.arena.intern_scratch(head, base_scratch);
+            self.swap_stacks(st);
+            let v = self.run(Current::Node(t), depth, start);
+            self.swap_stacks(st);
+            return Ok(Exec::Value(v?));
+        }
+        self.steps += 1;
+        self.count_head(head);
+        Ok(Exec::Rewrite(code))
     }
 
     /// A call of a meta-level function, its arguments normalised: what it
@@ -945,12 +1294,43 @@ mod tests {
             (format!("same({}, {})", num(1), num(2)), "Cfalse"),
             ("same(x, x)".to_string(), "Ctrue"),
             (format!("same(plus({}, zero), {})", num(2), num(2)), "Ctrue"),
+            // Built by rewriting on both sides (without the memo table,
+            // equal terms built apart are different nodes).
+            (
+                format!(
+                    "same(plus({}, {}), plus({}, {}))",
+                    num(1),
+                    num(2),
+                    num(2),
+                    num(1)
+                ),
+                "Ctrue",
+            ),
+            (
+                format!(
+                    "same(plus({}, {}), plus({}, {}))",
+                    num(1),
+                    num(2),
+                    num(2),
+                    num(2)
+                ),
+                "Cfalse",
+            ),
+            ("same(keep(zero), keep(zero))".to_string(), "Ctrue"),
         ] {
-            assert_eq!(
-                p.norm(&text, Limits::default()),
-                Ok(p.term(normal)),
-                "{text}"
-            );
+            for memo in [true, false] {
+                assert_eq!(
+                    p.norm(
+                        &text,
+                        Limits {
+                            memo,
+                            ..Limits::default()
+                        }
+                    ),
+                    Ok(p.term(normal)),
+                    "{text}, memo {memo}"
+                );
+            }
         }
     }
 
@@ -974,15 +1354,24 @@ mod tests {
             p.norm("f(zero)", limits),
             Err(NormError::StepLimit { .. })
         ));
-        // A growing term is an error, not a stack overflow.
-        let e = p.norm("grow(zero)", Limits::default());
-        assert!(
-            matches!(
-                e,
-                Err(NormError::DepthLimit { .. } | NormError::StepLimit { .. })
-            ),
-            "{e:?}"
-        );
+        // A growing term is an error, not a stack overflow, with the memo
+        // table and without it (compiled right sides).
+        for memo in [true, false] {
+            let e = p.norm(
+                "grow(zero)",
+                Limits {
+                    memo,
+                    ..Limits::default()
+                },
+            );
+            assert!(
+                matches!(
+                    e,
+                    Err(NormError::DepthLimit { .. } | NormError::StepLimit { .. })
+                ),
+                "{e:?}"
+            );
+        }
     }
 
     #[test]

@@ -18,7 +18,7 @@
 
 use std::fmt;
 
-use crate::shared::{Arena, HeadId, Id};
+use crate::shared::{Arena, HeadId, INLINE, Id, Special, copy_few};
 use crate::term::{Head, Signature, SymKind, Term, VType};
 use crate::types::Type;
 use crate::typing::{TypeError, reconstruct, reconstruct_expecting};
@@ -553,10 +553,95 @@ pub(crate) enum Template {
     Ground(Id),
 }
 
+/// One instruction of a right side compiled to postfix code, run by the
+/// normaliser on a stack of values (each a normal form), with the rule's
+/// bindings and the depth of the position it rewrites. Only right sides
+/// without special function names and without variables applied to
+/// arguments are compiled; the others are instantiated node by node.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Op {
+    /// Push the value of a variable.
+    Var(u32),
+    /// Push the normal form of a subterm without variables, at this depth
+    /// below the position.
+    Ground(Id, u32),
+    /// Replace the top values by the constructor node over them.
+    Build(HeadId, u32),
+    /// [`Op::Build`] at the root: the node is the value.
+    BuildRet(HeadId, u32),
+    /// Replace the top values by the normal form of the call of this
+    /// function on them, at this depth below the position.
+    Call(HeadId, u32, u32),
+    /// The call at the root of the right side: rewritten at the position
+    /// itself, or its normal form is the value.
+    TailCall(HeadId, u32),
+    /// [`Op::Call`] on this many variables from this one on, read where
+    /// they are bound.
+    CallVars(HeadId, u32, u32, u32),
+    /// [`Op::TailCall`] on consecutive variables, like [`Op::CallVars`].
+    TailCallVars(HeadId, u32, u32),
+    /// The end: the top value is the normal form of the right side.
+    Ret,
+    /// The right side is a variable: its value is the value.
+    RetVar(u32),
+}
+
+/// The most arguments of a call in compiled code (they are copied out of
+/// the stacks); a right side with a call of more is not compiled.
+pub(crate) const CALL_ARGS: usize = 8;
+
+/// Registers for matching a linear left side: its arguments first, then
+/// the children of each constructor it checks. Left sides needing more
+/// are matched the general way.
+pub(crate) const REGISTERS: usize = 32;
+
+/// The registers: [`REGISTERS`] and room for a check to write both inline
+/// children whatever its arity (a register past its own is written by a
+/// later check before it is read).
+pub(crate) type Registers = [Id; REGISTERS + INLINE];
+
+/// Register `r`: an argument, or a child a check put there.
+#[inline]
+pub(crate) fn register(args: &[Id], regs: &Registers, r: usize) -> Id {
+    match args.get(r) {
+        Some(&a) => a,
+        None => regs[r],
+    }
+}
+
+/// A constructor of a linear left side below its top, in preorder: the
+/// register holding the subterm it is checked against, where the
+/// subterm's children go when it matches, and how many checks below it a
+/// clog skips.
+#[derive(Clone, Copy, Debug)]
+struct Check {
+    src: u32,
+    head: HeadId,
+    arity: u32,
+    dst: u32,
+    below: u32,
+}
+
 /// A rule compiled against an arena.
 #[derive(Clone, Debug)]
 pub(crate) struct SharedRule {
     lhs: Pattern,
+    /// The left side's arity.
+    arity: usize,
+    /// The constructors of a linear left side checked in preorder, with
+    /// at most [`REGISTERS`] registers (then `registers`).
+    checks: Box<[Check]>,
+    registers: bool,
+    /// The head and arity the first argument must have, when the first
+    /// check is on it ([`NO_HEAD`] otherwise): a first argument with
+    /// another constructor rejects the rule before it is matched.
+    first: (HeadId, u32),
+    /// Where the first argument's children go when that check is the
+    /// only one and they are inline: then the check decides the match
+    /// ([`NO_REGISTER`] otherwise).
+    only_first: u32,
+    /// The register of each variable of a linear left side.
+    var_regs: Box<[usize]>,
     /// The right side's nodes, children before parents: the root is last.
     pub rhs: Vec<Template>,
     /// The variables' names, by number.
@@ -565,9 +650,19 @@ pub(crate) struct SharedRule {
     applied: Vec<usize>,
     /// The right side's height with its variables as height 0.
     rhs_height: usize,
-    /// No variable twice on the left: STEP TWO always passes.
-    linear: bool,
+    /// Where the right side's code starts in the normaliser's code, or
+    /// [`NO_CODE`].
+    pub code_start: usize,
 }
+
+/// No register: see [`SharedRule::only_first`].
+pub(crate) const NO_REGISTER: u32 = u32::MAX;
+
+/// No head: see [`SharedRule::first`].
+pub(crate) const NO_HEAD: HeadId = HeadId::MAX;
+
+/// No code: the right side is instantiated node by node.
+pub(crate) const NO_CODE: usize = usize::MAX;
 
 /// The answer of Algorithm 4 on shared terms; the substitution is in the
 /// matcher's bindings.
@@ -586,6 +681,14 @@ pub(crate) struct Matcher {
     first: Vec<Id>,
 }
 
+impl Matcher {
+    /// The substitution found by the last successful match, by variable
+    /// number.
+    pub fn bindings(&self) -> &[Id] {
+        &self.first
+    }
+}
+
 impl SharedRule {
     pub fn compile(rule: &Rule, arena: &mut Arena, sig: &Signature) -> SharedRule {
         let mut vars = Vec::new();
@@ -600,13 +703,38 @@ impl SharedRule {
                 _ => None,
             })
             .collect();
+        let mut checks = Vec::new();
+        let mut var_regs = vec![0; vars.len()];
+        let mut arity = 0;
+        if let Pattern::Node(_, args) = &lhs {
+            arity = args.len();
+            let mut next = arity;
+            for (i, a) in args.iter().enumerate() {
+                compile_checks(a, i, &mut next, &mut checks, &mut var_regs);
+            }
+            if next > REGISTERS {
+                linear = false;
+            }
+        }
         let rule = SharedRule {
             lhs,
+            arity,
+            first: match checks.first() {
+                Some(c) if c.src == 0 && linear => (c.head, c.arity),
+                _ => (NO_HEAD, 0),
+            },
+            only_first: match *checks {
+                [c] if c.src == 0 && c.arity as usize <= INLINE && linear => c.dst,
+                _ => NO_REGISTER,
+            },
+            checks: checks.into(),
+            registers: linear,
+            var_regs: var_regs.into(),
             rhs,
             vars,
             applied,
             rhs_height: 0,
-            linear,
+            code_start: NO_CODE,
         };
         SharedRule {
             rhs_height: rule.height_of(rule.root(), arena, &vec![Id::MAX; rule.vars.len()]),
@@ -617,6 +745,80 @@ impl SharedRule {
     /// The index of the right side's root in [`SharedRule::rhs`].
     pub fn root(&self) -> usize {
         self.rhs.len() - 1
+    }
+
+    /// The right side's height with its variables as height 0.
+    pub fn rhs_height(&self) -> usize {
+        self.rhs_height
+    }
+
+    /// The right side as postfix code, its last instruction giving the
+    /// value ([`Op::Ret`] and the like), or `None`
+    /// when it has a special function name or a variable applied to
+    /// arguments.
+    pub fn code(&self, arena: &Arena) -> Option<Vec<Op>> {
+        let mut out = Vec::new();
+        self.emit(self.root(), 0, arena, &mut out)?;
+        // The root's instruction is last: it gives the value.
+        let root = out.pop()?;
+        match root {
+            Op::Build(head, arity) => out.push(Op::BuildRet(head, arity)),
+            Op::Var(x) => out.push(Op::RetVar(x)),
+            Op::TailCall(..) | Op::TailCallVars(..) => out.push(root),
+            _ => out.extend([root, Op::Ret]),
+        }
+        Some(out)
+    }
+
+    fn emit(&self, n: usize, depth: u32, arena: &Arena, out: &mut Vec<Op>) -> Option<()> {
+        let small = |x: usize| u32::try_from(x).ok();
+        match &self.rhs[n] {
+            Template::Var(x) => out.push(Op::Var(small(*x)?)),
+            Template::Ground(id) => out.push(Op::Ground(*id, depth)),
+            Template::Applied(..) => return None,
+            Template::Node(head, kids) => {
+                let info = arena.info(*head);
+                if info.function && info.special != Special::None {
+                    return None;
+                }
+                let arity = small(kids.len())?;
+                if info.function && kids.len() > CALL_ARGS {
+                    return None;
+                }
+                // A call on consecutive variables reads them where they are.
+                let vars: Option<Vec<usize>> = kids
+                    .iter()
+                    .map(|&k| match self.rhs[k] {
+                        Template::Var(x) => Some(x),
+                        _ => None,
+                    })
+                    .collect();
+                if let Some(vars) = vars
+                    && info.function
+                    && let Some(&x) = vars.first()
+                    && vars.iter().enumerate().all(|(i, &y)| y == x + i)
+                {
+                    let x = small(x)?;
+                    out.push(if depth == 0 {
+                        Op::TailCallVars(*head, arity, x)
+                    } else {
+                        Op::CallVars(*head, arity, x, depth)
+                    });
+                    return Some(());
+                }
+                for &k in kids.iter() {
+                    self.emit(k, depth + 1, arena, out)?;
+                }
+                out.push(if !info.function {
+                    Op::Build(*head, arity)
+                } else if depth == 0 {
+                    Op::TailCall(*head, arity)
+                } else {
+                    Op::Call(*head, arity, depth)
+                });
+            }
+        }
+        Some(())
     }
 
     /// Algorithm 4: whether the rule applies to `t`.
@@ -641,6 +843,16 @@ impl SharedRule {
         if *top != head || patterns.len() != args.len() {
             return SharedOutcome::Reject;
         }
+        if self.registers {
+            let mut regs = [0; REGISTERS + INLINE];
+            let outcome = self.match_registers(arena, args, &mut regs);
+            if outcome == SharedOutcome::Apply {
+                m.first.clear();
+                m.first
+                    .extend(self.var_regs.iter().map(|&r| register(args, &regs, r)));
+            }
+            return outcome;
+        }
         for (p, &a) in patterns.iter().zip(args) {
             if shared_step_one(arena, p, a, &mut m.found, &mut clog).is_err() {
                 return SharedOutcome::Reject;
@@ -650,11 +862,6 @@ impl SharedRule {
             return SharedOutcome::Clog;
         }
         m.first.clear();
-        if self.linear {
-            // Each variable once, met in the order of its number.
-            m.first.extend(m.found.iter().map(|&(_, w)| w));
-            return SharedOutcome::Apply;
-        }
         m.first.resize(self.vars.len(), Id::MAX);
         for &(x, w) in &m.found {
             if m.first[x] == Id::MAX {
@@ -680,6 +887,80 @@ impl SharedRule {
         } else {
             SharedOutcome::Apply
         }
+    }
+
+    /// STEP ONE on a linear left side, whose STEP TWO always passes, on
+    /// `args` ([`SharedRule::arity`] of them, checked by the caller), the
+    /// first registers (read where they are: copying values just pushed
+    /// would stall on the loads): each constructor checked in preorder, its
+    /// children put in their registers; the variables' values are then in
+    /// their registers ([`register`] of [`SharedRule::var_regs`]). A subterm whose head
+    /// is the pattern's is no clog (the pattern's head is a constructor);
+    /// only on a difference is it asked whether it is opaque. Only for
+    /// rules with checks.
+    #[inline(always)]
+    pub fn match_registers(
+        &self,
+        arena: &Arena,
+        args: &[Id],
+        regs: &mut Registers,
+    ) -> SharedOutcome {
+        let checks = &*self.checks;
+        let mut clog = false;
+        let mut i = 0;
+        while i < checks.len() {
+            let c = checks[i];
+            let t = register(args, regs, c.src as usize);
+            let n = arena.view(t);
+            if n.head == c.head && n.len == c.arity {
+                let dst = c.dst as usize;
+                if c.arity as usize <= INLINE {
+                    regs[dst] = n.kids[0];
+                    regs[dst + 1] = n.kids[1];
+                } else {
+                    copy_few(&mut regs[dst..], arena.args(t));
+                }
+                i += 1;
+            } else if n.opaque {
+                // Report CLOG, continue, abandon the positions below.
+                clog = true;
+                i += 1 + c.below as usize;
+            } else {
+                return SharedOutcome::Reject;
+            }
+        }
+        if clog {
+            SharedOutcome::Clog
+        } else {
+            SharedOutcome::Apply
+        }
+    }
+
+    /// Whether the rule is matched in registers ([`SharedRule::match_registers`]).
+    pub fn in_registers(&self) -> bool {
+        self.registers
+    }
+
+    /// The head and arity the first argument must have, or [`NO_HEAD`].
+    pub fn first(&self) -> (HeadId, u32) {
+        self.first
+    }
+
+    /// Where the first argument's children go when its check is the only
+    /// one, or [`NO_REGISTER`].
+    pub fn only_first(&self) -> u32 {
+        self.only_first
+    }
+
+    /// The left side's arity.
+    pub fn arity(&self) -> usize {
+        self.arity
+    }
+
+    /// The register of each variable, by number (rules matched in
+    /// registers).
+    pub fn var_regs(&self) -> &[usize] {
+        &self.var_regs
     }
 
     /// The substitution found by the last successful match, by variable
@@ -753,6 +1034,38 @@ impl SharedRule {
                     .max()
                     .unwrap_or(0)
             }
+        }
+    }
+}
+
+/// Adds the checks of the pattern `p` matched against register `src` to
+/// `checks` (children's registers from `next` on) and records the
+/// register of each variable.
+fn compile_checks(
+    p: &Pattern,
+    src: usize,
+    next: &mut usize,
+    checks: &mut Vec<Check>,
+    var_regs: &mut [usize],
+) {
+    match p {
+        Pattern::Var(x) => var_regs[*x] = src,
+        Pattern::Node(head, args) => {
+            let at = checks.len();
+            let dst = *next;
+            *next += args.len();
+            let small = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
+            checks.push(Check {
+                src: small(src),
+                head: *head,
+                arity: small(args.len()),
+                dst: small(dst),
+                below: 0,
+            });
+            for (i, a) in args.iter().enumerate() {
+                compile_checks(a, dst + i, next, checks, var_regs);
+            }
+            checks[at].below = small(checks.len() - at - 1);
         }
     }
 }
@@ -836,7 +1149,7 @@ fn shared_step_one(
         Pattern::Node(head, args) => (*head, args),
     };
     // Below the top (which the caller matches by hand).
-    if arena.head_info(b).opaque() {
+    if arena.is_opaque(b) {
         // Report CLOG, continue, abandon the positions below.
         *clog = true;
         return Ok(());
@@ -850,11 +1163,11 @@ fn shared_step_one(
     Ok(())
 }
 
-/// The SUB ALGORITHM on a set of shared terms (equal terms are equal ids).
+/// The SUB ALGORITHM on a set of shared terms (equal ones are one element).
 fn shared_sub_algorithm(arena: &Arena, items: &[Id]) -> Sub {
     let mut set: Vec<Id> = Vec::new();
     for &t in items {
-        if !set.contains(&t) {
+        if !set.iter().any(|&u| arena.equal(u, t)) {
             set.push(t);
         }
     }
@@ -864,7 +1177,7 @@ fn shared_sub_algorithm(arena: &Arena, items: &[Id]) -> Sub {
     let constructors: Vec<Id> = set
         .iter()
         .copied()
-        .filter(|&t| !arena.head_info(t).opaque())
+        .filter(|&t| !arena.is_opaque(t))
         .collect();
     if let Some(&first) = constructors.first()
         && constructors

@@ -364,25 +364,31 @@ impl Lcg {
     }
 }
 
-/// Normalises each term with us and with Maude and compares the normal
-/// forms as Maude writes them.
+/// Normalises each term with us (with the memo table and without it) and
+/// with Maude and compares the normal forms as Maude writes them.
 fn agree(module: &str, system: &System, terms: &[Term]) {
     let texts: Vec<String> = terms.iter().map(maude_text).collect();
     let expected = maude(module, &texts);
     assert_eq!(expected.len(), texts.len(), "one Maude result per term");
     for ((t, text), m) in terms.iter().zip(&texts).zip(&expected) {
-        let ours = Normaliser::new(&system.sig, &system.rules, Limits::default())
-            .normalise(t)
-            .unwrap_or_else(|e| panic!("{text}: {e} (Maude: {m})"));
-        assert!(
-            ours.term_vars().is_empty() && !has_function(&ours, &system.sig),
-            "{text}: our normal form {ours} is not a value (Maude: {m})"
-        );
-        assert_eq!(
-            without_space(&maude_text(&ours)),
-            without_space(m),
-            "{text}: ours is {ours}, Maude's {m}"
-        );
+        for memo in [true, false] {
+            let limits = Limits {
+                memo,
+                ..Limits::default()
+            };
+            let ours = Normaliser::new(&system.sig, &system.rules, limits)
+                .normalise(t)
+                .unwrap_or_else(|e| panic!("{text}: {e} (Maude: {m}, memo {memo})"));
+            assert!(
+                ours.term_vars().is_empty() && !has_function(&ours, &system.sig),
+                "{text}: our normal form {ours} is not a value (Maude: {m}, memo {memo})"
+            );
+            assert_eq!(
+                without_space(&maude_text(&ours)),
+                without_space(m),
+                "{text}: ours is {ours}, Maude's {m} (memo {memo})"
+            );
+        }
     }
 }
 
