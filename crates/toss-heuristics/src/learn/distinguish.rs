@@ -208,6 +208,19 @@ pub fn distinguish(
     negatives: &[Structure],
     limits: &Limits,
 ) -> Result<Distinguished, DistinguishError> {
+    distinguish_anchored(positives, negatives, &[], limits)
+}
+
+/// [`distinguish`] where each disjunct speaks of a tuple containing an
+/// element of one of the unary relations `anchors` (when there are any):
+/// the marked elements of a move, whose precondition is a property of
+/// them and their surroundings (spec 4.5), not of the whole position.
+pub fn distinguish_anchored(
+    positives: &[Structure],
+    negatives: &[Structure],
+    anchors: &[String],
+    limits: &Limits,
+) -> Result<Distinguished, DistinguishError> {
     let start = Instant::now();
     let all: Vec<&Structure> = positives.iter().chain(negatives).collect();
     let sig = Signature::of(&all).map_err(DistinguishError::Signature)?;
@@ -226,7 +239,32 @@ pub fn distinguish(
     let structures: Vec<Structure> = scenes.iter().map(|s| s.to_structure(&sig)).collect();
     let solver =
         Solver::new(&structures[0], &[]).map_err(|e| DistinguishError::Solver(e.message))?;
+    let anchor_rels: Vec<usize> = anchors
+        .iter()
+        .filter_map(|a| {
+            sig.symbols
+                .iter()
+                .position(|s| s.name == *a && s.arity == 1)
+        })
+        .collect();
+    let anchored: Vec<Vec<bool>> = scenes
+        .iter()
+        .map(|sc| {
+            let mut v = vec![anchor_rels.is_empty(); sc.len()];
+            for &r in &anchor_rels {
+                for t in sc.tuples(r) {
+                    v[t[0] as usize] = true;
+                }
+            }
+            v
+        })
+        .collect();
     let mut search = Search {
+        anchors: anchor_rels
+            .iter()
+            .map(|&r| sig.symbols[r].name.clone())
+            .collect(),
+        anchored,
         scenes: &scenes,
         sig: &sig,
         np,
@@ -262,6 +300,9 @@ fn same(a: &Scene, b: &Scene, sig: &Signature) -> bool {
 }
 
 struct Search<'a> {
+    /// The anchor relations, and per example which elements are in one.
+    anchors: Vec<String>,
+    anchored: Vec<Vec<bool>>,
     scenes: &'a [Scene],
     sig: &'a Signature,
     np: usize,
@@ -398,7 +439,12 @@ impl Search<'_> {
         for p in 0..self.np {
             let mut ids: Vec<(u32, usize)> = Vec::new();
             let mut seen = HashSet::new();
+            let mut t = vec![0u32; types.k()];
             for (ti, &id) in types.ids(n, p).iter().enumerate() {
+                types.tuple(p, ti, &mut t);
+                if !t.iter().any(|&e| self.anchored[p][e as usize]) {
+                    continue;
+                }
                 if seen.insert(id) {
                     ids.push((id, ti));
                 }
@@ -500,7 +546,7 @@ impl Search<'_> {
                 return false;
             };
             let len = self.scenes[si].len();
-            let mut layer = vec![true; len];
+            let mut layer = self.anchored[si].clone();
             for _ in 0..m {
                 let mut next = vec![false; len];
                 let mut any = false;
@@ -547,6 +593,7 @@ impl Search<'_> {
         }
         let level = Level::Tc { steps: reached };
         let limit = self.limits.candidates;
+        let anchors = self.anchors.clone();
         let found = self.choose(level, |p, fresh| {
             candidates[p]
                 .iter()
@@ -554,13 +601,17 @@ impl Search<'_> {
                 .map(|&(m, t)| {
                     let vars = [fresh.name(), fresh.name()];
                     let body = types.formula(0, t, Fragment::Full, &vars, fresh);
+                    let tc = Formula::Tc {
+                        steps: Some(m),
+                        from: vec![vars[0].clone()],
+                        to: vec![vars[1].clone()],
+                        body: Box::new(body),
+                    };
                     Formula::Exists {
                         vars: vars.iter().cloned().map(Var::Element).collect(),
-                        body: Box::new(Formula::Tc {
-                            steps: Some(m),
-                            from: vec![vars[0].clone()],
-                            to: vec![vars[1].clone()],
-                            body: Box::new(body),
+                        body: Box::new(match anchor(&anchors, &vars[0]) {
+                            Some(a) => Formula::And(vec![a, tc]),
+                            None => tc,
                         }),
                     }
                 })
@@ -708,4 +759,20 @@ pub(crate) fn nodes(f: &Formula) -> usize {
     let mut n = 0;
     toss_core::ir::walk::walk(toss_core::ir::walk::Node::Formula(f), &mut |_| n += 1);
     n
+}
+
+/// `A1(x) or A2(x) ...` for the anchor relations, if any.
+fn anchor(anchors: &[String], x: &str) -> Option<Formula> {
+    let atoms: Vec<Formula> = anchors
+        .iter()
+        .map(|a| Formula::Rel {
+            name: a.clone(),
+            args: vec![x.to_string()],
+        })
+        .collect();
+    match atoms.len() {
+        0 => None,
+        1 => atoms.into_iter().next(),
+        _ => Some(Formula::Or(atoms)),
+    }
 }

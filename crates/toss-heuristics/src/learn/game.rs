@@ -26,7 +26,9 @@ use toss_core::ir::{
 use toss_core::plays::{PlayLabel, Plays};
 use toss_core::structure::Structure;
 
-use super::distinguish::{DistinguishError, Distinguished, Limits, distinguish};
+use super::distinguish::{
+    DistinguishError, Distinguished, Limits, distinguish, distinguish_anchored,
+};
 use super::tidy::tidy;
 
 /// The most elements one move may change.
@@ -585,9 +587,12 @@ pub fn learn_game(plays: &Plays, limits: &Limits) -> Result<Learnt, LearnError> 
                     neg.push(m);
                 }
             }
-            let d = distinguish(&pos, &neg, limits).map_err(|error| LearnError::Distinguish {
-                what: what.clone(),
-                error,
+            let marks: Vec<String> = (0..elems.len()).map(mark).collect();
+            let d = distinguish_anchored(&pos, &neg, &marks, limits).map_err(|error| {
+                LearnError::Distinguish {
+                    what: what.clone(),
+                    error,
+                }
             })?;
             pre.push(unmark(&d.formula, &elems));
             calls.push(Call {

@@ -17,6 +17,7 @@ pub mod types;
 
 pub use distinguish::{
     Attempt, DistinguishError, Distinguished, Level, Limits, Outcome, distinguish,
+    distinguish_anchored,
 };
 pub use game::{Call, LearnError, Learnt, Where, learn_game};
 pub use types::Fragment;

@@ -622,3 +622,37 @@ fn distinguish_finds_the_first_level_that_separates() {
     assert!(levels.len() >= 5, "{levels:?}");
     assert!(not_found > 0, "{levels:?}");
 }
+
+/// Figure 4.5: a legal and an illegal drop in Connect Four, the changed
+/// cell marked. The precondition found says there is a yellow piece
+/// below it.
+#[test]
+fn connect_four_drop_precondition_from_figure_4_5() {
+    let mark = |s: &mut Structure, cell: &str| {
+        let r = s.declare_relation("Changed_1", 1).unwrap();
+        let e = s.element(cell).unwrap();
+        s.add_tuple(r, &[e]);
+    };
+    let position = ". . . . . . .
+         . . . . . . .
+         . . . . . . .
+         . . . . . . .
+         . . Q P . . .
+         . P Q Q P . .";
+    let mut legal = board(C4, position);
+    mark(&mut legal, "c3");
+    let mut illegal = board(C4, position);
+    mark(&mut illegal, "f2");
+    let d = distinguish_anchored(
+        &[legal],
+        &[illegal],
+        &["Changed_1".into()],
+        &Limits::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        print_formula(&d.formula),
+        "ex x0, x1 (C(x0, x1) and Changed_1(x1) and Q(x0))",
+        "{d:#?}"
+    );
+}
