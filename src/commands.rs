@@ -1358,10 +1358,18 @@ pub fn plays(
     path: &Path,
     req: &toss_cli::plays::Request,
     specs: &[PlayerSpec],
+    teach: bool,
     output: Option<&Path>,
     via_toss: bool,
     colour: bool,
 ) -> Result<(), String> {
+    if teach && req.games > 0 {
+        return Err(
+            "--teach chooses plays of the kinds asked for (--first-wins, --second-wins, \
+                    --not-won, --illegal); -n is for plays as they come"
+                .into(),
+        );
+    }
     let total = req.games + req.first_wins + req.second_wins + req.not_won + req.illegal;
     if total == 0 {
         return Err(
@@ -1388,7 +1396,12 @@ pub fn plays(
             .map(|(i, spec)| matches::build(spec, &interp, &game, &interp, seed + i as u64))
             .collect::<Result<Vec<_>, String>>()
     };
-    let plays = toss_cli::plays::make_plays(&interp, &mut seats, req, &mut || bar.inc(1));
+    let plays = if teach {
+        let limits = toss::heuristics::learn::Limits::default();
+        toss_cli::plays::teach(&interp, &mut seats, req, &limits, &mut || bar.inc(1))
+    } else {
+        toss_cli::plays::make_plays(&interp, &mut seats, req, &mut || bar.inc(1))
+    };
     bar.finish_and_clear();
     let text = toss::lang::plays::print_plays(&plays?);
     match output {

@@ -267,6 +267,11 @@ enum Command {
         seed: u64,
         #[arg(long, default_value_t = 1000)]
         max_plies: usize,
+        /// Choose the plays as a teacher: after one play of each kind,
+        /// each next one is a random play that the game learnt from the
+        /// plays so far gets wrong (up to the counts of each kind).
+        #[arg(long)]
+        teach: bool,
         /// Write the plays here instead of to standard output.
         #[arg(short = 'o')]
         output: Option<PathBuf>,
@@ -483,6 +488,7 @@ fn main() -> ExitCode {
             players,
             seed,
             max_plies,
+            teach,
             output,
         } => {
             let req = toss_cli::plays::Request {
@@ -498,6 +504,7 @@ fn main() -> ExitCode {
                 &file,
                 &req,
                 &players,
+                teach,
                 output.as_deref(),
                 via_toss,
                 colour,

@@ -105,6 +105,92 @@ fn record<G: Game>(
     })
 }
 
+/// Makes plays of one kind at a time from random games of `g`.
+struct Maker<'a, G: Game> {
+    g: &'a G,
+    seats: &'a mut dyn FnMut(u64) -> Result<Vec<Seat<G>>, String>,
+    rng: Rng,
+    max_plies: usize,
+}
+
+impl<G: Game> Maker<'_, G> {
+    fn game(&mut self) -> Result<Recorded<G>, String> {
+        let seed = self.rng.next_u64();
+        let mut s = (self.seats)(seed)?;
+        record(self.g, &mut s, seed, self.max_plies)
+    }
+
+    /// A play as it comes.
+    fn any(&mut self) -> Result<Play, String> {
+        let r = self.game()?;
+        Ok(play(r.label, r.positions))
+    }
+
+    /// A play of `label`.
+    fn of(&mut self, label: PlayLabel) -> Result<Play, String> {
+        match label {
+            PlayLabel::FirstWins | PlayLabel::SecondWins => {
+                for _ in 0..TRIES {
+                    let r = self.game()?;
+                    if r.label == label {
+                        return Ok(play(label, r.positions));
+                    }
+                }
+                Err(format!(
+                    "no play labelled `{}` in {TRIES} games with these players",
+                    label.as_str()
+                ))
+            }
+            PlayLabel::NotWon => {
+                let mut r = self.game()?;
+                if r.label != PlayLabel::NotWon {
+                    // The positions before the winning move are not won.
+                    let keep = 1 + index_below(&mut self.rng, r.positions.len() - 1);
+                    r.positions.truncate(keep);
+                }
+                Ok(play(PlayLabel::NotWon, r.positions))
+            }
+            PlayLabel::Illegal => {
+                for _ in 0..TRIES {
+                    let r = self.game()?;
+                    let last = r.positions.len() - 1;
+                    if last == 0 {
+                        continue;
+                    }
+                    // A position before the end, where the mover has moves.
+                    let t = index_below(&mut self.rng, last);
+                    if let Some(bad) = illegal_successor(self.g, &r.states[t], t % 2, &mut self.rng)
+                    {
+                        let mut positions = r.positions[..=t].to_vec();
+                        positions.push(bad);
+                        return Ok(play(PlayLabel::Illegal, positions));
+                    }
+                }
+                Err(format!("no illegal move found in {TRIES} games"))
+            }
+        }
+    }
+}
+
+fn play(label: PlayLabel, positions: Vec<Structure>) -> Play {
+    Play {
+        label,
+        positions,
+        line: 0,
+        position_lines: Vec::new(),
+    }
+}
+
+/// The kinds and counts a request asks for, besides `games`.
+fn kinds(req: &Request) -> [(PlayLabel, u64); 4] {
+    [
+        (PlayLabel::FirstWins, req.first_wins),
+        (PlayLabel::SecondWins, req.second_wins),
+        (PlayLabel::NotWon, req.not_won),
+        (PlayLabel::Illegal, req.illegal),
+    ]
+}
+
 /// Writes the plays `req` asks for; `seats(seed)` makes the players of one
 /// game.
 pub fn make_plays<G: Game>(
@@ -113,81 +199,226 @@ pub fn make_plays<G: Game>(
     req: &Request,
     progress: &mut dyn FnMut(),
 ) -> Result<Plays, String> {
+    let mut maker = Maker {
+        g,
+        seats,
+        rng: rng_from_seed(req.seed),
+        max_plies: req.max_plies,
+    };
     let mut out = Plays {
         players: g.player_names().to_vec(),
         plays: Vec::new(),
     };
-    let mut rng = rng_from_seed(req.seed);
-    let mut game = |rng: &mut Rng| -> Result<Recorded<G>, String> {
-        let seed = rng.next_u64();
-        let mut s = seats(seed)?;
-        record(g, &mut s, seed, req.max_plies)
-    };
-    let mut push = |label: PlayLabel, positions: Vec<Structure>, out: &mut Plays| {
-        out.plays.push(Play {
-            label,
-            positions,
-            line: 0,
-            position_lines: Vec::new(),
-        });
-        progress();
-    };
     for _ in 0..req.games {
-        let r = game(&mut rng)?;
-        push(r.label, r.positions, &mut out);
+        out.plays.push(maker.any()?);
+        progress();
     }
-    for (label, count) in [
-        (PlayLabel::FirstWins, req.first_wins),
-        (PlayLabel::SecondWins, req.second_wins),
-    ] {
+    for (label, count) in kinds(req) {
         for _ in 0..count {
-            let mut found = None;
-            for _ in 0..TRIES {
-                let r = game(&mut rng)?;
-                if r.label == label {
-                    found = Some(r);
-                    break;
-                }
-            }
-            let r = found.ok_or_else(|| {
-                format!(
-                    "no play labelled `{}` in {TRIES} games with these players",
-                    label.as_str()
-                )
-            })?;
-            push(label, r.positions, &mut out);
+            out.plays.push(maker.of(label)?);
+            progress();
         }
-    }
-    for _ in 0..req.not_won {
-        let mut r = game(&mut rng)?;
-        if r.label != PlayLabel::NotWon {
-            // The positions before the winning move are not won.
-            let keep = 1 + index_below(&mut rng, r.positions.len() - 1);
-            r.positions.truncate(keep);
-        }
-        push(PlayLabel::NotWon, r.positions, &mut out);
-    }
-    for _ in 0..req.illegal {
-        let mut found = None;
-        for _ in 0..TRIES {
-            let r = game(&mut rng)?;
-            let last = r.positions.len() - 1;
-            if last == 0 {
-                continue;
-            }
-            // A position before the end, where the mover has moves.
-            let t = index_below(&mut rng, last);
-            if let Some(bad) = illegal_successor(g, &r.states[t], t % 2, &mut rng) {
-                let mut positions = r.positions[..=t].to_vec();
-                positions.push(bad);
-                found = Some(positions);
-                break;
-            }
-        }
-        let positions = found.ok_or_else(|| format!("no illegal move found in {TRIES} games"))?;
-        push(PlayLabel::Illegal, positions, &mut out);
     }
     Ok(out)
+}
+
+/// Random plays a teacher looks through for one that the game learnt so
+/// far gets wrong, before it stops adding plays.
+pub const TEACHER_CANDIDATES: usize = 300;
+
+/// Plays the teacher keeps to check a smaller set of examples against.
+const TEACHER_CHECKS: usize = 60;
+
+/// The most plays a teacher gathers before it drops the ones not needed.
+const TEACHER_GATHERS: usize = 80;
+
+/// Plays chosen by a teacher that knows the game, as the people who chose
+/// spec 4.6's videos knew theirs. It gathers examples: one play of each
+/// kind asked for, then, as long as one of [`TEACHER_CANDIDATES`] random
+/// plays of those kinds is a counterexample, that play: one on which the
+/// game learnt from the plays so far is wrong (a won position it does not
+/// take for the winner's, a position not won it takes for won, a legal
+/// move it does not allow, an illegal one it allows). Then it drops every
+/// play without which the game learnt is still right on the examples and
+/// on [`TEACHER_CHECKS`] other random plays. The counts of the request
+/// bound the result: when more plays of a kind are needed, the error says
+/// how many.
+pub fn teach<G: Game>(
+    g: &G,
+    seats: &mut dyn FnMut(u64) -> Result<Vec<Seat<G>>, String>,
+    req: &Request,
+    limits: &toss_heuristics::learn::Limits,
+    progress: &mut dyn FnMut(),
+) -> Result<Plays, String> {
+    let mut maker = Maker {
+        g,
+        seats,
+        rng: rng_from_seed(req.seed),
+        max_plies: req.max_plies,
+    };
+    let with = |plays: Vec<Play>| Plays {
+        players: g.player_names().to_vec(),
+        plays,
+    };
+    let asked: Vec<PlayLabel> = kinds(req).iter().filter(|k| k.1 > 0).map(|k| k.0).collect();
+    let mut chosen = Vec::new();
+    for &label in &asked {
+        chosen.push(maker.of(label)?);
+        progress();
+    }
+    let student = |plays: &[Play]| -> Option<toss_runtime::Interpreter> {
+        let learnt = toss_heuristics::learn::learn_game(&with(plays.to_vec()), limits).ok()?;
+        toss_runtime::Interpreter::new(&learnt.game).ok()
+    };
+    // Gather counterexamples.
+    'gathering: while chosen.len() < TEACHER_GATHERS {
+        let Some(st) = student(&chosen) else { break };
+        let mut second_best = None;
+        for i in 0..TEACHER_CANDIDATES {
+            let candidate = maker.of(asked[i % asked.len()])?;
+            match teaches(&st, &candidate) {
+                Lesson::Plain => {
+                    chosen.push(candidate);
+                    progress();
+                    continue 'gathering;
+                }
+                Lesson::Some if second_best.is_none() => second_best = Some(candidate),
+                _ => {}
+            }
+        }
+        match second_best {
+            Some(candidate) => {
+                chosen.push(candidate);
+                progress();
+            }
+            None => break,
+        }
+    }
+    // Drop what is not needed, the latest plays first (the earliest are
+    // the ones most often overtaken).
+    let checks: Vec<Play> = (0..TEACHER_CHECKS)
+        .map(|i| maker.of(asked[i % asked.len()]))
+        .collect::<Result<_, _>>()?;
+    let gathered = chosen.clone();
+    let right = |plays: &[Play]| {
+        student(plays).is_some_and(|st| {
+            gathered
+                .iter()
+                .chain(&checks)
+                .all(|p| matches!(teaches(&st, p), Lesson::None))
+        })
+    };
+    if right(&chosen) {
+        let mut i = 0;
+        while i < chosen.len() {
+            let label = chosen[i].label;
+            // Keep one play of each kind asked for.
+            if chosen.iter().filter(|p| p.label == label).count() > 1 {
+                let mut fewer = chosen.clone();
+                fewer.remove(i);
+                if right(&fewer) {
+                    chosen = fewer;
+                    continue;
+                }
+            }
+            i += 1;
+        }
+    }
+    for (label, count) in kinds(req) {
+        let have = chosen.iter().filter(|p| p.label == label).count() as u64;
+        if have > count {
+            return Err(format!(
+                "the teacher needed {have} plays labelled `{}`, more than the {count} asked for",
+                label.as_str()
+            ));
+        }
+    }
+    Ok(with(chosen))
+}
+
+/// Whether the learnt game `student` gets wrong what `play` is shown for:
+/// a won play, the last (won) position; a play not won, a position it
+/// takes for won or a move it does not allow; an illegal play, its last
+/// move, or another one it does not allow.
+fn teaches(student: &toss_runtime::Interpreter, play: &Play) -> Lesson {
+    use toss_core::game::Game as _;
+    let template = student.initial_state().structure;
+    let state = |s: &Structure, location: usize| toss_runtime::interpreter::State {
+        structure: restate(&template, s),
+        location,
+        time: 0.0,
+    };
+    let n = play.positions.len();
+    let says = |i: usize| {
+        let s = state(&play.positions[i], i % 2);
+        [
+            student.payoff_value(i % 2, 0, &s.structure) > 0.0,
+            student.payoff_value(i % 2, 1, &s.structure) > 0.0,
+        ]
+    };
+    let allows = |i: usize| {
+        let s = state(&play.positions[i], i % 2);
+        let want = labels(&play.positions[i + 1]);
+        let mut moves = Vec::new();
+        student.legal_moves(&s, i % 2, &mut moves);
+        moves.iter().any(|m| {
+            let mut t = s.clone();
+            student.apply(&mut t, std::slice::from_ref(m), &mut rng_from_seed(0));
+            labels(&t.structure) == want
+        })
+    };
+    let lesson = |plain: bool, some: bool| {
+        if plain {
+            Lesson::Plain
+        } else if some {
+            Lesson::Some
+        } else {
+            Lesson::None
+        }
+    };
+    match play.label {
+        PlayLabel::FirstWins | PlayLabel::SecondWins => {
+            let winner = (play.label == PlayLabel::SecondWins) as usize;
+            let said = says(n - 1);
+            lesson(!said[winner], said[1 - winner])
+        }
+        PlayLabel::NotWon => lesson(
+            (0..n).any(|i| says(i) != [false, false]) || (0..n - 1).any(|i| !allows(i)),
+            false,
+        ),
+        PlayLabel::Illegal => lesson(allows(n - 2) || (0..n - 2).any(|i| !allows(i)), false),
+    }
+}
+
+/// What a play would teach the student.
+enum Lesson {
+    /// It is wrong about what the play is shown for: the winner's win, a
+    /// position not won, a move's legality.
+    Plain,
+    /// It is wrong only in taking the loser for a winner too.
+    Some,
+    None,
+}
+
+/// `template` with the unary relations of `s` (by name; same elements).
+fn restate(template: &Structure, s: &Structure) -> Structure {
+    let mut out = template.clone();
+    for r in 0..out.num_relations() {
+        if out.arity(r) != 1 {
+            continue;
+        }
+        for t in out.tuples(r) {
+            out.remove_tuple(r, &t);
+        }
+        if let Some(from) = s.relation(out.relation_name(r).to_string().as_str()) {
+            for t in s.tuples(from) {
+                if let Some(e) = out.element(s.element_name(t[0])) {
+                    out.add_tuple(r, &[e]);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The unary relations of each element, by name.

@@ -176,20 +176,23 @@ struct Checker {
 }
 
 impl Checker {
+    fn compile(
+        &mut self,
+        f: &Formula,
+    ) -> Result<toss_runtime::solver::FormulaId, DistinguishError> {
+        self.solver
+            .compile_formula(&unfold_tc(f), &[], &[])
+            .map_err(|e| DistinguishError::Solver(e.message))
+    }
+
     fn holds(&mut self, f: &Formula, si: usize) -> Result<bool, DistinguishError> {
-        let id = self
-            .solver
-            .compile_formula(f, &[], &[])
-            .map_err(|e| DistinguishError::Solver(e.message))?;
+        let id = self.compile(f)?;
         Ok(self.solver.holds(&self.structures[si], id, &[], &[]))
     }
 
     /// Whether `f` holds in no negative example.
     fn rejects_all(&mut self, f: &Formula) -> Result<bool, DistinguishError> {
-        let id = self
-            .solver
-            .compile_formula(f, &[], &[])
-            .map_err(|e| DistinguishError::Solver(e.message))?;
+        let id = self.compile(f)?;
         for i in 0..self.order.len() {
             let si = self.order[i];
             if self.solver.holds(&self.structures[si], id, &[], &[]) {
@@ -774,5 +777,72 @@ fn anchor(anchors: &[String], x: &str) -> Option<Formula> {
         0 => None,
         1 => atoms.into_iter().next(),
         _ => Some(Formula::Or(atoms)),
+    }
+}
+
+/// `tc m x, y phi` (one variable each side) written as the walk
+/// `ex z1, ..., z(m-1) (phi(x, z1) and ... and phi(z(m-1), y))`: the same
+/// relation, which the solver plans as one join from the most selective
+/// atoms instead of searching from every pair of elements.
+fn unfold_tc(f: &Formula) -> Formula {
+    use std::collections::BTreeMap;
+    use toss_core::ir::subst::{BoundNames, Substitution};
+    match f {
+        Formula::Tc {
+            steps: Some(m),
+            from,
+            to,
+            body,
+        } if from.len() == 1 && to.len() == 1 && *m >= 1 => {
+            let body = unfold_tc(body);
+            let (x, y) = (&from[0], &to[0]);
+            let stops: Vec<String> = std::iter::once(x.clone())
+                .chain((1..*m).map(|i| format!("{x}_walk{i}")))
+                .chain(std::iter::once(y.clone()))
+                .collect();
+            let mut n = 0;
+            let mut fresh = |v: &str| {
+                n += 1;
+                format!("{v}_step{n}")
+            };
+            let steps: Vec<Formula> = stops
+                .windows(2)
+                .map(|w| {
+                    let map =
+                        BTreeMap::from([(x.clone(), w[0].clone()), (y.clone(), w[1].clone())]);
+                    Substitution {
+                        bound: BoundNames::Fresh,
+                        fresh: &mut fresh,
+                    }
+                    .formula(&body, &map)
+                })
+                .collect();
+            let inner: Vec<Var> = stops[1..stops.len() - 1]
+                .iter()
+                .cloned()
+                .map(Var::Element)
+                .collect();
+            if inner.is_empty() {
+                Formula::And(steps)
+            } else {
+                Formula::Exists {
+                    vars: inner,
+                    body: Box::new(Formula::And(steps)),
+                }
+            }
+        }
+        Formula::Not(a) => Formula::Not(Box::new(unfold_tc(a))),
+        Formula::And(cs) => Formula::And(cs.iter().map(unfold_tc).collect()),
+        Formula::Or(cs) => Formula::Or(cs.iter().map(unfold_tc).collect()),
+        Formula::Implies(a, b) => Formula::Implies(Box::new(unfold_tc(a)), Box::new(unfold_tc(b))),
+        Formula::Exists { vars, body } => Formula::Exists {
+            vars: vars.clone(),
+            body: Box::new(unfold_tc(body)),
+        },
+        Formula::Forall { vars, body } => Formula::Forall {
+            vars: vars.clone(),
+            body: Box::new(unfold_tc(body)),
+        },
+        f => f.clone(),
     }
 }

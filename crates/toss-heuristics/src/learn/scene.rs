@@ -4,8 +4,38 @@
 //! what is learnt and are dropped.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use toss_core::structure::Structure;
+
+/// A multiplicative hash of the words written (the keys here are short
+/// vectors of small integers, which SipHash spent most of the time on).
+#[derive(Default, Clone, Copy)]
+pub struct WordHasher(u64);
+
+impl Hasher for WordHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(x as u64);
+    }
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+/// Hash maps keyed by tuples of element or type numbers.
+pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<WordHasher>>;
+pub type FastSet<K> = HashSet<K, BuildHasherDefault<WordHasher>>;
 
 /// A relation symbol of the common signature.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -80,7 +110,12 @@ pub struct Scene {
 struct SceneRelation {
     arity: usize,
     tuples: Vec<Vec<u32>>,
-    set: HashSet<Vec<u32>>,
+    /// Unary relations: membership per element.
+    members: Vec<bool>,
+    /// Binary relations: `a << 32 | b`.
+    pairs: FastSet<u64>,
+    /// Larger relations.
+    set: FastSet<Vec<u32>>,
     /// `at[position][element]`: indices into `tuples`.
     at: Vec<Vec<Vec<u32>>>,
 }
@@ -134,7 +169,12 @@ impl Scene {
     }
 
     pub fn holds(&self, rel: usize, t: &[u32]) -> bool {
-        self.relations[rel].set.contains(t)
+        let r = &self.relations[rel];
+        match t {
+            [a] => r.members.get(*a as usize).copied().unwrap_or(false),
+            [a, b] => r.pairs.contains(&((*a as u64) << 32 | *b as u64)),
+            _ => r.set.contains(t),
+        }
     }
 
     pub fn tuples(&self, rel: usize) -> &[Vec<u32>] {
@@ -187,7 +227,18 @@ impl Scene {
 impl SceneRelation {
     fn insert(&mut self, t: Vec<u32>) {
         debug_assert_eq!(t.len(), self.arity);
-        if self.set.insert(t.clone()) {
+        let new = match t[..] {
+            [a] => {
+                let a = a as usize;
+                if self.members.len() <= a {
+                    self.members.resize(a + 1, false);
+                }
+                !std::mem::replace(&mut self.members[a], true)
+            }
+            [a, b] => self.pairs.insert((a as u64) << 32 | b as u64),
+            _ => self.set.insert(t.clone()),
+        };
+        if new {
             let i = self.tuples.len() as u32;
             for (p, &e) in t.iter().enumerate() {
                 self.at[p][e as usize].push(i);

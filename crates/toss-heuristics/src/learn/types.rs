@@ -21,7 +21,7 @@ use std::collections::HashMap;
 
 use toss_core::ir::{Formula, Var};
 
-use super::scene::{Scene, Signature};
+use super::scene::{FastMap, Scene, Signature};
 
 /// The fragments of spec 4.3, weakest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -63,7 +63,7 @@ struct Guard {
 /// An interning table: equal keys get equal ids.
 #[derive(Default)]
 struct Interner {
-    map: HashMap<Vec<u32>, u32>,
+    map: FastMap<Vec<u32>, u32>,
     keys: Vec<Vec<u32>>,
 }
 
@@ -254,7 +254,7 @@ impl<'a> Types<'a> {
     /// substitutions, breadth first, with the successors of each.
     fn guarded_space(&self, s: &Scene, limit: usize) -> Result<Space, TooLarge> {
         let k = self.k;
-        let mut index: HashMap<Vec<u32>, u32> = HashMap::new();
+        let mut index: FastMap<Vec<u32>, u32> = FastMap::default();
         let mut tuples: Vec<u32> = Vec::new();
         for a in 0..s.len() as u32 {
             let t = vec![a; k];
