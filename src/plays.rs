@@ -166,7 +166,10 @@ impl<G: Game> Maker<'_, G> {
                         return Ok(play(PlayLabel::Illegal, positions));
                     }
                 }
-                Err(format!("no illegal move found in {TRIES} games"))
+                Err(format!(
+                    "no illegal move found in {TRIES} games: wherever a legal move's change \
+                     can be made, it seems to be legal in this game"
+                ))
             }
         }
     }

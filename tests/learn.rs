@@ -138,3 +138,40 @@ fn bad_plays_get_clear_errors() {
         text(&out.stderr)
     );
 }
+
+/// Mutated plays files give diagnostics, a learnt game or a learning error,
+/// never a panic (and each within a bounded time: the examples are small).
+#[test]
+fn mutated_plays_never_panic() {
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+    use toss_testkit::mutate::{XorShift, mutate};
+    let out = toss(&["plays", "games/tic-tac-toe.toss", "-n", "4", "--seed", "9"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let seed = out.stdout;
+    let mut rng = XorShift::new(17);
+    let (mut parsed, mut learnt) = (0, 0);
+    for i in 0..2000 {
+        let bytes = mutate(&mut rng, &seed);
+        let Ok(source) = std::str::from_utf8(&bytes) else {
+            continue;
+        };
+        let r = catch_unwind(AssertUnwindSafe(|| {
+            let Ok(plays) = toss::lang::plays::parse_plays(source) else {
+                return (false, false);
+            };
+            let limits = toss::heuristics::learn::Limits::default();
+            (
+                true,
+                toss::heuristics::learn::learn_game(&plays, &limits).is_ok(),
+            )
+        }));
+        let (p, l) = r.unwrap_or_else(|_| panic!("mutant {i} panicked:\n{source}"));
+        parsed += p as usize;
+        learnt += l as usize;
+    }
+    // The mutants reach the learner, and some of them learn a game.
+    assert!(
+        parsed > 30 && learnt > 10,
+        "{parsed} parsed, {learnt} learnt"
+    );
+}
