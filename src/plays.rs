@@ -238,7 +238,8 @@ const TEACHER_GATHERS: usize = 80;
 /// Plays chosen by a teacher that knows the game, as the people who chose
 /// spec 4.6's videos knew theirs. It gathers examples: one play of each
 /// kind asked for, then, as long as one of [`TEACHER_CANDIDATES`] random
-/// plays of those kinds is a counterexample, that play: one on which the
+/// plays of those kinds is a counterexample (and at most twice the count
+/// asked for and one more of each kind), that play: one on which the
 /// game learnt from the plays so far is wrong (a won position it does not
 /// take for the winner's, a position not won it takes for won, a legal
 /// move it does not allow, an illegal one it allows). Then it drops every
@@ -273,12 +274,23 @@ pub fn teach<G: Game>(
         let learnt = toss_heuristics::learn::learn_game(&with(plays.to_vec()), limits).ok()?;
         toss_runtime::Interpreter::new(&learnt.game).ok()
     };
-    // Gather counterexamples.
+    // Gather counterexamples, at most twice as many of a kind as asked
+    // for and one more (beyond that, dropping cannot come back under).
+    let cap =
+        |label: PlayLabel| 2 * kinds(req).iter().find(|k| k.0 == label).map_or(0, |k| k.1) + 1;
     'gathering: while chosen.len() < TEACHER_GATHERS {
+        let open: Vec<PlayLabel> = asked
+            .iter()
+            .copied()
+            .filter(|&l| (chosen.iter().filter(|p| p.label == l).count() as u64) < cap(l))
+            .collect();
+        if open.is_empty() {
+            break;
+        }
         let Some(st) = student(&chosen) else { break };
         let mut second_best = None;
         for i in 0..TEACHER_CANDIDATES {
-            let candidate = maker.of(asked[i % asked.len()])?;
+            let candidate = maker.of(open[i % open.len()])?;
             match teaches(&st, &candidate) {
                 Lesson::Plain => {
                     chosen.push(candidate);
