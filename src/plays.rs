@@ -113,7 +113,20 @@ struct Maker<'a, G: Game> {
     max_plies: usize,
 }
 
-impl<G: Game> Maker<'_, G> {
+impl<'a, G: Game> Maker<'a, G> {
+    fn new(
+        g: &'a G,
+        seats: &'a mut dyn FnMut(u64) -> Result<Vec<Seat<G>>, String>,
+        req: &Request,
+    ) -> Self {
+        Maker {
+            g,
+            seats,
+            rng: rng_from_seed(req.seed),
+            max_plies: req.max_plies,
+        }
+    }
+
     fn game(&mut self) -> Result<Recorded<G>, String> {
         let seed = self.rng.next_u64();
         let mut s = (self.seats)(seed)?;
@@ -202,12 +215,7 @@ pub fn make_plays<G: Game>(
     req: &Request,
     progress: &mut dyn FnMut(),
 ) -> Result<Plays, String> {
-    let mut maker = Maker {
-        g,
-        seats,
-        rng: rng_from_seed(req.seed),
-        max_plies: req.max_plies,
-    };
+    let mut maker = Maker::new(g, seats, req);
     let mut out = Plays {
         players: g.player_names().to_vec(),
         plays: Vec::new(),
@@ -254,12 +262,7 @@ pub fn teach<G: Game>(
     limits: &toss_heuristics::learn::Limits,
     progress: &mut dyn FnMut(),
 ) -> Result<Plays, String> {
-    let mut maker = Maker {
-        g,
-        seats,
-        rng: rng_from_seed(req.seed),
-        max_plies: req.max_plies,
-    };
+    let mut maker = Maker::new(g, seats, req);
     let with = |plays: Vec<Play>| Plays {
         players: g.player_names().to_vec(),
         plays,

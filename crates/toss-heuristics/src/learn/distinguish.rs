@@ -478,7 +478,7 @@ impl Search<'_> {
         }
         let k = types.k();
         let mut sizes = HashMap::new();
-        let found = self.choose(level, |p, fresh| {
+        let found = self.choose(|p, fresh| {
             let mut own: Vec<(usize, u32)> = candidates[p]
                 .iter()
                 .map(|&id| (types.formula_size(n, id, fragment, &mut sizes), id))
@@ -597,7 +597,7 @@ impl Search<'_> {
         let level = Level::Tc { steps: reached };
         let limit = self.limits.candidates;
         let anchors = self.anchors.clone();
-        let found = self.choose(level, |p, fresh| {
+        let found = self.choose(|p, fresh| {
             candidates[p]
                 .iter()
                 .take(limit)
@@ -633,7 +633,6 @@ impl Search<'_> {
     /// sentences for example `p`, each holding there and in no negative.
     fn choose(
         &mut self,
-        _level: Level,
         mut candidates: impl FnMut(usize, &mut Fresh) -> Vec<Formula>,
     ) -> Result<Option<(Formula, Formula)>, DistinguishError> {
         let mut before = Vec::new();
@@ -831,18 +830,6 @@ fn unfold_tc(f: &Formula) -> Formula {
                 }
             }
         }
-        Formula::Not(a) => Formula::Not(Box::new(unfold_tc(a))),
-        Formula::And(cs) => Formula::And(cs.iter().map(unfold_tc).collect()),
-        Formula::Or(cs) => Formula::Or(cs.iter().map(unfold_tc).collect()),
-        Formula::Implies(a, b) => Formula::Implies(Box::new(unfold_tc(a)), Box::new(unfold_tc(b))),
-        Formula::Exists { vars, body } => Formula::Exists {
-            vars: vars.clone(),
-            body: Box::new(unfold_tc(body)),
-        },
-        Formula::Forall { vars, body } => Formula::Forall {
-            vars: vars.clone(),
-            body: Box::new(unfold_tc(body)),
-        },
-        f => f.clone(),
+        f => super::tidy::map(f, &mut unfold_tc),
     }
 }

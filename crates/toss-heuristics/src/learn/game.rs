@@ -29,7 +29,7 @@ use toss_core::structure::Structure;
 use super::distinguish::{
     DistinguishError, Distinguished, Limits, distinguish, distinguish_anchored,
 };
-use super::tidy::tidy;
+use super::tidy::{map, tidy};
 
 /// The most elements one move may change.
 pub const MAX_CHANGED: usize = 6;
@@ -443,7 +443,9 @@ pub fn learn_game(plays: &Plays, limits: &Limits) -> Result<Learnt, LearnError> 
 
     // Moves.
     let mut protos: BTreeMap<(usize, Prototype), Applications> = BTreeMap::new();
-    let mut illegal_unmatched = Vec::new();
+    // Illegal moves wait for all legal ones: a prototype may first be
+    // seen legal after it was shown illegal.
+    let mut illegal = Vec::new();
     for (pi, p) in plays.plays.iter().enumerate() {
         for si in 1..p.positions.len() {
             let (before, after) = (&ex.labels[pi][si - 1], &ex.labels[pi][si]);
@@ -463,32 +465,18 @@ pub fn learn_game(plays: &Plays, limits: &Limits) -> Result<Learnt, LearnError> 
             }
             let (proto, orders) = prototype(&ex, &changed);
             let player = (si - 1) % 2;
-            let illegal = p.label == PlayLabel::Illegal && si + 1 == p.positions.len();
             let from = ex.at(pi, si - 1);
-            if illegal {
-                match protos.get_mut(&(player, proto)) {
-                    Some(apps) => apps.illegal.push((from, orders)),
-                    None => illegal_unmatched.push((at, orders, player)),
-                }
+            if p.label == PlayLabel::Illegal && si + 1 == p.positions.len() {
+                illegal.push((at, from, player, proto, orders));
             } else {
                 let apps = protos.entry((player, proto)).or_default();
                 apps.legal.push((from, orders[0].clone()));
             }
         }
     }
-    // An illegal move seen before its prototype's first legal one.
-    for (at, orders, player) in illegal_unmatched {
-        let changed: Vec<(usize, u64, u64)> = {
-            let (pi, si) = (at.play, at.position);
-            let (b, a) = (&ex.labels[pi][si - 1], &ex.labels[pi][si]);
-            (0..ex.names.len())
-                .filter(|&e| b[e] != a[e])
-                .map(|e| (e, b[e], a[e]))
-                .collect()
-        };
-        let (proto, _) = prototype(&ex, &changed);
+    for (at, from, player, proto, orders) in illegal {
         match protos.get_mut(&(player, proto)) {
-            Some(apps) => apps.illegal.push((ex.at(at.play, at.position - 1), orders)),
+            Some(apps) => apps.illegal.push((from, orders)),
             None => notes.push(format!(
                 "the illegal move to {at} changes the position as no legal move does: no rule \
                  allows it, nothing to learn from it"
@@ -715,32 +703,7 @@ fn unmark(f: &Formula, elems: &[String]) -> Formula {
                     None => f.clone(),
                 }
             }
-            Formula::Not(a) => Formula::Not(Box::new(go(a, elems))),
-            Formula::And(cs) => Formula::And(cs.iter().map(|c| go(c, elems)).collect()),
-            Formula::Or(cs) => Formula::Or(cs.iter().map(|c| go(c, elems)).collect()),
-            Formula::Implies(a, b) => {
-                Formula::Implies(Box::new(go(a, elems)), Box::new(go(b, elems)))
-            }
-            Formula::Exists { vars, body } => Formula::Exists {
-                vars: vars.clone(),
-                body: Box::new(go(body, elems)),
-            },
-            Formula::Forall { vars, body } => Formula::Forall {
-                vars: vars.clone(),
-                body: Box::new(go(body, elems)),
-            },
-            Formula::Tc {
-                steps,
-                from,
-                to,
-                body,
-            } => Formula::Tc {
-                steps: *steps,
-                from: from.clone(),
-                to: to.clone(),
-                body: Box::new(go(body, elems)),
-            },
-            f => f.clone(),
+            f => map(f, &mut |c| go(c, elems)),
         }
     }
     tidy(&go(f, elems))

@@ -25,7 +25,7 @@ pub fn tidy(f: &Formula) -> Formula {
 }
 
 /// `f` with `g` applied to each immediate subformula.
-fn map(f: &Formula, g: &mut dyn FnMut(&Formula) -> Formula) -> Formula {
+pub(super) fn map(f: &Formula, g: &mut dyn FnMut(&Formula) -> Formula) -> Formula {
     match f {
         Formula::Not(a) => Formula::Not(Box::new(g(a))),
         Formula::And(cs) => Formula::And(cs.iter().map(&mut *g).collect()),
@@ -67,75 +67,59 @@ fn fold(f: &Formula) -> Formula {
             Formula::Not(b) => *b,
             a => Formula::Not(Box::new(a)),
         },
-        Formula::And(cs) => {
-            let mut out = Vec::new();
-            for c in cs {
-                match c {
-                    Formula::True => {}
-                    Formula::False => return Formula::False,
-                    Formula::And(inner) => out.extend(inner),
-                    c => out.push(c),
-                }
-            }
-            match out.len() {
-                0 => Formula::True,
-                1 => out.pop().expect("one"),
-                _ => Formula::And(out),
-            }
-        }
-        Formula::Or(cs) => {
-            let mut out = Vec::new();
-            for c in cs {
-                match c {
-                    Formula::False => {}
-                    Formula::True => return Formula::True,
-                    Formula::Or(inner) => out.extend(inner),
-                    c => out.push(c),
-                }
-            }
-            match out.len() {
-                0 => Formula::False,
-                1 => out.pop().expect("one"),
-                _ => Formula::Or(out),
-            }
-        }
+        Formula::And(cs) => junction(cs, true),
+        Formula::Or(cs) => junction(cs, false),
         Formula::Implies(a, b) => match (*a, *b) {
             (Formula::False, _) | (_, Formula::True) => Formula::True,
             (Formula::True, b) => b,
             (a, Formula::False) => Formula::Not(Box::new(a)),
             (a, b) => Formula::Implies(Box::new(a), Box::new(b)),
         },
-        Formula::Exists { vars, body } | Formula::Forall { vars, body }
-            if matches!(*body, Formula::True | Formula::False) =>
-        {
-            let _ = vars;
-            *body
-        }
-        Formula::Exists { vars, body } => {
-            let free = free_vars(&body);
-            let vars: Vec<Var> = vars
-                .into_iter()
-                .filter(|v| free.contains(v.name()))
-                .collect();
-            if vars.is_empty() {
-                *body
-            } else {
-                Formula::Exists { vars, body }
-            }
-        }
-        Formula::Forall { vars, body } => {
-            let free = free_vars(&body);
-            let vars: Vec<Var> = vars
-                .into_iter()
-                .filter(|v| free.contains(v.name()))
-                .collect();
-            if vars.is_empty() {
-                *body
-            } else {
-                Formula::Forall { vars, body }
-            }
-        }
+        Formula::Exists { vars, body } => quantifier(vars, *body, true),
+        Formula::Forall { vars, body } => quantifier(vars, *body, false),
         f => f,
+    }
+}
+
+/// `and` (`and` true) or `or` of `cs`: nested ones flattened, the unit
+/// dropped, the absorbing constant returned.
+fn junction(cs: Vec<Formula>, and: bool) -> Formula {
+    let (unit, zero) = if and {
+        (Formula::True, Formula::False)
+    } else {
+        (Formula::False, Formula::True)
+    };
+    let mut out = Vec::new();
+    for c in cs {
+        match c {
+            c if c == unit => {}
+            c if c == zero => return zero,
+            Formula::And(inner) if and => out.extend(inner),
+            Formula::Or(inner) if !and => out.extend(inner),
+            c => out.push(c),
+        }
+    }
+    match out.len() {
+        0 => unit,
+        1 => out.pop().expect("one"),
+        _ if and => Formula::And(out),
+        _ => Formula::Or(out),
+    }
+}
+
+/// `ex` (`exists` true) or `all` of the variables `body` uses, or `body`
+/// alone when it uses none.
+fn quantifier(vars: Vec<Var>, body: Formula, exists: bool) -> Formula {
+    let free = free_vars(&body);
+    let vars: Vec<Var> = vars
+        .into_iter()
+        .filter(|v| free.contains(v.name()))
+        .collect();
+    let body = Box::new(body);
+    match (vars.is_empty(), exists) {
+        (true, _) => *body,
+        (false, true) => Formula::Exists { vars, body },
+        (false, false) => Formula::Forall { vars, body },
     }
 }
 

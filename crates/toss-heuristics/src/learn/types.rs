@@ -390,11 +390,6 @@ impl<'a> Types<'a> {
         &self.ranks[r].ids[si]
     }
 
-    /// The number of distinct types at rank `r`.
-    pub fn count(&self, r: usize) -> usize {
-        self.ranks[r].interner.keys.len()
-    }
-
     /// The atomic type (rank 0 id) of a type of rank `r`.
     fn atomic_of(&self, mut r: usize, mut id: u32) -> u32 {
         while r > 0 {
