@@ -56,7 +56,7 @@ pub const KEYWORDS: [&str; 12] = [
 ];
 
 /// A name as the grammar's `ident` accepts it (not a reserved word).
-fn is_ident(s: &str) -> bool {
+pub(crate) fn is_ident(s: &str) -> bool {
     let mut cs = s.chars();
     matches!(cs.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
         && cs.all(|c| c.is_ascii_alphanumeric() || c == '_')

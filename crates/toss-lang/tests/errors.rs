@@ -664,3 +664,16 @@ fn history_moves_name_existing_elements() {
         18,
     );
 }
+
+/// `_opt_` followed by something that is no name (a mutant found
+/// `_opt_1e999P`, whose relation `1e999P` could not be printed back).
+#[test]
+fn optional_tuple_of_a_relation_that_is_no_name() {
+    let src = with_base("RULE M: [a | _opt_1e9P (a) | ] -> [a | | ]\n");
+    expect_err(
+        &src,
+        "`_opt_` must be followed by a relation name, found `1e9P`",
+        4,
+        14,
+    );
+}

@@ -52,6 +52,15 @@ impl Checker<'_> {
         let mut local: HashMap<&str, usize> = HashMap::new();
         for r in &s.relations {
             let (name, optional) = base_relation(&r.name.name);
+            if optional && !crate::board::is_ident(name) {
+                // `_opt_1e9P` lexes as a name, but `1e9P` does not: the
+                // relation could not be written back.
+                self.err(Diagnostic::new(
+                    format!("`_opt_` must be followed by a relation name, found `{name}`"),
+                    r.name.span.clone(),
+                ));
+                continue;
+            }
             if name == "nondistinct" && !is_state {
                 for (t, sp) in &r.tuples {
                     if t.len() != 2 {
