@@ -175,6 +175,21 @@ differential!(
     "games/concurrent-tic-tac-toe.toss",
     3
 );
+// The games of the thesis's rule patterns (tests/patterns.rs).
+differential!(sokoban, Sokoban, "games/sokoban.toss", 5);
+differential!(sokoban_plus, SokobanPlus, "games/sokoban-plus.toss", 5);
+differential!(
+    rock_paper_scissors,
+    RockPaperScissors,
+    "games/rock-paper-scissors.toss",
+    1
+);
+differential!(
+    tic_tac_toe_coin,
+    TicTacToeCoin,
+    "games/tic-tac-toe-coin.toss",
+    4
+);
 // The interpreter, the reference here, is slow on these: together about
 // two minutes.
 differential!(

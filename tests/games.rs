@@ -20,7 +20,7 @@ fn perft(name: &str, depths: &[u64]) {
 /// The games of `games/`, each with the bounds of its payoffs read off its
 /// PAYOFF terms by hand: a win and a loss are `:(phi) - :(psi)` or
 /// constants in [-1, 1], the physics examples pay 0.
-const GAMES: [(&str, (f64, f64)); 16] = [
+const GAMES: [(&str, (f64, f64)); 22] = [
     ("amazons", (-1.0, 1.0)),
     ("bounce", (0.0, 0.0)),
     ("breakthrough", (-1.0, 1.0)),
@@ -35,8 +35,14 @@ const GAMES: [(&str, (f64, f64)); 16] = [
     ("pawn-whopping", (-1.0, 1.0)),
     ("pursuit", (-1.0, 1.0)),
     ("reversi", (-1.0, 1.0)),
+    ("rock-paper-scissors", (-1.0, 1.0)),
+    ("sokoban", (0.0, 1.0)),
+    ("sokoban-2", (0.0, 1.0)),
+    ("sokoban-3", (0.0, 1.0)),
+    ("sokoban-plus", (0.0, 1.0)),
     ("throw", (0.0, 0.0)),
     ("tic-tac-toe", (-1.0, 1.0)),
+    ("tic-tac-toe-coin", (-1.0, 1.0)),
 ];
 
 #[test]
@@ -402,8 +408,9 @@ fn reversi_flips_every_enclosed_line_at_once() {
     assert!(!g.continues_turn(&before, &after));
 }
 
-/// Only Reversi (a placement, then the flips) and dice (a roll, then the
-/// move) have turns of several plies; in every other game the mover
+/// Only Reversi (a placement, then the flips), dice (a roll, then the
+/// move) and tic-tac-toe-coin (the joint toss, then the first mark of the
+/// player it chose) have turns of several plies; in every other game the mover
 /// changes every ply, so a turn is a ply and their perft and playout
 /// figures are counted as before.
 #[test]
@@ -418,7 +425,7 @@ fn compound_turns_only_where_one_player_moves_twice() {
     names.sort();
     assert!(names.len() >= 12, "{names:?}");
     for name in names {
-        let compound = matches!(name.as_str(), "reversi" | "dice");
+        let compound = matches!(name.as_str(), "reversi" | "dice" | "tic-tac-toe-coin");
         assert_eq!(load(&name).has_compound_turns(), compound, "{name}");
     }
 }

@@ -1,0 +1,273 @@
+//! The games that show the rule patterns of the board-game thesis
+//! (`../shared/spec/board-game-description-language-thesis.txt`, chapter 3),
+//! each checked for the assertion its pattern needs: docs/patterns.md has
+//! the table. Counts come from independent sources: the sokoban figures
+//! from `tests/oracles/sokoban.py`, which plays the headers' rules on the
+//! grid directly; the others are worked by hand below.
+
+use std::collections::HashSet;
+
+use toss::{Game, Interpreter};
+
+fn source(name: &str) -> String {
+    let path = format!("{}/games/{name}.toss", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn interpret(text: &str, name: &str) -> Interpreter {
+    toss::interpret(text, name).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn load(name: &str) -> Interpreter {
+    interpret(&source(name), &format!("{name}.toss"))
+}
+
+/// The rules of game `name` with its START replaced by `start`.
+fn with_start(name: &str, start: &str) -> Interpreter {
+    let text = source(name);
+    let at = text.find("\nSTART").expect("a START");
+    interpret(
+        &format!("{}\n{start}\n", &text[..at]),
+        &format!("{name}.toss"),
+    )
+}
+
+fn perft(g: &Interpreter, depth: usize) -> Vec<u64> {
+    let s = g.initial_state();
+    (1..=depth).map(|d| g.perft(&s, d)).collect()
+}
+
+/// The fewest moves from the start to a state paying 1, by breadth-first
+/// search over the interpreter's states (one player, no chance).
+fn shortest_solution(g: &Interpreter) -> Option<usize> {
+    let mut frontier = vec![g.initial_state()];
+    let mut seen = HashSet::new();
+    let (mut movers, mut moves, mut key, mut pay) = (Vec::new(), Vec::new(), Vec::new(), [0.0]);
+    let mut rng = toss::rng_from_seed(0);
+    for depth in 0.. {
+        if frontier.is_empty() {
+            return None;
+        }
+        for s in &frontier {
+            g.payoffs(s, &mut pay);
+            if pay[0] == 1.0 {
+                return Some(depth);
+            }
+        }
+        let mut next = Vec::new();
+        for s in &frontier {
+            g.movers(s, &mut movers);
+            if movers.is_empty() {
+                continue;
+            }
+            g.legal_moves(s, 0, &mut moves);
+            for m in &moves {
+                let mut t = s.clone();
+                g.apply(&mut t, std::slice::from_ref(m), &mut rng);
+                assert!(g.state_key(&t, &mut key), "the interpreter keys its states");
+                if seen.insert(key.clone()) {
+                    next.push(t);
+                }
+            }
+        }
+        frontier = next;
+    }
+    unreachable!()
+}
+
+/// The oracle's figures (python3 tests/oracles/sokoban.py): perft at depths
+/// 1-6, the cells the man reaches at the start, the shortest solution.
+const SOKOBAN: [(&str, [u64; 6], usize, usize); 4] = [
+    ("sokoban", [2, 6, 16, 46, 127, 365], 11, 3),
+    ("sokoban-2", [2, 6, 18, 56, 170, 528], 17, 19),
+    ("sokoban-3", [2, 7, 17, 57, 143, 471], 22, 17),
+    ("sokoban-plus", [3, 8, 25, 68, 214, 606], 16, 3),
+];
+
+#[test]
+fn sokoban_perft_and_solutions_agree_with_the_oracle() {
+    for (name, counts, _, moves) in SOKOBAN {
+        let g = load(name);
+        assert_eq!(perft(&g, 6), counts, "{name}: perft");
+        assert_eq!(
+            shortest_solution(&g),
+            Some(moves),
+            "{name}: shortest solution"
+        );
+    }
+}
+
+/// Reaches (a reflexive transitive closure) counted through the payoff of
+/// a copy of the game that pays the number of cells it holds of.
+#[test]
+fn sokoban_reachable_cells_are_counted_by_the_closure() {
+    for (name, _, reach, _) in &SOKOBAN[..3] {
+        let text = source(name).replace("PAYOFF :(Solved())", "PAYOFF Sum (x | Reaches(x) : 1)");
+        let g = interpret(&text, name);
+        let mut pay = [0.0];
+        g.payoffs(&g.initial_state(), &mut pay);
+        assert_eq!(pay[0], *reach as f64, "{name}: cells reached");
+    }
+}
+
+/// The moves of the man at the start, as the interpreter names them.
+fn first_moves(g: &Interpreter) -> Vec<String> {
+    let s = g.initial_state();
+    let mut moves = Vec::new();
+    g.legal_moves(&s, 0, &mut moves);
+    let mut names: Vec<String> = moves.iter().map(|m| g.move_to_string(&s, 0, m)).collect();
+    names.sort();
+    names
+}
+
+/// A push against a box or a wall would lead to an invalid state, so the
+/// postcondition removes it: in a corridor with the man, two boxes and a
+/// wall in a row nothing moves; with one box and the cell behind it free
+/// the push exists. In sokoban++ the row of two boxes moves.
+#[test]
+fn sokoban_pushes_into_a_box_or_a_wall_are_absent() {
+    let corridor = |objects: &str, at: &str| {
+        format!(
+            "START [m, {} | Man (m); Box {{{objects}}}; At {{(m, b2); {at}}} | steps {{}} ] \"\n  \
+             Wall Wall   Wall Wall Wall Wall\n  \
+             Wall Target .    .    .    Wall\n  \
+             Wall Wall   Wall Wall Wall Wall\n\"",
+            objects.replace(';', ",")
+        )
+    };
+    // Man b2, boxes c2 and d2: pushing right would put two boxes on d2.
+    let g = with_start("sokoban", &corridor("box1; box2", "(box1, c2); (box2, d2)"));
+    assert_eq!(first_moves(&g), Vec::<String>::new());
+    // Man b2, box c2, a box on e2: the push onto d2 is free.
+    let g = with_start("sokoban", &corridor("box1; box2", "(box1, c2); (box2, e2)"));
+    assert_eq!(first_moves(&g).len(), 1, "{:?}", first_moves(&g));
+    assert!(first_moves(&g)[0].starts_with("PushRight"));
+    // Man b2, box c2, nothing behind: the push exists.
+    let g = with_start("sokoban", &corridor("box1", "(box1, c2)"));
+    assert_eq!(first_moves(&g).len(), 1);
+    let wall = format!(
+        "START [m, box1 | Man (m); Box {{box1}}; At {{(m, b2); (box1, c2)}} | steps {{}} ] \"\n  \
+         Wall Wall   Wall Wall\n  Wall Target .    Wall\n  Wall Wall   Wall Wall\n\""
+    );
+    let g = with_start("sokoban", &wall);
+    assert_eq!(
+        first_moves(&g),
+        Vec::<String>::new(),
+        "the box is against a wall"
+    );
+
+    // Sokoban++: the man pushes the row c2, d2 onto d2, e2; the row c2, d2,
+    // e2 stands against the wall.
+    let plus = |boxes: &str| {
+        format!(
+            "START [clock | Clock (clock); Man (b2); Box {{{boxes}}} | steps {{}} ] \"\n  \
+             Wall Wall   Wall Wall Wall Wall\n  \
+             Wall Target .    .    .    Wall\n  \
+             Wall Wall   Wall Wall Wall Wall\n\""
+        )
+    };
+    let g = with_start("sokoban-plus", &plus("c2; d2"));
+    let moves = first_moves(&g);
+    assert_eq!(moves.len(), 1, "{moves:?}");
+    assert!(moves[0].starts_with("PushRight"), "{moves:?}");
+    let s = g.initial_state();
+    let mut legal = Vec::new();
+    g.legal_moves(&s, 0, &mut legal);
+    let mut t = s.clone();
+    g.apply(&mut t, &legal[..1], &mut toss::rng_from_seed(0));
+    let after = g.to_structure(&t);
+    let boxes = |st: &toss::Structure| {
+        let r = st.relation("Box").expect("Box");
+        let mut names: Vec<String> = st
+            .tuples(r)
+            .iter()
+            .map(|t| st.element_name(t[0]).to_string())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(boxes(&after), ["d2", "e2"]);
+    let g = with_start("sokoban-plus", &plus("c2; d2; e2"));
+    assert_eq!(
+        first_moves(&g),
+        Vec::<String>::new(),
+        "the row is against a wall"
+    );
+}
+
+/// Rock-paper-scissors: the nine joint moves, and who wins each, by hand.
+#[test]
+fn rock_paper_scissors_pays_by_the_hands() {
+    let g = load("rock-paper-scissors");
+    let s = g.initial_state();
+    let mut movers = Vec::new();
+    g.movers(&s, &mut movers);
+    assert_eq!(movers, [0, 1], "both players move at once");
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    g.legal_moves(&s, 0, &mut a);
+    g.legal_moves(&s, 1, &mut b);
+    let hand = |m: &str| {
+        ["Rock", "Paper", "Scissors"]
+            .iter()
+            .position(|h| m.starts_with(h))
+    };
+    let mut seen = 0;
+    for x in &a {
+        for y in &b {
+            let (hx, hy) = (
+                hand(&g.move_to_string(&s, 0, x)).expect("a hand"),
+                hand(&g.move_to_string(&s, 1, y)).expect("a hand"),
+            );
+            // Paper (1) beats rock (0), scissors (2) paper, rock scissors.
+            let expected = if hx == hy {
+                0.0
+            } else if (hx + 3 - hy) % 3 == 1 {
+                1.0
+            } else {
+                -1.0
+            };
+            let mut t = s.clone();
+            g.apply(&mut t, &[x.clone(), y.clone()], &mut toss::rng_from_seed(0));
+            assert!(g.is_terminal(&t));
+            let mut pay = [0.0; 2];
+            g.payoffs(&t, &mut pay);
+            assert_eq!(pay, [expected, -expected], "hands {hx} and {hy}");
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, 9);
+}
+
+/// Tic-tac-toe with a fair coin for the first player: over 10,000 seeded
+/// tosses xplayer begins within the 99.9% binomial interval around 5,000
+/// (3.29 standard deviations of 50), and the solver's chance outcomes are
+/// the two locations with probability 1/2.
+#[test]
+fn the_coin_decides_the_first_player() {
+    let g = load("tic-tac-toe-coin");
+    let s = g.initial_state();
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    g.legal_moves(&s, 0, &mut a);
+    g.legal_moves(&s, 1, &mut b);
+    let joint = [a[0].clone(), b[0].clone()];
+    let mut x_first = 0;
+    let mut movers = Vec::new();
+    for seed in 0..10_000 {
+        let mut t = s.clone();
+        g.apply(&mut t, &joint, &mut toss::rng_from_seed(seed));
+        g.movers(&t, &mut movers);
+        assert_eq!(movers.len(), 1);
+        if movers[0] == 0 {
+            x_first += 1;
+        }
+    }
+    assert!(
+        (4836..=5164).contains(&x_first),
+        "xplayer first {x_first} times"
+    );
+    let mut outcomes = Vec::new();
+    assert!(g.chance_outcomes(&s, &joint, &mut outcomes));
+    let mut found: Vec<(usize, f64)> = outcomes.iter().map(|(p, t)| (g.location(t), *p)).collect();
+    found.sort_by(|x, y| x.partial_cmp(y).unwrap());
+    assert_eq!(found, [(1, 0.5), (2, 0.5)]);
+}
