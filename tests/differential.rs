@@ -190,6 +190,8 @@ differential!(
     "games/tic-tac-toe-coin.toss",
     4
 );
+differential!(chess_plus, ChessPlus, "games/chess-plus.toss", 2, 100);
+differential!(magic_chess, MagicChess, "games/magic-chess.toss", 2, 100);
 // The interpreter, the reference here, is slow on these: together about
 // two minutes.
 differential!(

@@ -20,18 +20,20 @@ fn perft(name: &str, depths: &[u64]) {
 /// The games of `games/`, each with the bounds of its payoffs read off its
 /// PAYOFF terms by hand: a win and a loss are `:(phi) - :(psi)` or
 /// constants in [-1, 1], the physics examples pay 0.
-const GAMES: [(&str, (f64, f64)); 22] = [
+const GAMES: [(&str, (f64, f64)); 24] = [
     ("amazons", (-1.0, 1.0)),
     ("bounce", (0.0, 0.0)),
     ("breakthrough", (-1.0, 1.0)),
     ("cat-and-mouse", (-1.0, 1.0)),
     ("chess", (-1.0, 1.0)),
+    ("chess-plus", (-1.0, 1.0)),
     ("concurrent-tic-tac-toe", (-1.0, 1.0)),
     ("connect4", (-1.0, 1.0)),
     ("dice", (-1.0, 1.0)),
     ("english-draughts", (-1.0, 1.0)),
     ("gomoku", (-1.0, 1.0)),
     ("hex", (-1.0, 1.0)),
+    ("magic-chess", (-1.0, 1.0)),
     ("pawn-whopping", (-1.0, 1.0)),
     ("pursuit", (-1.0, 1.0)),
     ("reversi", (-1.0, 1.0)),
@@ -409,8 +411,10 @@ fn reversi_flips_every_enclosed_line_at_once() {
 }
 
 /// Only Reversi (a placement, then the flips), dice (a roll, then the
-/// move) and tic-tac-toe-coin (the joint toss, then the first mark of the
-/// player it chose) have turns of several plies; in every other game the mover
+/// move), tic-tac-toe-coin (the joint toss, then the first mark of the
+/// player it chose), chess++ (the move, then the optional king move) and
+/// magic chess (the move, then the end of the turn) have turns of several
+/// plies; in every other game the mover
 /// changes every ply, so a turn is a ply and their perft and playout
 /// figures are counted as before.
 #[test]
@@ -425,7 +429,10 @@ fn compound_turns_only_where_one_player_moves_twice() {
     names.sort();
     assert!(names.len() >= 12, "{names:?}");
     for name in names {
-        let compound = matches!(name.as_str(), "reversi" | "dice" | "tic-tac-toe-coin");
+        let compound = matches!(
+            name.as_str(),
+            "reversi" | "dice" | "tic-tac-toe-coin" | "chess-plus" | "magic-chess"
+        );
         assert_eq!(load(&name).has_compound_turns(), compound, "{name}");
     }
 }

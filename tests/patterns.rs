@@ -271,3 +271,169 @@ fn the_coin_decides_the_first_player() {
     found.sort_by(|x, y| x.partial_cmp(y).unwrap());
     assert_eq!(found, [(1, 0.5), (2, 0.5)]);
 }
+
+/// Applies the mover's legal move printed as `text`.
+fn step(g: &Interpreter, s: &mut toss::runtime::interpreter::State, text: &str) {
+    let mut movers = Vec::new();
+    g.movers(s, &mut movers);
+    assert_eq!(movers.len(), 1, "one mover before {text}");
+    let mut moves = Vec::new();
+    g.legal_moves(s, movers[0], &mut moves);
+    let names: Vec<String> = moves
+        .iter()
+        .map(|m| g.move_to_string(s, movers[0], m))
+        .collect();
+    let i = names
+        .iter()
+        .position(|n| n == text)
+        .unwrap_or_else(|| panic!("{text} is not among {names:?}"));
+    g.apply(s, &moves[i..=i], &mut toss::rng_from_seed(0));
+}
+
+/// The kinds on a square of a chess position, sorted.
+fn on_square(g: &Interpreter, s: &toss::runtime::interpreter::State, square: &str) -> Vec<String> {
+    let st = g.to_structure(s);
+    let e = st.element(square).expect("a square");
+    let mut kinds: Vec<String> = [
+        "W", "B", "Pawn", "Knight", "Bishop", "Rook", "Queen", "King",
+    ]
+    .iter()
+    .filter(|r| {
+        st.relation(r)
+            .is_some_and(|id| st.tuples(id).iter().any(|t| t[0] == e))
+    })
+    .map(|r| r.to_string())
+    .collect();
+    kinds.sort();
+    kinds
+}
+
+/// Chess++ and magic chess against python-chess
+/// (`python3 tests/oracles/chess_variants.py`): chess++ 26, 676, 35,950
+/// (1,880,356 at depth 4); magic chess, whose moves may leave the king
+/// attacked, 20, 400, 8,902, 197,742 (4,897,256 at depth 5).
+#[test]
+fn chess_variants_perft_agrees_with_python_chess() {
+    assert_eq!(perft(&load("chess-plus"), 3), [26, 676, 35_950]);
+    assert_eq!(perft(&load("magic-chess"), 4), [20, 400, 8_902, 197_742]);
+}
+
+#[test]
+#[ignore = "about a minute: chess++ at depth 4, magic chess at depth 5"]
+fn chess_variants_perft_deeper() {
+    let g = load("chess-plus");
+    assert_eq!(g.perft(&g.initial_state(), 4), 1_880_356);
+    let g = load("magic-chess");
+    assert_eq!(g.perft(&g.initial_state(), 5), 4_897_256);
+}
+
+/// Chess++'s triggers: a pawn that captures a knight becomes a knight, and
+/// after a move the king may step as well.
+#[test]
+fn chess_plus_pawn_becomes_the_captured_piece() {
+    let g = load("chess-plus");
+    let mut s = g.initial_state();
+    step(&g, &mut s, "WhitePawnDouble{k: clock, a: e2, m: e3, b: e4}");
+    // The king may now step to e2; white passes instead.
+    let mut moves = Vec::new();
+    g.legal_moves(&s, 0, &mut moves);
+    let names: Vec<String> = moves.iter().map(|m| g.move_to_string(&s, 0, m)).collect();
+    assert_eq!(
+        names,
+        [
+            "WhiteExtraKing{k: clock, a: e1, b: e2}",
+            "WhitePass{k: clock}"
+        ]
+    );
+    for text in [
+        "WhitePass{k: clock}",
+        "BlackKnight{k: clock, a: g8, b: f6}",
+        "BlackPass{k: clock}",
+        "WhitePawnStep{k: clock, a: e4, b: e5}",
+        "WhitePass{k: clock}",
+        "BlackKnight{k: clock, a: f6, b: d5}",
+        "BlackPass{k: clock}",
+        "WhitePawnDouble{k: clock, a: c2, m: c3, b: c4}",
+        "WhitePass{k: clock}",
+        "BlackPawnStep{k: clock, a: a7, b: a6}",
+        "BlackPass{k: clock}",
+    ] {
+        step(&g, &mut s, text);
+    }
+    assert_eq!(on_square(&g, &s, "d5"), ["B", "Knight"]);
+    step(
+        &g,
+        &mut s,
+        "WhitePawnCaptureRightBecomesKnight{k: clock, a: c4, b: d5}",
+    );
+    assert_eq!(on_square(&g, &s, "d5"), ["Knight", "W"]);
+    assert_eq!(on_square(&g, &s, "c4"), Vec::<String>::new());
+    // The extra king move came with it: e2 is free since e2-e4.
+    step(&g, &mut s, "WhiteExtraKing{k: clock, a: e1, b: e2}");
+    assert_eq!(on_square(&g, &s, "e2"), ["King", "W"]);
+}
+
+/// Magic chess: white's king on e3 steps to e4 between black pawns on d5
+/// and f5 (and, in the last case, in reach of a knight on c5 and a rook on
+/// e8). The end of white's turn costs white the strength of the attackers,
+/// worked out by hand from the header's rules.
+#[test]
+fn magic_chess_health_follows_the_exceptions() {
+    let text = source("magic-chess");
+    let health = text
+        .find("hw { clock -> 20 }")
+        .expect("health at the start");
+    let game = |black: &[&str], hb: f64| {
+        let mut rows = vec![vec!["."; 8]; 8];
+        let mut put = |square: &str, piece: &'static str| {
+            let b = square.as_bytes();
+            rows[(b'8' - b[1]) as usize][(b[0] - b'a') as usize] = piece;
+        };
+        put("e3", "W+King");
+        put("h8", "B+King");
+        for sq in black {
+            let (square, piece) = sq.split_once('=').expect("square=piece");
+            put(
+                square,
+                if piece == "p" {
+                    "B+Pawn"
+                } else if piece == "n" {
+                    "B+Knight"
+                } else {
+                    "B+Rook"
+                },
+            );
+        }
+        let board: Vec<String> = rows.iter().map(|r| format!("  {}", r.join(" "))).collect();
+        let start = format!(
+            "hw {{ clock -> 20 }}; hb {{ clock -> {hb} }} ] \"\n{}\n\"\n",
+            board.join("\n")
+        );
+        interpret(&format!("{}{start}", &text[..health]), "magic-chess.toss")
+    };
+    let health_after_ke4 = |g: &Interpreter| {
+        let mut s = g.initial_state();
+        step(g, &mut s, "WhiteKing{k: clock, a: e3, b: e4}");
+        step(g, &mut s, "WhiteEndOfTurn{k: clock}");
+        let st = g.to_structure(&s);
+        let clock = st.element("clock").expect("clock");
+        let hw = st.fun_value(st.function("hw").expect("hw"), clock);
+        (hw, s)
+    };
+    let pawns = ["d5=p", "f5=p"];
+    // Exception 1: two pawns together are 15, not 12.
+    assert_eq!(health_after_ke4(&game(&pawns, 20.0)).0, 5.0);
+    // Then 3: black's health below 10 adds 1 per attacker: 15 + 2.
+    assert_eq!(health_after_ke4(&game(&pawns, 9.0)).0, 3.0);
+    // Then 2: black's health exactly 1 doubles that: (15 + 2) * 2; white
+    // has lost, and black, to move, has no move: the play is over.
+    let g = game(&pawns, 1.0);
+    let (hw, s) = health_after_ke4(&g);
+    assert_eq!(hw, -14.0);
+    assert!(g.is_terminal(&s));
+    let mut pay = [0.0; 2];
+    g.payoffs(&s, &mut pay);
+    assert_eq!(pay, [-1.0, 1.0]);
+    // A knight (4) and a rook (3), no exception: 7.
+    assert_eq!(health_after_ke4(&game(&["c5=n", "e8=r"], 20.0)).0, 13.0);
+}

@@ -1,5 +1,9 @@
 """Generates games/chess.toss (run: python3 games/gen/chess.py [OUT [FEN]]).
 
+With --variant plus it writes games/chess-plus.toss (the thesis's chess++
+triggers), with --variant magic games/magic-chess.toss (the thesis's magic
+chess with its three exceptions); the headers below give their rules.
+
 The rules are in the header below; the move tables of the starting
 structure and the rules of both colours are generated. An optional FEN
 (white to move) gives another starting position, for perft tests such as
@@ -7,6 +11,10 @@ structure and the rules of both colours are generated. An optional FEN
 2039, 97862).
 """
 import sys, os.path as osp
+VARIANT = 'fide'
+if '--variant' in sys.argv:
+    i = sys.argv.index('--variant'); VARIANT = sys.argv[i + 1]; del sys.argv[i:i + 2]
+assert VARIANT in ('fide', 'plus', 'magic'), VARIANT
 cols = "abcdefgh"
 def nm(c, r): return f"{cols[c-1]}{r}"
 def on(c, r): return 1 <= c <= 8 and 1 <= r <= 8
@@ -80,6 +88,17 @@ REL Att{me}After(s, a, b, v) = ex x ({me}(x) and x != b and x != v and (
   (BL(s, x) and (Bishop(x) or Queen(x)) and BishopSlideAfter(x, s, a, b, v))))""")
 for S, c in COL.items():
     me, op = c['me'], c['op']
+    if VARIANT == 'magic':
+        pawnatt = f"{c['capR']('x','s')} or {c['capL']('x','s')}"
+        defs.append(f"""// x is a {S.lower()} piece that attacks the {COL[c['Op']]['me']} king.
+REL {S}Attacker(x) = {me}(x) and ex s ({op}(s) and King(s) and (
+  (NJ(s, x) and Knight(x)) or (KA(s, x) and King(x)) or
+  (Pawn(x) and ({pawnatt})) or
+  (RL(s, x) and (Rook(x) or Queen(x)) and RookSlide(x, s)) or
+  (BL(s, x) and (Bishop(x) or Queen(x)) and BishopSlide(x, s))))
+// {S} has lost: its king was captured or its health is 0 or less.
+REL {S}Lost() = not (ex x ({me}(x) and King(x))) or (ex k (Clock(k) and :h{me.lower()}(k) <= 0))""")
+        continue
     defs.append(f"""REL {S}InCheck() = ex s ({me}(s) and King(s) and Att{op}(s))
 // After the move a -> b capturing on v, the {S.lower()} king is not attacked.
 REL {S}SafeAfter(a, b, v) = all s (((({me}(s) and King(s) and s != a) or
@@ -99,26 +118,33 @@ REL {S}CanMove() =
     {c['fwd']('v','b')} and :y(a) = {c['eprow']} and Clock(k) and :ep(k) = :x(v) and
     {S}SafeAfter(a, b, v)))""")
 defs.append("// 100 consecutive plies without a pawn move or a capture.\nREL Quiet100() = ex k (Clock(k) and :n(k) >= 100)")
+if VARIANT == 'magic':
+    defs.append("REL Going() = not WhiteLost() and not BlackLost()")
 
 EMB = "emb W, B, Pawn, Knight, Bishop, Rook, Queen, King, Cr"
 QUIET = "update :n(k) = :n(k) + 1; :ep(k) = 0"
 RESET = "update :n(k) = 0; :ep(k) = 0"
-rules = []; labels = {0: [], 1: []}
+rules = []; labels = {0: [], 1: [], 2: [], 3: []}
+# Magic chess ignores checks (a king can be captured) and needs both
+# players going; the other variants forbid leaving the own king attacked.
+GOING = " and Going()" if VARIANT == 'magic' else ""
 def rule(S, name, lhs_els, lhs, rhs, upd, pre, loc):
     full = f"{S}{name}"
     els = ", ".join(lhs_els)
+    post = "" if VARIANT == 'magic' else f"\n  post not {S}InCheck()"
     rules.append(f"""RULE {full}:
   [{els} | Clock (k); {lhs} | ] ->
   [{els} | Clock (k); {rhs} | ] {EMB}
   {upd}
-  pre :n(k) < 100{(' and ' + pre) if pre else ''}
-  post not {S}InCheck()""")
+  pre :n(k) < 100{GOING}{(' and ' + pre) if pre else ''}{post}""")
     labels[loc].append(full)
 PIECES = [('Knight', 'NJ', None), ('Bishop', 'BL', 'BishopSlide'), ('Rook', 'RL', 'RookSlide'),
           ('Queen', 'RL', 'RookSlide'), ('Queen', 'BL', 'BishopSlide'), ('King', 'KA', None)]
 for S, c in COL.items():
     me, op, loc = c['me'], c['op'], c['loc']
     CAP = f"{op} (b); _opt_Pawn (b); _opt_Knight (b); _opt_Bishop (b); _opt_Rook (b); _opt_Queen (b); _opt_Cr (b)"
+    if VARIANT == 'magic':
+        CAP += "; _opt_King (b)"
     for (T, G, sl) in PIECES:
         suffix = "" if T != 'Queen' else ("Line" if G == 'RL' else "Diag")
         pre = f"{sl}(a, b)" if sl else ""
@@ -136,9 +162,15 @@ for S, c in COL.items():
          "update :n(k) = 0; :ep(k) = :x(a)", f":y(a) = {c['start']}", loc)
     for side, rel in (("Right", c['capR']('a', 'b')), ("Left", c['capL']('a', 'b'))):
         relp = rel.replace('(', ' (')
-        rule(S, f"PawnCapture{side}", ["k", "a", "b"], f"{me} (a); Pawn (a); {CAP};\n    {relp}", f"{me} (b); Pawn (b)", RESET, f":y(b) != {c['promo']}", loc)
+        # chess++: a pawn that captures becomes the captured piece's kind;
+        # only a pawn that captures a pawn may promote.
+        cap = f"{op} (b); Pawn (b)" if VARIANT == 'plus' else CAP
+        rule(S, f"PawnCapture{side}", ["k", "a", "b"], f"{me} (a); Pawn (a); {cap};\n    {relp}", f"{me} (b); Pawn (b)", RESET, f":y(b) != {c['promo']}", loc)
         for T in PR:
-            rule(S, f"PawnCapture{side}To{T}", ["k", "a", "b"], f"{me} (a); Pawn (a); {CAP};\n    {relp}", f"{me} (b); {T} (b)", RESET, f":y(b) = {c['promo']}", loc)
+            rule(S, f"PawnCapture{side}To{T}", ["k", "a", "b"], f"{me} (a); Pawn (a); {cap};\n    {relp}", f"{me} (b); {T} (b)", RESET, f":y(b) = {c['promo']}", loc)
+        if VARIANT == 'plus':
+            for T in ['Knight', 'Bishop', 'Rook', 'Queen']:
+                rule(S, f"PawnCapture{side}Becomes{T}", ["k", "a", "b"], f"{me} (a); Pawn (a); {op} (b); {T} (b); _opt_Cr (b);\n    {relp}", f"{me} (b); {T} (b)", RESET, "", loc)
     # en passant: the enemy pawn v beside a has just made a double step
     vb = "C (v, b)" if me == 'W' else "C (b, v)"
     for side, rv in (("Right", "R (a, v)"), ("Left", "R (v, a)")):
@@ -150,8 +182,40 @@ for S, c in COL.items():
     rule(S, "CastleLong", ["k", "e", "d", "c", "b", "a"], f"{me} (e); King (e); Cr (e); {me} (a); Rook (a); Cr (a);\n    R {{(a, b); (b, c); (c, d); (d, e)}}",
          f"{me} (c); King (c); {me} (d); Rook (d)", QUIET, f"not Att{op}(e) and not Att{op}(d) and not Att{op}(c)", loc)
 
-def moves(loc):
-    tgt = 1 - loc
+for S, c in COL.items():
+    me, op, loc = c['me'], c['op'], c['loc']
+    if VARIANT == 'plus':
+        # The optional king move after the turn's move: the king's usual
+        # moves (en passant rights kept), or a pass.
+        CAPK = f"{op} (b); _opt_Pawn (b); _opt_Knight (b); _opt_Bishop (b); _opt_Rook (b); _opt_Queen (b); _opt_Cr (b)"
+        rule(S, "ExtraKing", ["k", "a", "b"], f"{me} (a); King (a); _opt_Cr (a); KA (a, b)",
+             f"{me} (b); King (b)", "update :n(k) = :n(k) + 1", "", loc + 2)
+        rule(S, "ExtraKingCapture", ["k", "a", "b"], f"{me} (a); King (a); _opt_Cr (a); {CAPK};\n    KA (a, b)",
+             f"{me} (b); King (b)", "update :n(k) = 0", "", loc + 2)
+        rules.append(f"""RULE {S}Pass:
+  [k | Clock (k) | ] -> [k | | ]""")
+        labels[loc + 2].append(f"{S}Pass")
+    if VARIANT == 'magic':
+        # The end of the turn: the mover loses the strength of the
+        # opponent's pieces that attack its king. Exception 1 first (two
+        # pawns: 15, not 12), then 3 (the attacker's health below 10: +1
+        # per piece), then 2 (the attacker's health exactly 1: double).
+        O = c['Op']; ho = f":h{op.lower()}(k)"
+        rules.append(f"""RULE {S}EndOfTurn:
+  [k | Clock (k) | ] -> [k | | ]
+  update :h{me.lower()}(k) = :h{me.lower()}(k) - (
+    let :pawns = Sum (x | {O}Attacker(x) and Pawn(x) : 1) in
+    (6 * :pawns + 3 * :(:pawns = 2) +
+     Sum (x | {O}Attacker(x) :
+       4 * :(Knight(x) or Bishop(x)) + 3 * :(Rook(x)) + 2 * :(Queen(x)) + :(King(x))) +
+     :({ho} < 10) * Sum (x | {O}Attacker(x) : 1)) *
+    (1 + :({ho} = 1)))""")
+        labels[loc + 2].append(f"{S}EndOfTurn")
+
+def moves(loc, tgt=None):
+    if tgt is None:
+        tgt = 1 - loc if VARIANT == 'fide' or loc >= 2 else loc + 2
+        tgt = 1 - (loc - 2) if loc >= 2 else tgt
     ls = [f"[{l} -> {tgt}]" for l in labels[loc]]
     out = []; line = "    MOVES "
     for i, l in enumerate(ls):
@@ -184,13 +248,22 @@ def board(fen):
     w = max(len(t) for row in out for t in row)
     return "\n".join("  " + " ".join(t.ljust(w) for t in row).rstrip() for row in out)
 
-def main(path, fen, header):
-    text = f"""{header}
-PLAYERS white, black
-
-""" + "\n".join(defs) + "\n\n" + "\n".join(rules) + f"""
-
-// White to move. The play ends here when white has no legal move
+def locations():
+    if VARIANT == 'magic':
+        pay = {'white': ":(BlackLost()) - :(WhiteLost())", 'black': ":(WhiteLost()) - :(BlackLost())"}
+        out = ["// The turn's move: white in 0, black in 1; the end of the turn: white's\n"
+               "// in 2, black's in 3. The play ends where the player to move has no\n"
+               "// legal move: a lost player, a stalemate, 100 quiet plies."]
+        for loc, mover in ((0, 'white'), (1, 'black'), (2, 'white'), (3, 'black')):
+            out.append(f"LOC {loc} {{")
+            for p in ('white', 'black'):
+                if p == mover:
+                    out.append(f"  PLAYER {p} {{\n    PAYOFF {pay[p]}\n{moves(loc)}\n  }}")
+                else:
+                    out.append(f"  PLAYER {p} {{ PAYOFF {pay[p]} }}")
+            out.append("}")
+        return "\n".join(out)
+    text = f"""// White to move. The play ends here when white has no legal move
 // (checkmate: white loses; stalemate: a draw) or after 100 quiet plies (a
 // draw, unless white is checkmated: in check without a legal move).
 LOC 0 {{
@@ -207,7 +280,31 @@ LOC 1 {{
     PAYOFF - :(BlackInCheck() and (not Quiet100() or not BlackCanMove()))
 {moves(1)}
   }}
+}}"""
+    if VARIANT == 'plus':
+        text += f"""
+// The optional king move of white (2) and of black (3): the play never
+// ends there, since a pass is always possible.
+LOC 2 {{
+  PLAYER white {{
+{moves(2)}
+  }}
 }}
+LOC 3 {{
+  PLAYER black {{
+{moves(3)}
+  }}
+}}"""
+    return text
+
+def main(path, fen, header):
+    health = "; hw { clock -> 20 }; hb { clock -> 20 }" if VARIANT == 'magic' else ""
+    text = f"""{header}
+PLAYERS white, black
+
+""" + "\n".join(defs) + "\n\n" + "\n".join(rules) + f"""
+
+{locations()}
 
 // NJ: knight jumps; KA: king steps; RL: same row or column; BL: same
 // diagonal (x != y). Stable tables that guide rule matching. Cr marks the
@@ -220,7 +317,7 @@ START [ clock | Clock (clock); W:1 {{}}; B:1 {{}}; Pawn:1 {{}}; Knight:1 {{}};
 {tup('KA', KA)};
 {tup('RL', RL)};
 {tup('BL', BL)}
-  | n {{ clock -> 0 }}; ep {{ clock -> 0 }} ] "
+  | n {{ clock -> 0 }}; ep {{ clock -> 0 }}{health} ] "
 {board(fen)}
 "
 """
@@ -261,7 +358,63 @@ HEADER = """// Chess (FIDE move rules).
 // position after each candidate move a -> b (capturing on v) by formulas
 // over the current one (the ...After relations).
 """
+PLUS_HEADER = """// Chess++: the thesis's triggers (its Example 11) on chess.
+//
+// Rules: FIDE chess as in games/chess.toss (the same moves, checks,
+// checkmate, stalemate and 100-ply rule), with two triggers:
+// - whenever a pawn captures a piece, the pawn becomes that piece's kind
+//   (a pawn that captures a pawn stays a pawn, and may promote);
+// - after each move of a turn (any move, including king moves and
+//   castling), the player may also move the king: one king step or king
+//   capture by the usual rules (not onto an attacked square), or nothing.
+// Perft (turns): 26 at depth 1 (20 moves; after e2-e3, e2-e4, d2-d3, d2-d4,
+// f2-f3 and f2-f4 the king may step forward).
+//
+// Payoffs: win 1, draw 0, loss -1.
+//
+// Model: as chess.toss. The first trigger is in the pawn capture rules:
+// one per captured kind (PawnCaptureRightBecomesKnight ...), matching that
+// kind exactly. The second is a trigger location: each move of white in
+// location 0 leads to location 2, where white has the rules ExtraKing,
+// ExtraKingCapture and Pass, all leading to black's location 1 (and
+// symmetrically 1 -> 3 -> 0). The extra king move keeps the en passant
+// column (ep) of the turn's move, since the opponent still replies at once.
+// A turn is so two plies of one player (see the Game trait).
+"""
+
+MAGIC_HEADER = """// Magic chess: the thesis's Game 2, with its exceptions (Example 9).
+//
+// Rules: chess without checks, as the thesis's Game 1: the standard
+// initial position and FIDE moves (castling still needs the king's squares
+// unattacked), but a move may leave the own king attacked and kings may be
+// captured. Each player has 20 health at the start. Pieces have strengths:
+// pawn 6, knight and bishop 4, rook 3, queen 2, king 1. At the end of each
+// turn the player who moved loses health equal to the total strength of
+// the opponent's pieces that attack its king. The strengths change by the
+// thesis's exceptions, applied in this order:
+//   1. if two pawns attack the king, their total strength is 15, not 12;
+//   3. if the attacking player's health is below 10, each attacking piece
+//      has 1 more strength;
+//   2. if the attacking player's health is exactly 1, the strength (after
+//      3) is doubled.
+// A player whose king is captured or whose health is 0 or less loses, and
+// the play ends at once. A player to move without a legal move draws
+// (stalemate), as do 100 plies without a pawn move or capture. Perft:
+// 20, 400, 8902 (no move can leave a king attacked before the fourth ply).
+//
+// Payoffs: win 1, draw 0, loss -1.
+//
+// Model: as chess.toss, without the postcondition on checks, and the
+// captured piece may be a king (_opt_King). Health is hw and hb of the
+// element clock. The end of the turn is a trigger location: each move of
+// white in location 0 leads to location 2, where white's rule EndOfTurn
+// (which changes no relation) updates hw by the attackers in the position
+// reached, then to black's location 1 (and 1 -> 3 -> 0 for black). Every
+// move requires that neither player has lost (Going).
+"""
+
 if __name__ == '__main__':
-    path = sys.argv[1] if len(sys.argv) > 1 else osp.join(osp.dirname(osp.abspath(__file__)), '..', 'chess.toss')
+    name = {'fide': 'chess.toss', 'plus': 'chess-plus.toss', 'magic': 'magic-chess.toss'}[VARIANT]
+    path = sys.argv[1] if len(sys.argv) > 1 else osp.join(osp.dirname(osp.abspath(__file__)), '..', name)
     fen = sys.argv[2] if len(sys.argv) > 2 else "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -"
-    main(path, fen, HEADER)
+    main(path, fen, {'fide': HEADER, 'plus': PLUS_HEADER, 'magic': MAGIC_HEADER}[VARIANT])
