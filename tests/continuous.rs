@@ -378,6 +378,10 @@ struct Pursuit;
 struct Throw;
 
 #[derive(toss::Game)]
+#[toss(file = "games/dobble.toss")]
+struct Dobble;
+
+#[derive(toss::Game)]
 #[toss(file = "tests/fixtures/dip.toss")]
 struct Dip;
 
@@ -468,6 +472,7 @@ fn generated_continuous_games_agree_over_1000_playouts() {
     lockstep(&CatAndMouse, "cat-and-mouse.toss", 1000);
     lockstep(&Pursuit, "pursuit.toss", 1000);
     lockstep(&Throw, "throw.toss", 1000);
+    lockstep(&Dobble, "dobble.toss", 1000);
 }
 
 #[test]

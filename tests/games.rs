@@ -20,7 +20,7 @@ fn perft(name: &str, depths: &[u64]) {
 /// The games of `games/`, each with the bounds of its payoffs read off its
 /// PAYOFF terms by hand: a win and a loss are `:(phi) - :(psi)` or
 /// constants in [-1, 1], the physics examples pay 0.
-const GAMES: [(&str, (f64, f64)); 24] = [
+const GAMES: [(&str, (f64, f64)); 25] = [
     ("amazons", (-1.0, 1.0)),
     ("bounce", (0.0, 0.0)),
     ("breakthrough", (-1.0, 1.0)),
@@ -30,6 +30,7 @@ const GAMES: [(&str, (f64, f64)); 24] = [
     ("concurrent-tic-tac-toe", (-1.0, 1.0)),
     ("connect4", (-1.0, 1.0)),
     ("dice", (-1.0, 1.0)),
+    ("dobble", (-1.0, 1.0)),
     ("english-draughts", (-1.0, 1.0)),
     ("gomoku", (-1.0, 1.0)),
     ("hex", (-1.0, 1.0)),

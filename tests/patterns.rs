@@ -437,3 +437,82 @@ fn magic_chess_health_follows_the_exceptions() {
     // A knight (4) and a rook (3), no exception: 7.
     assert_eq!(health_after_ke4(&game(&["c5=n", "e8=r"], 20.0)).0, 13.0);
 }
+
+/// The members of a unary relation in a state, sorted.
+fn members(g: &Interpreter, s: &toss::runtime::interpreter::State, rel: &str) -> Vec<String> {
+    let st = g.to_structure(s);
+    let r = st.relation(rel).expect("a relation");
+    let mut names: Vec<String> = st
+        .tuples(r)
+        .iter()
+        .map(|t| st.element_name(t[0]).to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Dobble-lite: each player has one claim, the symbol its top card shares
+/// with the target (worked out from the Fano plane); the faster claim puts
+/// its card down and the other lapses; equal times put both down.
+#[test]
+fn dobble_the_faster_claim_wins_the_round() {
+    let g = load("dobble");
+    let s = g.initial_state();
+    let claims = |s: &toss::runtime::interpreter::State| {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        g.legal_moves(s, 0, &mut a);
+        g.legal_moves(s, 1, &mut b);
+        (a, b)
+    };
+    let (a, b) = claims(&s);
+    let names = |p: usize, v: &[toss::runtime::interpreter::Move]| -> Vec<String> {
+        v.iter().map(|m| g.move_to_string(&s, p, m)).collect()
+    };
+    // One claim each, offered at the ends and the middle of the interval
+    // of reaction times.
+    let at = |claim: &str| -> Vec<String> {
+        ["0.5", "1.25", "2"]
+            .iter()
+            .map(|t| format!("{claim} t: {t}"))
+            .collect()
+    };
+    assert_eq!(names(0, &a), at("Claim1{c: c123, d: c145, t: c356, x: s3}"));
+    assert_eq!(names(1, &b), at("Claim2{c: c246, d: c257, t: c356, x: s6}"));
+    let race = |t1: f64, t2: f64| {
+        let (mut x, mut y) = (a[0].clone(), b[0].clone());
+        x.time = Some(t1);
+        y.time = Some(t2);
+        let mut t = s.clone();
+        g.apply(&mut t, &[x, y], &mut toss::rng_from_seed(0));
+        t
+    };
+    let t = race(0.6, 0.9);
+    assert_eq!(members(&g, &t, "Target"), ["c123"]);
+    assert_eq!(members(&g, &t, "Top1"), ["c145"]);
+    assert_eq!(members(&g, &t, "Top2"), ["c246"]);
+    assert!((t.time - 0.6).abs() < 1e-12, "the round lasted {}", t.time);
+    // Second now names the symbol of its card and the new target: 2.
+    let mut b2 = Vec::new();
+    g.legal_moves(&t, 1, &mut b2);
+    let names2: Vec<String> = b2.iter().map(|m| g.move_to_string(&t, 1, m)).collect();
+    assert_eq!(names2, at("Claim2{c: c246, d: c257, t: c123, x: s2}"));
+    let t = race(1.5, 0.7);
+    assert_eq!(members(&g, &t, "Target"), ["c246"]);
+    let t = race(1.0, 1.0);
+    assert_eq!(members(&g, &t, "Target"), ["c123", "c246"]);
+}
+
+/// The race is symmetric (every top card shares one symbol with every
+/// target, and the times are drawn alike), so over 10,000 seeded random
+/// playouts first wins within the 99.9% binomial interval around 5,000.
+#[test]
+fn dobble_random_races_are_even() {
+    let g = load("dobble");
+    let mut first = 0;
+    for seed in 0..10_000 {
+        let (_, pay) = g.random_playout(&mut toss::rng_from_seed(seed), 100);
+        assert!(pay[0] == 1.0 || pay[0] == -1.0, "{pay:?}");
+        first += (pay[0] == 1.0) as u32;
+    }
+    assert!((4836..=5164).contains(&first), "first won {first} times");
+}
