@@ -9,8 +9,11 @@
 //! games (tic-tac-toe, connect4, breakthrough, gomoku, english-draughts,
 //! chess, reversi, hex, amazons), pawn-whopping, dice,
 //! concurrent-tic-tac-toe, or one of the continuous games (bounce, throw,
-//! cat-and-mouse, pursuit: the interpreter with the compiled right-hand
-//! sides and update terms against the interpreter alone). It derives every
+//! cat-and-mouse, pursuit, dobble: the interpreter with the compiled
+//! right-hand sides and update terms against the interpreter alone), or one
+//! of the games of docs/patterns.md (sokoban, sokoban-2, sokoban-3,
+//! sokoban-plus, rock-paper-scissors, tic-tac-toe-coin, chess-plus,
+//! magic-chess). It derives every
 //! game of games/, so its build is the compile time of all of them
 //! (BENCHMARKS.md).
 //! The last line printed is
@@ -68,6 +71,34 @@ struct CatAndMouse;
 #[derive(toss::Game)]
 #[toss(file = "games/pursuit.toss")]
 struct Pursuit;
+// The games of the thesis's rule patterns (docs/patterns.md).
+#[derive(toss::Game)]
+#[toss(file = "games/sokoban.toss")]
+struct Sokoban;
+#[derive(toss::Game)]
+#[toss(file = "games/sokoban-2.toss")]
+struct Sokoban2;
+#[derive(toss::Game)]
+#[toss(file = "games/sokoban-3.toss")]
+struct Sokoban3;
+#[derive(toss::Game)]
+#[toss(file = "games/sokoban-plus.toss")]
+struct SokobanPlus;
+#[derive(toss::Game)]
+#[toss(file = "games/rock-paper-scissors.toss")]
+struct RockPaperScissors;
+#[derive(toss::Game)]
+#[toss(file = "games/tic-tac-toe-coin.toss")]
+struct TicTacToeCoin;
+#[derive(toss::Game)]
+#[toss(file = "games/chess-plus.toss")]
+struct ChessPlus;
+#[derive(toss::Game)]
+#[toss(file = "games/magic-chess.toss")]
+struct MagicChess;
+#[derive(toss::Game)]
+#[toss(file = "games/dobble.toss")]
+struct Dobble;
 
 const MAX_PLIES: usize = 10_000;
 
@@ -153,6 +184,15 @@ fn main() {
         "throw" => run(&game, &Throw, secs),
         "cat-and-mouse" => run(&game, &CatAndMouse, secs),
         "pursuit" => run(&game, &Pursuit, secs),
+        "sokoban" => run(&game, &Sokoban, secs),
+        "sokoban-2" => run(&game, &Sokoban2, secs),
+        "sokoban-3" => run(&game, &Sokoban3, secs),
+        "sokoban-plus" => run(&game, &SokobanPlus, secs),
+        "rock-paper-scissors" => run(&game, &RockPaperScissors, secs),
+        "tic-tac-toe-coin" => run(&game, &TicTacToeCoin, secs),
+        "chess-plus" => run(&game, &ChessPlus, secs),
+        "magic-chess" => run(&game, &MagicChess, secs),
+        "dobble" => run(&game, &Dobble, secs),
         other => {
             eprintln!("unknown game {other}: expected the name of a file in games/ without .toss");
             std::process::exit(2);
