@@ -13,7 +13,7 @@
 //! right-hand sides and update terms against the interpreter alone), or one
 //! of the games of docs/patterns.md (sokoban, sokoban-2, sokoban-3,
 //! sokoban-plus, rock-paper-scissors, tic-tac-toe-coin, chess-plus,
-//! magic-chess). It derives every
+//! magic-chess, chess-threefold). It derives every
 //! game of games/, so its build is the compile time of all of them
 //! (BENCHMARKS.md).
 //! The last line printed is
@@ -99,6 +99,9 @@ struct MagicChess;
 #[derive(toss::Game)]
 #[toss(file = "games/dobble.toss")]
 struct Dobble;
+#[derive(toss::Game)]
+#[toss(file = "games/chess-threefold.toss")]
+struct ChessThreefold;
 
 const MAX_PLIES: usize = 10_000;
 
@@ -193,6 +196,7 @@ fn main() {
         "chess-plus" => run(&game, &ChessPlus, secs),
         "magic-chess" => run(&game, &MagicChess, secs),
         "dobble" => run(&game, &Dobble, secs),
+        "chess-threefold" => run(&game, &ChessThreefold, secs),
         other => {
             eprintln!("unknown game {other}: expected the name of a file in games/ without .toss");
             std::process::exit(2);

@@ -365,6 +365,7 @@ fn teaches(student: &toss_runtime::Interpreter, play: &Play) -> Lesson {
         structure: restate(&template, s),
         location,
         time: 0.0,
+        history: Default::default(),
     };
     let n = play.positions.len();
     let says = |i: usize| {

@@ -191,6 +191,21 @@ differential!(
     4
 );
 differential!(chess_plus, ChessPlus, "games/chess-plus.toss", 2, 100);
+differential!(
+    chess_threefold,
+    ChessThreefold,
+    "games/chess-threefold.toss",
+    2,
+    100
+);
+// REPETITION's count, kept by the generated state's history.
+differential!(
+    repetition,
+    Repetition,
+    "tests/fixtures/repetition.toss",
+    5,
+    20
+);
 differential!(magic_chess, MagicChess, "games/magic-chess.toss", 2, 100);
 // The interpreter, the reference here, is slow on these: together about
 // two minutes.

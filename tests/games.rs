@@ -20,13 +20,14 @@ fn perft(name: &str, depths: &[u64]) {
 /// The games of `games/`, each with the bounds of its payoffs read off its
 /// PAYOFF terms by hand: a win and a loss are `:(phi) - :(psi)` or
 /// constants in [-1, 1], the physics examples pay 0.
-const GAMES: [(&str, (f64, f64)); 25] = [
+const GAMES: [(&str, (f64, f64)); 26] = [
     ("amazons", (-1.0, 1.0)),
     ("bounce", (0.0, 0.0)),
     ("breakthrough", (-1.0, 1.0)),
     ("cat-and-mouse", (-1.0, 1.0)),
     ("chess", (-1.0, 1.0)),
     ("chess-plus", (-1.0, 1.0)),
+    ("chess-threefold", (-1.0, 1.0)),
     ("concurrent-tic-tac-toe", (-1.0, 1.0)),
     ("connect4", (-1.0, 1.0)),
     ("dice", (-1.0, 1.0)),

@@ -145,11 +145,9 @@ fn sokoban_pushes_into_a_box_or_a_wall_are_absent() {
     // Man b2, box c2, nothing behind: the push exists.
     let g = with_start("sokoban", &corridor("box1", "(box1, c2)"));
     assert_eq!(first_moves(&g).len(), 1);
-    let wall = format!(
-        "START [m, box1 | Man (m); Box {{box1}}; At {{(m, b2); (box1, c2)}} | steps {{}} ] \"\n  \
-         Wall Wall   Wall Wall\n  Wall Target .    Wall\n  Wall Wall   Wall Wall\n\""
-    );
-    let g = with_start("sokoban", &wall);
+    let wall = "START [m, box1 | Man (m); Box {box1}; At {(m, b2); (box1, c2)} | steps {} ] \"\n  \
+         Wall Wall   Wall Wall\n  Wall Target .    Wall\n  Wall Wall   Wall Wall\n\"";
+    let g = with_start("sokoban", wall);
     assert_eq!(
         first_moves(&g),
         Vec::<String>::new(),
@@ -515,4 +513,77 @@ fn dobble_random_races_are_even() {
         first += (pay[0] == 1.0) as u32;
     }
     assert!((4836..=5164).contains(&first), "first won {first} times");
+}
+
+/// The count `REPETITION` keeps, after each ply.
+fn seen(g: &Interpreter, s: &toss::runtime::interpreter::State, element: &str) -> f64 {
+    let st = g.to_structure(s);
+    st.fun_value(
+        st.function("seen").expect("seen"),
+        st.element(element).expect("the element"),
+    )
+}
+
+/// REPETITION on the hand-worked fixture: the counts after plies 0 to 4
+/// are 0, 0, 1, 1, 2, and the third occurrence ends the play.
+#[test]
+fn repetition_counts_earlier_positions() {
+    let path = format!(
+        "{}/tests/fixtures/repetition.toss",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let g = interpret(
+        &std::fs::read_to_string(&path).expect("fixture"),
+        "repetition.toss",
+    );
+    let mut s = g.initial_state();
+    let mut counts = vec![seen(&g, &s, "k")];
+    for text in [
+        "On{x: x, k: k}",
+        "Off{x: x, k: k}",
+        "On{x: x, k: k}",
+        "Off{x: x, k: k}",
+    ] {
+        assert!(!g.is_terminal(&s));
+        step(&g, &mut s, text);
+        counts.push(seen(&g, &s, "k"));
+    }
+    assert_eq!(counts, [0.0, 0.0, 1.0, 1.0, 2.0]);
+    assert!(g.is_terminal(&s));
+    let mut pay = [0.0; 2];
+    g.payoffs(&s, &mut pay);
+    assert_eq!(pay, [1.0, 0.0]);
+    assert_eq!(perft(&g, 5), [1, 1, 1, 1, 0]);
+}
+
+/// Chess with threefold repetition: the knights go out and back twice.
+/// The start occurs a second time after 4 plies (the play goes on) and a
+/// third time after 8 (a draw, although nobody is mated).
+#[test]
+fn chess_draws_at_the_third_repetition_and_not_the_second() {
+    let g = load("chess-threefold");
+    let mut s = g.initial_state();
+    let out_and_back = [
+        "WhiteKnight{k: clock, a: g1, b: f3}",
+        "BlackKnight{k: clock, a: g8, b: f6}",
+        "WhiteKnight{k: clock, a: f3, b: g1}",
+        "BlackKnight{k: clock, a: f6, b: g8}",
+    ];
+    for text in out_and_back {
+        step(&g, &mut s, text);
+    }
+    assert_eq!(seen(&g, &s, "clock"), 1.0);
+    assert!(!g.is_terminal(&s), "the second occurrence is no draw");
+    for (i, text) in out_and_back.iter().enumerate() {
+        assert!(!g.is_terminal(&s));
+        step(&g, &mut s, text);
+        // Each position after a knight move also occurs the second time.
+        assert_eq!(seen(&g, &s, "clock"), if i == 3 { 2.0 } else { 1.0 });
+    }
+    assert!(g.is_terminal(&s), "the third occurrence ends the play");
+    let mut pay = [9.0; 2];
+    g.payoffs(&s, &mut pay);
+    assert_eq!(pay, [0.0, 0.0]);
+    // Before a third occurrence is possible, the counts are chess's.
+    assert_eq!(perft(&g, 3), [20, 400, 8_902]);
 }

@@ -14,7 +14,7 @@ import sys, os.path as osp
 VARIANT = 'fide'
 if '--variant' in sys.argv:
     i = sys.argv.index('--variant'); VARIANT = sys.argv[i + 1]; del sys.argv[i:i + 2]
-assert VARIANT in ('fide', 'plus', 'magic'), VARIANT
+assert VARIANT in ('fide', 'plus', 'magic', 'threefold'), VARIANT
 cols = "abcdefgh"
 def nm(c, r): return f"{cols[c-1]}{r}"
 def on(c, r): return 1 <= c <= 8 and 1 <= r <= 8
@@ -118,6 +118,8 @@ REL {S}CanMove() =
     {c['fwd']('v','b')} and :y(a) = {c['eprow']} and Clock(k) and :ep(k) = :x(v) and
     {S}SafeAfter(a, b, v)))""")
 defs.append("// 100 consecutive plies without a pawn move or a capture.\nREL Quiet100() = ex k (Clock(k) and :n(k) >= 100)")
+if VARIANT == 'threefold':
+    defs.append("// The position occurs for the third time.\nREL Threefold() = ex k (Clock(k) and :seen(k) >= 2)")
 if VARIANT == 'magic':
     defs.append("REL Going() = not WhiteLost() and not BlackLost()")
 
@@ -127,7 +129,7 @@ RESET = "update :n(k) = 0; :ep(k) = 0"
 rules = []; labels = {0: [], 1: [], 2: [], 3: []}
 # Magic chess ignores checks (a king can be captured) and needs both
 # players going; the other variants forbid leaving the own king attacked.
-GOING = " and Going()" if VARIANT == 'magic' else ""
+GOING = " and Going()" if VARIANT == 'magic' else " and :seen(k) < 2" if VARIANT == 'threefold' else ""
 def rule(S, name, lhs_els, lhs, rhs, upd, pre, loc):
     full = f"{S}{name}"
     els = ", ".join(lhs_els)
@@ -214,7 +216,7 @@ for S, c in COL.items():
 
 def moves(loc, tgt=None):
     if tgt is None:
-        tgt = 1 - loc if VARIANT == 'fide' or loc >= 2 else loc + 2
+        tgt = 1 - loc if VARIANT in ('fide', 'threefold') or loc >= 2 else loc + 2
         tgt = 1 - (loc - 2) if loc >= 2 else tgt
     ls = [f"[{l} -> {tgt}]" for l in labels[loc]]
     out = []; line = "    MOVES "
@@ -263,21 +265,23 @@ def locations():
                     out.append(f"  PLAYER {p} {{ PAYOFF {pay[p]} }}")
             out.append("}")
         return "\n".join(out)
+    # The draws that a checkmate overrides.
+    drawn = "not Quiet100() and not Threefold()" if VARIANT == 'threefold' else "not Quiet100()"
     text = f"""// White to move. The play ends here when white has no legal move
 // (checkmate: white loses; stalemate: a draw) or after 100 quiet plies (a
 // draw, unless white is checkmated: in check without a legal move).
 LOC 0 {{
   PLAYER white {{
-    PAYOFF - :(WhiteInCheck() and (not Quiet100() or not WhiteCanMove()))
+    PAYOFF - :(WhiteInCheck() and ({drawn} or not WhiteCanMove()))
 {moves(0)}
   }}
-  PLAYER black {{ PAYOFF :(WhiteInCheck() and (not Quiet100() or not WhiteCanMove())) }}
+  PLAYER black {{ PAYOFF :(WhiteInCheck() and ({drawn} or not WhiteCanMove())) }}
 }}
 // Black to move; symmetric.
 LOC 1 {{
-  PLAYER white {{ PAYOFF :(BlackInCheck() and (not Quiet100() or not BlackCanMove())) }}
+  PLAYER white {{ PAYOFF :(BlackInCheck() and ({drawn} or not BlackCanMove())) }}
   PLAYER black {{
-    PAYOFF - :(BlackInCheck() and (not Quiet100() or not BlackCanMove()))
+    PAYOFF - :(BlackInCheck() and ({drawn} or not BlackCanMove()))
 {moves(1)}
   }}
 }}"""
@@ -299,10 +303,14 @@ LOC 3 {{
 
 def main(path, fen, header):
     health = "; hw { clock -> 20 }; hb { clock -> 20 }" if VARIANT == 'magic' else ""
+    if VARIANT == 'threefold':
+        health = "; seen { clock -> 0 }"
+    repetition = ("REPETITION :seen(clock) OF W, B, Pawn, Knight, Bishop, Rook, Queen, King, Cr, :ep\n\n"
+                  if VARIANT == 'threefold' else "")
     text = f"""{header}
 PLAYERS white, black
 
-""" + "\n".join(defs) + "\n\n" + "\n".join(rules) + f"""
+{repetition}""" + "\n".join(defs) + "\n\n" + "\n".join(rules) + f"""
 
 {locations()}
 
@@ -413,8 +421,30 @@ MAGIC_HEADER = """// Magic chess: the thesis's Game 2, with its exceptions (Exam
 // move requires that neither player has lost (Going).
 """
 
+THREEFOLD_HEADER = """// Chess with threefold repetition.
+//
+// Rules: FIDE chess as in games/chess.toss, and one more way to draw: when
+// a position occurs for the third time in the play (not necessarily in a
+// row), the play ends at once in a draw, unless the move that reached it
+// gives checkmate. A position is the pieces on their squares, the side to
+// move, the castling rights and the column of a pawn that has just made a
+// double step (FIDE counts the last only when an en passant capture is
+// possible; this game counts it always). Perft: as chess to depth 7 (a
+// position cannot occur a third time in fewer than 8 plies).
+//
+// Payoffs: win 1, draw 0, loss -1.
+//
+// Model: as chess.toss, with the game history the thesis's Example 4 asks
+// for: REPETITION keeps in :seen(clock) how often the current position
+// occurred before in the play (the location and the relations and
+// functions listed), without copies of the board in the structure: the
+// engines keep one fingerprint per ply. Every move requires seen < 2.
+"""
+
 if __name__ == '__main__':
-    name = {'fide': 'chess.toss', 'plus': 'chess-plus.toss', 'magic': 'magic-chess.toss'}[VARIANT]
+    name = {'fide': 'chess.toss', 'plus': 'chess-plus.toss', 'magic': 'magic-chess.toss',
+            'threefold': 'chess-threefold.toss'}[VARIANT]
     path = sys.argv[1] if len(sys.argv) > 1 else osp.join(osp.dirname(osp.abspath(__file__)), '..', name)
     fen = sys.argv[2] if len(sys.argv) > 2 else "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -"
-    main(path, fen, {'fide': HEADER, 'plus': PLUS_HEADER, 'magic': MAGIC_HEADER}[VARIANT])
+    main(path, fen, {'fide': HEADER, 'plus': PLUS_HEADER, 'magic': MAGIC_HEADER,
+                     'threefold': THREEFOLD_HEADER}[VARIANT])

@@ -44,6 +44,26 @@ pub struct Game {
     pub model: Option<Structure>,
     /// `HISTORY`: the moves of a saved play, in order.
     pub history: Vec<HistoryMove>,
+    /// `REPETITION :f(e) OF ...`, if given.
+    pub repetition: Option<Repetition>,
+}
+
+/// `REPETITION :seen(e) OF R, S, :g`: the engines keep `:seen(e)` equal to
+/// the number of earlier positions of the play that equal the current one,
+/// a position being the location with the tuples of the relations and the
+/// values of the functions listed. The engine sets it at the start (0)
+/// and after every ply; no rule may update it. This says threefold
+/// repetition (`:seen(e) >= 2`) without keeping copies of the board in the
+/// structure: each engine keeps one fingerprint per ply
+/// ([`crate::repetition::History`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Repetition {
+    pub function: String,
+    pub element: String,
+    /// The relations of a position, in source order.
+    pub relations: Vec<String>,
+    /// The functions of a position, in source order.
+    pub functions: Vec<String>,
 }
 
 /// `REL Name(x, y) = formula`: a relation defined by a formula whose free

@@ -22,6 +22,7 @@ pub mod game;
 pub mod ir;
 pub mod limits;
 pub mod plays;
+pub mod repetition;
 pub mod structure;
 
 pub use bits::Bits;

@@ -40,6 +40,14 @@ pub enum Item {
         entries: Vec<(Ident, Ident)>,
         span: Span,
     },
+    /// `REPETITION :f(e) OF R, :g, ...` (functions written with `:`).
+    Repetition {
+        function: Ident,
+        element: Ident,
+        relations: Vec<Ident>,
+        functions: Vec<Ident>,
+        span: Span,
+    },
     Rel(RelDef),
     Rule(RuleDef),
     Loc(LocDef),

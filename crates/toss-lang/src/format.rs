@@ -546,6 +546,28 @@ impl<'a> Formatter<'a> {
                     .collect();
                 group(concat(vec![text("DATA "), nest(fill(entries, ","))]))
             }
+            Item::Repetition {
+                function,
+                element,
+                relations,
+                functions,
+                ..
+            } => {
+                let mut items: Vec<Doc> = Vec::new();
+                for r in relations {
+                    items.push(self.at(r.span.start, text(&r.name)));
+                }
+                for f in functions {
+                    items.push(self.at(f.span.start, text(format!(":{}", f.name))));
+                }
+                group(concat(vec![
+                    text(format!(
+                        "REPETITION :{}({}) OF ",
+                        function.name, element.name
+                    )),
+                    nest(fill(items, ",")),
+                ]))
+            }
             Item::Rel(r) => self.rel_def(r),
             Item::Rule(r) => self.rule_def(r),
             Item::Loc(l) => self.loc_def(l),
@@ -1321,7 +1343,10 @@ fn board_literal(board: &str, written: Option<&str>) -> String {
 
 fn item_span(item: &Item) -> &Span {
     match item {
-        Item::Players { span, .. } | Item::Data { span, .. } | Item::History { span, .. } => span,
+        Item::Players { span, .. }
+        | Item::Data { span, .. }
+        | Item::History { span, .. }
+        | Item::Repetition { span, .. } => span,
         Item::Rel(r) => &r.span,
         Item::Rule(r) => &r.span,
         Item::Loc(l) => &l.span,

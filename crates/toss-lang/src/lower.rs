@@ -345,6 +345,7 @@ pub(crate) fn lower(file: &File, sig: &Sig) -> ir::Game {
         start: Structure::new(),
         model: None,
         history: Vec::new(),
+        repetition: None,
     };
     let mut locs: Vec<&LocDef> = Vec::new();
     for item in &file.items {
@@ -355,6 +356,20 @@ pub(crate) fn lower(file: &File, sig: &Sig) -> ir::Game {
                     .iter()
                     .map(|(k, v)| (k.name.clone(), v.name.clone())),
             ),
+            Item::Repetition {
+                function,
+                element,
+                relations,
+                functions,
+                ..
+            } => {
+                game.repetition = Some(ir::Repetition {
+                    function: function.name.clone(),
+                    element: element.name.clone(),
+                    relations: names(relations),
+                    functions: names(functions),
+                })
+            }
             Item::Rel(r) => game.defined_relations.push(ir::DefinedRelation {
                 name: r.name.name.clone(),
                 params: names(&r.params),

@@ -46,6 +46,18 @@ pub fn print_game(g: &Game) -> String {
         sections.push(format!("DATA {}", items.join(", ")));
     }
 
+    if let Some(r) = &g.repetition {
+        let items: Vec<String> = (r.relations.iter().cloned())
+            .chain(r.functions.iter().map(|f| format!(":{f}")))
+            .collect();
+        sections.push(format!(
+            "REPETITION :{}({}) OF {}",
+            r.function,
+            r.element,
+            items.join(", ")
+        ));
+    }
+
     if !g.defined_relations.is_empty() {
         let rels: Vec<String> = g
             .defined_relations

@@ -677,3 +677,45 @@ fn optional_tuple_of_a_relation_that_is_no_name() {
         14,
     );
 }
+
+/// REPETITION: what it keeps must be declared, what it lists must be the
+/// structure's, and no rule may set its count.
+#[test]
+fn repetition_errors() {
+    // Line 4 is the REPETITION.
+    let src = with_base("REPETITION :seen(e) OF P\n");
+    expect_err(
+        &src,
+        "REPETITION keeps `:seen`, which START does not declare",
+        4,
+        12,
+    );
+    let src = with_base("REPETITION :f(z) OF P\n");
+    expect_err(&src, "no element `z` in the starting structure", 4, 15);
+    let src = with_base("REPETITION :f(e) OF P, Q\n");
+    expect_err(&src, "`Q` is not a relation of the structure", 4, 24);
+    let src = with_base("REPETITION :f(e) OF P, :g\n");
+    expect_err(&src, "`:g` is not a function of the structure", 4, 24);
+    let src = with_base("REPETITION :f(e) OF P, :f\n");
+    expect_err(&src, "`:f` is the count itself", 4, 24);
+    let src = with_base("REL D(x) = P(x)\nREPETITION :f(e) OF D\n");
+    expect_err(&src, "`D` is a defined relation", 5, 21);
+    let src = with_base("REPETITION :f(e) OF P\nREPETITION :f(e) OF E\n");
+    expect_err(&src, "a second REPETITION", 5, 1);
+    let src = with_base(
+        "REPETITION :f(e) OF P\nRULE M: [a | P (a) | ] -> [a | P (a) | ] update :f(a) = 1\n",
+    );
+    expect_err(&src, "rule `M` sets `:f`, which REPETITION keeps", 4, 12);
+    // Without a list.
+    let src = with_base("REPETITION :f(e) OF\n");
+    expect_err(&src, "expected a relation name or `:function`", 4, 20);
+    // Valid, and printed back.
+    let ok = with_base("REPETITION :f(e) OF P, E\n");
+    let g = parse_game(&ok, "t.toss").unwrap();
+    let r = g.repetition.as_ref().unwrap();
+    assert_eq!((r.function.as_str(), r.element.as_str()), ("f", "e"));
+    assert_eq!(r.relations, ["P", "E"]);
+    let printed = toss_lang::print_game(&g);
+    assert!(printed.contains("REPETITION :f(e) OF P, E"), "{printed}");
+    assert_eq!(parse_game(&printed, "p.toss").unwrap(), g);
+}

@@ -1001,6 +1001,7 @@ impl Choices {
             start,
             model,
             history,
+            repetition: None,
         }
     }
 }

@@ -118,6 +118,7 @@ pub fn game(
         start,
         model: None,
         history: vec![],
+        repetition: None,
     }
 }
 

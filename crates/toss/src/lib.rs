@@ -78,6 +78,7 @@ pub mod __private {
     pub use toss_core::bits::Bits;
     pub use toss_core::game::{hash_words, index_below, turn_fault};
     pub use toss_core::limits;
+    pub use toss_core::repetition::{History, PositionHasher};
     pub use toss_runtime::continuous::{CompiledTerms, root};
 
     /// Whether this processor has the bit-manipulation instructions that

@@ -36,6 +36,14 @@ pub(crate) fn any_all(plan: &Plan) -> bool {
 /// The arms of `apply_rule` (or `apply_rule_from`), one per rule.
 fn effect_arms(plan: &Plan, ident: &Ident) -> Vec<TokenStream> {
     let from_src = from_src(plan);
+    // The structure has no history: keep the state's.
+    let (take_history, put_history) = match plan.repetition {
+        Some(_) => (
+            quote! { let history = ::core::mem::take(&mut s.history); },
+            quote! { s.history = history; },
+        ),
+        None => (quote! {}, quote! {}),
+    };
     plan.rules
         .iter()
         .enumerate()
@@ -48,8 +56,10 @@ fn effect_arms(plan: &Plan, ident: &Ident) -> Vec<TokenStream> {
                         let mut v = to_structure(s);
                         super::#ident::interpreter().apply_rule_match(#rl, &mut v, &e[..#len]);
                         let location = s.location;
+                        #take_history
                         *s = from_structure(&v);
                         s.location = location;
+                        #put_history
                     }
                 };
             }
@@ -217,6 +227,31 @@ fn all_fns(plan: &Plan) -> Option<TokenStream> {
 
 /// `apply_rule` (and `apply_rule_from`), `apply_all` and its helpers, and
 /// `apply`.
+/// `record_position`, with REPETITION: sets the count to the number of
+/// earlier positions of the play equal to the current one, and records it.
+/// A position's fingerprint mixes the location with the fluent parts the
+/// game lists (their bitsets, tuples and values' bits).
+fn record_position_fn(plan: &Plan) -> Option<TokenStream> {
+    let rep = plan.repetition.as_ref()?;
+    let unary = rep.unary.iter().map(|&i| usize_lit(i));
+    let tuples = rep.tuples.iter().map(|&i| super::tuples::tuples_field(i));
+    let funs = rep.funs.iter().map(|&i| usize_lit(i));
+    let (count, element) = (usize_lit(rep.count), usize_lit(rep.element as usize));
+    Some(quote! {
+        /// REPETITION: sets the count to the number of earlier positions
+        /// of the play equal to this one, and records this one.
+        pub fn record_position(s: &mut State) {
+            let mut h = ::toss::__private::PositionHasher::new();
+            h.word(s.location as u64);
+            #( ::core::hash::Hash::hash(&s.rels[#unary], &mut h); )*
+            #( ::core::hash::Hash::hash(&s.#tuples, &mut h); )*
+            #( for v in s.funs[#funs].iter() { h.word(v.to_bits()); } )*
+            let seen = s.history.record(h.finish128());
+            s.funs[#count][#element] = seen as f64;
+        }
+    })
+}
+
 pub(crate) fn effect_fns(plan: &Plan, ident: &Ident) -> TokenStream {
     let k = usize_lit(plan.max_lhs());
     let from_src = from_src(plan);
@@ -285,8 +320,11 @@ pub(crate) fn effect_fns(plan: &Plan, ident: &Ident) -> TokenStream {
             }
         }
     };
+    let record_fn = record_position_fn(plan);
     quote! {
         #apply_rule_fns
+
+        #record_fn
 
         #all_fns
 

@@ -34,6 +34,13 @@ pub(crate) fn game_impl(
     let heuristic_method = heuristic_method(plan, module);
     let (move_string, s_arg, player_arg) = move_string(plan, module);
     let state_key = state_key(plan);
+    let apply_body = match plan.repetition {
+        Some(_) => quote! {
+            #module::apply(s, joint, rng);
+            #module::record_position(s);
+        },
+        None => quote! { #module::apply(s, joint, rng) },
+    };
     let has_chance = plan
         .locations
         .iter()
@@ -72,7 +79,7 @@ pub(crate) fn game_impl(
                 #module::legal_moves(s, player, out)
             }
             fn apply(&self, s: &mut Self::State, joint: &[Self::Move], rng: &mut ::toss::Rng) {
-                #module::apply(s, joint, rng)
+                #apply_body
             }
             fn payoffs(&self, s: &Self::State, out: &mut [f64]) {
                 #module::payoffs(s, out)
@@ -129,6 +136,14 @@ pub(crate) fn game_impl(
 /// bits and the location. A state with both other fluent relations and
 /// functions has no key.
 fn state_key(plan: &Plan) -> TokenStream {
+    // With REPETITION the future depends on the positions before.
+    let history_key = plan.repetition.is_some().then(|| {
+        quote! {
+            for fp in s.history.iter() {
+                out.extend([(fp >> 64) as u64, fp as u64]);
+            }
+        }
+    });
     if plan.funs.is_empty() {
         quote! {
             fn state_key(&self, s: &Self::State, out: &mut ::std::vec::Vec<u64>) -> bool {
@@ -142,6 +157,7 @@ fn state_key(plan: &Plan) -> TokenStream {
                 ::toss::__private::hash_words(&s.rels, out);
                 out.extend(s.funs.iter().flatten().map(|v| v.to_bits()));
                 out.push(s.location as u64);
+                #history_key
                 true
             }
         }

@@ -45,6 +45,10 @@ pub(crate) fn playout_fns(plan: &Plan) -> TokenStream {
         .collect();
     // Every ply is a turn, unless some ply can continue one: then a ply by
     // the previous ply's single mover does not count.
+    let record = plan
+        .repetition
+        .is_some()
+        .then(|| quote! { record_position(s); });
     let playout_loop = if compound_turns {
         quote! {
             let mut before: &'static [usize] = &[];
@@ -69,6 +73,7 @@ pub(crate) fn playout_fns(plan: &Plan) -> TokenStream {
                     _ => break 'play,
                 };
                 apply(s, &joint[..nm], rng);
+                #record
                 turn_plies += 1;
                 if !continued {
                     turns += 1;
@@ -84,6 +89,7 @@ pub(crate) fn playout_fns(plan: &Plan) -> TokenStream {
                     _ => break 'play,
                 };
                 apply(s, &joint[..nm], rng);
+                #record
                 turns += 1;
             }
         }

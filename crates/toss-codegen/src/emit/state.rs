@@ -21,6 +21,12 @@ pub(crate) fn state_types(plan: &Plan) -> TokenStream {
     let tuple_decls = tuples::field_decls(plan);
     let copy = tuples::state_is_copy(plan).then(|| quote! { Copy, });
     let pairs_def = tuples::type_defs(plan, &n_lit);
+    // REPETITION: the play's positions (not `Copy`: a shared list).
+    let history = plan
+        .repetition
+        .is_some()
+        .then(|| quote! { pub history: ::toss::__private::History, });
+    let copy_funs = plan.repetition.is_none().then(|| quote! { Copy, });
     let state_def = if plan.funs.is_empty() && plan.fluent_rels.is_empty() {
         quote! {
             /// A state: every fluent unary relation as a bitset, and the
@@ -47,11 +53,12 @@ pub(crate) fn state_types(plan: &Plan) -> TokenStream {
             /// A state: every fluent unary relation as a bitset, the
             /// values of every fluent function per element, and the
             /// location.
-            #[derive(Clone, Copy, Debug, PartialEq)]
+            #[derive(Clone, #copy_funs Debug, PartialEq)]
             pub struct State {
                 pub rels: [Set; #nf],
                 pub funs: [[f64; #n_lit]; #nfun],
                 pub location: usize,
+                #history
             }
         }
     } else {
@@ -65,6 +72,7 @@ pub(crate) fn state_types(plan: &Plan) -> TokenStream {
                 #tuple_decls
                 pub funs: [[f64; #n_lit]; #nfun],
                 pub location: usize,
+                #history
             }
         }
     };
@@ -110,6 +118,10 @@ pub(crate) fn initial_items(plan: &Plan) -> TokenStream {
         quote! { funs: [#(#rows),*], }
     };
     let initial_fn = tuples::initial_fn(plan);
+    let initial_history = plan
+        .repetition
+        .is_some()
+        .then(|| quote! { history: ::toss::__private::History::EMPTY, });
     let stable_fun_tables = plan
         .stable_funs
         .iter()
@@ -131,6 +143,7 @@ pub(crate) fn initial_items(plan: &Plan) -> TokenStream {
             #(#initial_tuples)*
             #initial_funs
             location: #initial_location,
+            #initial_history
         };
         #initial_fn
         #(#stable_fun_tables)*

@@ -18,7 +18,7 @@ pub(crate) fn tuples_field(rel: usize) -> Ident {
 
 /// Whether the state stays `Copy` (no sparse relation).
 pub(crate) fn state_is_copy(plan: &Plan) -> bool {
-    !plan.fluent_rels.iter().any(|r| r.repr == Repr::Sparse)
+    !plan.fluent_rels.iter().any(|r| r.repr == Repr::Sparse) && plan.repetition.is_none()
 }
 
 /// `{x | rel(args)}` (see [`crate::plan::SetExpr::Tuples`]).
@@ -126,12 +126,17 @@ pub(crate) fn initial_fn(plan: &Plan) -> Option<TokenStream> {
             .enumerate()
             .filter(|(_, r)| r.repr == Repr::Sparse)
             .map(|(i, r)| sparse::fill(r, &tuples_field(i)));
+        let record = plan
+            .repetition
+            .is_some()
+            .then(|| quote! { record_position(&mut s); });
         quote! {
             /// The starting state: `INITIAL` with the tuples of the sparse
-            /// relations.
+            /// relations (and, with REPETITION, its position recorded).
             pub fn initial() -> State {
                 let mut s = INITIAL;
                 #(#fills)*
+                #record
                 s
             }
         }

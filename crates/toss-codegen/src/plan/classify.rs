@@ -142,6 +142,8 @@ fn functions(
                 .map(|u| u.function.as_str())
                 .chain(r.rhs.functions.iter().map(|(f, _, _)| f.as_str()))
         })
+        // REPETITION's count is set by the engine after every ply.
+        .chain(game.repetition.iter().map(|r| r.function.as_str()))
         .collect();
     let (mut funs, mut stable_funs) = (Vec::new(), Vec::new());
     for f in 0..sig.num_functions() {

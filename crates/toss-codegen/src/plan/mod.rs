@@ -151,8 +151,8 @@ use toss_runtime::Interpreter;
 pub(crate) use shared::{cond_occurrences, set_occurrences};
 pub use types::{
     AllEffect, Bound, Cond, Fluent, FluentRel, FunPlan, FunRef, HeuristicPlan, JoinOrder,
-    LabelPlan, Link, LocPlan, Mask, Num, Pattern, Plan, PlayerPlan, PrefixNode, Rel2, Repr,
-    RulePlan, SetExpr, Step, Table,
+    LabelPlan, Link, LocPlan, Mask, Num, Pattern, Plan, PlayerPlan, PrefixNode, Rel2,
+    RepetitionPlan, Repr, RulePlan, SetExpr, Step, Table,
 };
 pub use visit::line_doubling;
 pub(crate) use visit::reads_only_relations;
@@ -232,6 +232,24 @@ impl Plan {
         let elements = (0..n as u32)
             .map(|e| b.sig.element_name(e).to_string())
             .collect();
+        let repetition = game.repetition.as_ref().and_then(|r| {
+            Some(RepetitionPlan {
+                count: b.funs.iter().position(|f| f.name == r.function)?,
+                element: b.sig.element(&r.element)?,
+                unary: (b.fluents.iter().enumerate())
+                    .filter(|(_, f)| r.relations.contains(&f.name))
+                    .map(|(i, _)| i)
+                    .collect(),
+                tuples: (b.fluent_rels.iter().enumerate())
+                    .filter(|(_, f)| r.relations.contains(&f.name))
+                    .map(|(i, _)| i)
+                    .collect(),
+                funs: (b.funs.iter().enumerate())
+                    .filter(|(_, f)| r.functions.contains(&f.name))
+                    .map(|(i, _)| i)
+                    .collect(),
+            })
+        });
         Ok(Plan {
             players: game.players.clone(),
             elements,
@@ -251,6 +269,7 @@ impl Plan {
             heuristic,
             payoff_bounds: interp.payoff_bounds(),
             rule_positions: Vec::new(),
+            repetition,
         })
     }
 

@@ -472,6 +472,24 @@ pub struct Plan {
     /// messages of resource limits (empty where unknown, as for a GDL
     /// translation, whose rules have no place in a file).
     pub rule_positions: Vec<String>,
+    /// `REPETITION`, when the game has it.
+    pub repetition: Option<RepetitionPlan>,
+}
+
+/// `REPETITION :f(e) OF ...` over the state: the count's place and the
+/// fluent parts of a position (stable relations and functions never
+/// change, so they cannot tell two positions of a play apart).
+#[derive(Clone, Debug)]
+pub struct RepetitionPlan {
+    /// Index into [`Plan::funs`] of the count, and its element.
+    pub count: usize,
+    pub element: u32,
+    /// Indices into [`Plan::fluents`].
+    pub unary: Vec<usize>,
+    /// Indices into [`Plan::fluent_rels`].
+    pub tuples: Vec<usize>,
+    /// Indices into [`Plan::funs`].
+    pub funs: Vec<usize>,
 }
 
 impl Plan {

@@ -704,6 +704,7 @@ fn translate_parts(
             start: Structure::new(),
             model: None,
             history: Vec::new(),
+            repetition: None,
         },
         desc: desc.clone(),
         els,

@@ -661,6 +661,7 @@ pub fn learn_game(plays: &Plays, limits: &Limits) -> Result<Learnt, LearnError> 
         start: start_structure,
         model: None,
         history: Vec::new(),
+        repetition: None,
     };
     Ok(Learnt {
         game,

@@ -16,7 +16,85 @@ pub(crate) fn lowered(file: &File, game: &ir::Game) -> Vec<Diagnostic> {
     let mut errors = Vec::new();
     rel_cycles(file, game, &mut errors);
     history_elements(file, game, &mut errors);
+    repetition(file, game, &mut errors);
     errors
+}
+
+/// `REPETITION :f(e) OF ...`: one at most; `f`, `e` and everything listed
+/// are in START (relations of the structure, not defined ones); no rule
+/// sets `f`, which the engines keep.
+fn repetition(file: &File, game: &ir::Game, errors: &mut Vec<Diagnostic>) {
+    let mut seen_one = false;
+    for item in &file.items {
+        let Item::Repetition {
+            function,
+            element,
+            relations,
+            functions,
+            span,
+        } = item
+        else {
+            continue;
+        };
+        if seen_one {
+            errors.push(Diagnostic::new("a second REPETITION", span.clone()));
+        }
+        seen_one = true;
+        if game.start.function(&function.name).is_none() {
+            errors.push(Diagnostic::new(
+                format!(
+                    "REPETITION keeps `:{0}`, which START does not declare: add `{0} {{}}` to its functions",
+                    function.name
+                ),
+                function.span.clone(),
+            ));
+        }
+        if game.start.element(&element.name).is_none() {
+            errors.push(Diagnostic::new(
+                format!("no element `{}` in the starting structure", element.name),
+                element.span.clone(),
+            ));
+        }
+        for r in relations {
+            if game.start.relation(&r.name).is_none() {
+                let what = if game.defined_relations.iter().any(|d| d.name == r.name) {
+                    "is a defined relation: a position is made of the structure's relations"
+                } else {
+                    "is not a relation of the structure"
+                };
+                errors.push(Diagnostic::new(
+                    format!("`{}` {what}", r.name),
+                    r.span.clone(),
+                ));
+            }
+        }
+        for f in functions {
+            if game.start.function(&f.name).is_none() {
+                errors.push(Diagnostic::new(
+                    format!("`:{}` is not a function of the structure", f.name),
+                    f.span.clone(),
+                ));
+            } else if f.name == function.name {
+                errors.push(Diagnostic::new(
+                    format!("`:{}` is the count itself, not part of a position", f.name),
+                    f.span.clone(),
+                ));
+            }
+        }
+        for rule in &game.rules {
+            let sets = rule.update.iter().any(|u| u.function == function.name)
+                || rule.dynamics.iter().any(|d| d.function == function.name);
+            if sets {
+                errors.push(Diagnostic::new(
+                    format!(
+                        "rule `{}` sets `:{}`, which REPETITION keeps (the engines set it after every ply)",
+                        rule.name, function.name
+                    ),
+                    function.span.clone(),
+                ));
+            }
+        }
+    }
 }
 
 /// A REL defined through itself, directly or through other RELs, is an

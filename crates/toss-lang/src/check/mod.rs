@@ -186,7 +186,7 @@ impl Checker<'_> {
             .iter()
             .map(|i| match i {
                 Item::Players { span, .. } | Item::Data { span, .. } => span.end,
-                Item::History { span, .. } => span.end,
+                Item::History { span, .. } | Item::Repetition { span, .. } => span.end,
                 Item::Rel(r) => r.span.end,
                 Item::Rule(r) => r.span.end,
                 Item::Loc(l) => l.span.end,

@@ -28,6 +28,8 @@ pub(super) fn describe(rule: Rule) -> Option<&'static str> {
         R::start => "`START`",
         R::model => "`MODEL`",
         R::history => "`HISTORY`",
+        R::repetition => "`REPETITION`",
+        R::rep_item => "a relation name or `:function`",
         R::rel_eq_body | R::rel_brace_body => "`=` or `{` and a formula",
         R::structure => "a structure `[ elements | relations | functions ]`",
         R::rel_section | R::rel_entry => "a relation entry",

@@ -22,7 +22,7 @@ mod nesting;
 mod rules;
 mod structures;
 
-use build::{Builder, bad, ident, inner, span};
+use build::{Builder, bad, ident, inner, real_var_ident, span};
 use errors::syntax_error;
 pub use nesting::check_nesting;
 
@@ -196,6 +196,30 @@ impl Builder {
                     .collect(),
                 span: sp,
             },
+            Rule::repetition => {
+                let parts = inner(p);
+                let (Some(f), Some(e)) = (parts.first(), parts.get(1)) else {
+                    return Err(Diagnostic::new("expected `:f(e)` after REPETITION", sp));
+                };
+                let (function, element) = (real_var_ident(f), ident(e));
+                let (mut relations, mut functions) = (Vec::new(), Vec::new());
+                for item in parts.iter().skip(2) {
+                    match item.clone().into_inner().next() {
+                        Some(q) if q.as_rule() == Rule::real_var => {
+                            functions.push(real_var_ident(&q))
+                        }
+                        Some(q) => relations.push(ident(&q)),
+                        None => {}
+                    }
+                }
+                Item::Repetition {
+                    function,
+                    element,
+                    relations,
+                    functions,
+                    span: sp,
+                }
+            }
             Rule::rel_def => Item::Rel(self.rel_def(p)?),
             Rule::rule_def => Item::Rule(self.rule_def(p)?),
             Rule::loc_def => Item::Loc(self.loc_def(p)?),

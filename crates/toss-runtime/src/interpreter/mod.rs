@@ -130,6 +130,18 @@ pub struct State {
     pub structure: Structure,
     pub location: usize,
     pub time: f64,
+    /// The positions of the play so far, for `REPETITION` (empty without
+    /// it).
+    pub history: toss_core::repetition::History,
+}
+
+/// `REPETITION :f(e) OF ...` resolved in the starting structure.
+#[derive(Clone, Debug)]
+pub(crate) struct Repetition {
+    function: FunId,
+    element: toss_core::structure::Elem,
+    relations: Vec<RelId>,
+    functions: Vec<FunId>,
 }
 
 /// One player's move: a label of the player in the current location, the
@@ -255,6 +267,8 @@ pub struct Interpreter {
     /// the others (board coordinates) never change and stay out of state
     /// keys.
     fluent_functions: Vec<bool>,
+    /// `REPETITION`, resolved.
+    repetition: Option<Repetition>,
     /// The first limit the play ran into (see [`Game::fault`](toss_core::game::Game::fault)).
     fault: std::sync::OnceLock<String>,
     /// Per rule, its position in the game file (`file:line:col`) for fault
@@ -439,17 +453,49 @@ impl Interpreter {
                 }
             }
         }
+        let repetition = match &game.repetition {
+            None => None,
+            Some(r) => {
+                let found = (|| {
+                    Some(Repetition {
+                        function: structure.function(&r.function)?,
+                        element: structure.element(&r.element)?,
+                        relations: (r.relations.iter())
+                            .map(|n| structure.relation(n))
+                            .collect::<Option<Vec<_>>>()?,
+                        functions: (r.functions.iter())
+                            .map(|n| structure.function(n))
+                            .collect::<Option<Vec<_>>>()?,
+                    })
+                })();
+                let Some(rep) = found else {
+                    return Err(ierr(
+                        "REPETITION names something the starting structure does not have",
+                    ));
+                };
+                if let Some(x) = fluent_functions.get_mut(rep.function) {
+                    *x = true;
+                }
+                Some(rep)
+            }
+        };
+        let mut initial = State {
+            structure,
+            location,
+            time: 0.0,
+            history: toss_core::repetition::History::EMPTY,
+        };
+        if let Some(rep) = &repetition {
+            record_position(rep, &mut initial);
+        }
         Ok(Interpreter {
+            repetition,
             fluent_functions,
             players: game.players.clone(),
             solver,
             rules,
             locations,
-            initial: State {
-                structure,
-                location,
-                time: 0.0,
-            },
+            initial,
             stable,
             continuous,
             method: Method::default(),
@@ -609,3 +655,22 @@ fn describe_state(s: &Structure, stable: &[RelId]) -> String {
 
 #[cfg(test)]
 pub(crate) mod tests;
+
+/// Sets the count of `REPETITION` in `s` to the number of earlier
+/// positions of the play equal to the current one, and records it. A
+/// position's fingerprint mixes the location with the words of the listed
+/// relations and functions ([`Structure::key_words`], which are canonical).
+pub(crate) fn record_position(rep: &Repetition, s: &mut State) {
+    let mut words = Vec::new();
+    s.structure.key_words(
+        |r| rep.relations.contains(&r),
+        |f| rep.functions.contains(&f),
+        &mut words,
+    );
+    let mut h = toss_core::repetition::PositionHasher::new();
+    h.word(s.location as u64);
+    h.words(&words);
+    let seen = s.history.record(h.finish128());
+    s.structure
+        .set_fun_value(rep.function, rep.element, seen as f64);
+}

@@ -30,7 +30,9 @@ impl Interpreter {
         observe: Option<evolve::Observer<'_>>,
     ) -> Evolution {
         if self.continuous {
-            return self.apply_continuous(s, joint, rng, until, observe);
+            let ev = self.apply_continuous(s, joint, rng, until, observe);
+            self.record(s);
+            return ev;
         }
         let loc = &self.locations[s.location];
         let mut applied = Vec::new();
@@ -44,6 +46,13 @@ impl Interpreter {
             applied,
             elapsed: s.time - before,
             ..Evolution::default()
+        }
+    }
+
+    /// `REPETITION`'s count after a ply (see [`super::record_position`]).
+    fn record(&self, s: &mut State) {
+        if let Some(rep) = &self.repetition {
+            super::record_position(rep, s);
         }
     }
 
@@ -224,6 +233,7 @@ impl Game for Interpreter {
                 .collect();
             self.apply_along(s, joint, target, &draws);
         }
+        self.record(s);
         self.check_elements(&s.structure, first.rule);
     }
 
@@ -236,6 +246,10 @@ impl Game for Interpreter {
             |f| self.fluent_functions.get(f).copied().unwrap_or(true),
             out,
         );
+        // With REPETITION the future depends on the positions before.
+        for fp in s.history.iter() {
+            out.extend([(fp >> 64) as u64, fp as u64]);
+        }
         true
     }
 
@@ -274,6 +288,7 @@ impl Game for Interpreter {
         for target in &first.targets {
             let mut t = s.clone();
             self.apply_along(&mut t, joint, target, &[]);
+            self.record(&mut t);
             let p = if single {
                 1.0
             } else {
