@@ -3,36 +3,40 @@
 //! own move and its `sees` percepts after each step.
 //!
 //! Belief: a set of candidate states, each consistent with the history
-//! (our move of every step and the percepts received after it). After a
-//! step, every candidate is advanced by every joint move in which our role
-//! plays its move (the other roles' joint moves enumerated when there are
-//! at most [`HiddenConfig::joint_moves`] of them, else that many drawn at
-//! random), and a successor is kept when our role's percepts there are the
-//! ones received; duplicates are merged. Past [`HiddenConfig::particles`]
-//! candidates, that many are kept, drawn at random. When no candidate
-//! survives (all were dropped by the bound), candidates are searched again
-//! from the initial state: a depth-first search over the consistent joint
-//! moves of every step of the history, in random order, within
-//! [`HiddenConfig::resample_nodes`] states; when that fails too, the old
-//! candidates are advanced by random joint moves with our move, ignoring
-//! the percepts (the player then plays on a guess, and the log says so).
-//! The work of a step is bounded by these numbers and by the clock: the
-//! player never hangs.
+//! (our move of every step and the percepts received after it), with a
+//! weight, its probability when `random` and the other players choose
+//! uniformly among their legal moves (so that Monty Hall's host, who must
+//! open the one door left when the candidate's door hides nothing, makes
+//! switching worth 2/3). After a step, every candidate is advanced by
+//! every joint move in which our role plays its move (the other roles'
+//! joint moves enumerated when there are at most
+//! [`HiddenConfig::joint_moves`] of them, else that many drawn at random),
+//! and a successor is kept when our role's percepts there are the ones
+//! received; equal states are merged, their weights added. Past
+//! [`HiddenConfig::particles`] candidates, that many are drawn by weight.
+//! When no candidate survives (all were dropped by the bound), candidates
+//! are searched again from the initial state: a depth-first search over
+//! the consistent joint moves of every step of the history, in random
+//! order, within [`HiddenConfig::resample_nodes`] states (equal weights);
+//! when that fails too, the old candidates are advanced by random joint
+//! moves with our move, ignoring the percepts (the player then plays on
+//! a guess, and the log says so). The work of a step is bounded by these
+//! numbers and by the clock: the player never hangs.
 //!
 //! Move choice: flat Monte Carlo over the candidates. Our legal moves are
-//! those of a candidate; each in turn is tried on a random candidate
-//! (where it is legal) with random moves of the other roles, `random`
+//! those of a candidate; each in turn is tried on a candidate drawn by
+//! weight (where it is legal) with random moves of the other roles, `random`
 //! included, followed by a random playout; the move with the best mean
 //! goal of our role is played. At most [`HiddenConfig::playouts`]
 //! playouts, and none past the clock. Given a seed, and when the clock
 //! leaves room for the playout budget, the moves are the same on every
 //! run.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use toss_core::Game;
-use toss_core::game::{Rng, index_below, rng_from_seed};
+use toss_core::game::{Rng, index_below, rng_from_seed, uniform01};
 use toss_gdl::kif::syntax::SExpr;
 use toss_gdl::{GdlGame, GdlMove, GdlState, TermId};
 use toss_search::uct::random_playout_until;
@@ -77,6 +81,10 @@ pub(crate) struct HiddenMatch {
     history: Vec<(GdlMove, Vec<TermId>)>,
     /// The candidate states, consistent with `history` (unless `guessing`).
     particles: Vec<GdlState>,
+    /// The weight of each candidate (summing to 1): its probability when
+    /// `random` and the other players choose uniformly among their legal
+    /// moves (the chance of Monty Hall's host opening a door).
+    weights: Vec<f64>,
     /// Our reply to the last PLAY, not yet followed by its percepts.
     pending: Option<GdlMove>,
     /// The candidates are a guess: no state consistent with the history
@@ -88,6 +96,31 @@ pub(crate) struct HiddenMatch {
     start_clock: f64,
     play_clock: f64,
     pub(crate) last_message: Instant,
+}
+
+/// The running sums of `weights`.
+fn cumulative(weights: &[f64]) -> Vec<f64> {
+    let mut acc = 0.0;
+    weights
+        .iter()
+        .map(|w| {
+            acc += w.max(0.0);
+            acc
+        })
+        .collect()
+}
+
+/// An index drawn with probability proportional to its weight (uniform
+/// when the weights sum to nothing).
+fn draw(cumulative: &[f64], rng: &mut Rng) -> usize {
+    let total = cumulative.last().copied().unwrap_or(0.0);
+    if !(total > 0.0 && total.is_finite()) {
+        return index_below(rng, cumulative.len().max(1));
+    }
+    let u = uniform01(rng) * total;
+    cumulative
+        .partition_point(|&c| c <= u)
+        .min(cumulative.len() - 1)
 }
 
 /// Sorted by id, without repetitions (how percepts are compared).
@@ -108,6 +141,7 @@ impl HiddenMatch {
     ) -> HiddenMatch {
         HiddenMatch {
             particles: vec![game.initial_state()],
+            weights: vec![1.0],
             game,
             role,
             step: 0,
@@ -143,6 +177,12 @@ impl HiddenMatch {
     #[cfg(test)]
     pub(crate) fn candidates(&self) -> &[GdlState] {
         &self.particles
+    }
+
+    /// The weights of the candidates (for tests).
+    #[cfg(test)]
+    pub(crate) fn weights(&self) -> &[f64] {
+        &self.weights
     }
 
     /// The game (for tests).
@@ -240,19 +280,17 @@ impl HiddenMatch {
         }
         // The game goes on: the candidates are not terminal.
         let game = &self.game;
-        let live: Vec<GdlState> = self
-            .particles
-            .iter()
-            .filter(|s| !game.is_terminal(s))
-            .cloned()
-            .collect();
-        if live.is_empty() {
+        let live: Vec<bool> = self.particles.iter().map(|s| !game.is_terminal(s)).collect();
+        if !live.contains(&true) {
             return Err(GgpError::bad(format!(
                 "PLAY at step {}, but every candidate state is terminal (expected STOP)",
                 self.step + 1
             )));
         }
-        self.particles = live;
+        let mut keep = live.iter();
+        self.particles.retain(|_| keep.next().copied().unwrap_or(false));
+        let mut keep = live.iter();
+        self.weights.retain(|_| keep.next().copied().unwrap_or(false));
         let (mv, how) = self.choose(deadline)?;
         self.pending = Some(mv);
         let text = self.game.term_to_string(mv.0);
@@ -310,7 +348,7 @@ impl HiddenMatch {
     /// The joint moves of `legal` with our role playing `ours`: all of
     /// them when there are at most `joint_moves`, else that many drawn at
     /// random (without repetitions).
-    fn joints(&mut self, legal: &[Vec<GdlMove>], ours: GdlMove) -> Vec<Vec<GdlMove>> {
+    fn joints(&mut self, legal: &[Vec<GdlMove>], ours: GdlMove) -> (Vec<Vec<GdlMove>>, f64) {
         let n = legal.len();
         let mut total: usize = 1;
         for (p, l) in legal.iter().enumerate() {
@@ -320,7 +358,7 @@ impl HiddenMatch {
         }
         let pick = |p: usize, i: usize| if p == self.role { ours } else { legal[p][i] };
         let mut out = Vec::new();
-        if total <= self.config.joint_moves {
+        if total <= self.config.joint_moves.max(1) {
             let mut idx = vec![0usize; n];
             for _ in 0..total {
                 out.push((0..n).map(|p| pick(p, idx[p])).collect());
@@ -335,8 +373,10 @@ impl HiddenMatch {
                     idx[p] = 0;
                 }
             }
+            (out, 1.0 / total as f64)
         } else {
-            let mut seen = HashSet::new();
+            // Drawn with repetitions: each draw is a share of the weight,
+            // and repeated draws add up when the successors are merged.
             for _ in 0..self.config.joint_moves {
                 let j: Vec<GdlMove> = (0..n)
                     .map(|p| {
@@ -347,12 +387,10 @@ impl HiddenMatch {
                         }
                     })
                     .collect();
-                if seen.insert(j.clone()) {
-                    out.push(j);
-                }
+                out.push(j);
             }
+            (out, 1.0 / self.config.joint_moves as f64)
         }
-        out
     }
 
     /// The legal moves of every role in `s`; `None` if one has none.
@@ -370,8 +408,15 @@ impl HiddenMatch {
     }
 
     /// The successors of `s` consistent with our move `ours` and the
-    /// percepts `seen`.
-    fn consistent(&mut self, s: &GdlState, ours: GdlMove, seen: &[TermId]) -> Vec<GdlState> {
+    /// percepts `seen`, each with its probability given `s` (the other
+    /// roles choosing uniformly; a sampled joint move counts for its share
+    /// of the samples).
+    fn consistent(
+        &mut self,
+        s: &GdlState,
+        ours: GdlMove,
+        seen: &[TermId],
+    ) -> Vec<(GdlState, f64)> {
         if self.game.is_terminal(s) {
             return Vec::new();
         }
@@ -382,10 +427,11 @@ impl HiddenMatch {
             return Vec::new();
         }
         let mut out = Vec::new();
-        for j in self.joints(&legal, ours) {
+        let (joints, p) = self.joints(&legal, ours);
+        for j in joints {
             let (next, percepts) = self.game.next_and_percepts(s, &j);
             if as_set(percepts[self.role].clone()) == seen {
-                out.push(next);
+                out.push((next, p));
             }
         }
         out
@@ -395,16 +441,26 @@ impl HiddenMatch {
     /// documentation); the detail for the log.
     fn observe(&mut self, ours: GdlMove, seen: Vec<TermId>, deadline: Instant) -> String {
         let old = std::mem::take(&mut self.particles);
+        let old_weights = std::mem::take(&mut self.weights);
         let mut next = Vec::new();
-        let mut merged = HashSet::new();
-        for s in &old {
+        let mut weights = Vec::new();
+        let mut merged: HashMap<GdlState, usize> = HashMap::new();
+        let mut add = |t: GdlState, w: f64, next: &mut Vec<GdlState>, weights: &mut Vec<f64>| {
+            match merged.get(&t) {
+                Some(&i) => weights[i] += w,
+                None => {
+                    merged.insert(t.clone(), next.len());
+                    next.push(t);
+                    weights.push(w);
+                }
+            }
+        };
+        for (s, &w) in old.iter().zip(&old_weights) {
             if Instant::now() >= deadline && !next.is_empty() {
                 break;
             }
-            for t in self.consistent(s, ours, &seen) {
-                if merged.insert(t.clone()) {
-                    next.push(t);
-                }
+            for (t, p) in self.consistent(s, ours, &seen) {
+                add(t, w * p, &mut next, &mut weights);
             }
         }
         self.history.push((ours, seen));
@@ -413,6 +469,7 @@ impl HiddenMatch {
         let mut how = String::new();
         if next.is_empty() {
             next = self.resample(deadline);
+            weights = vec![1.0; next.len()];
             how = if next.is_empty() {
                 ", no consistent state found".into()
             } else {
@@ -422,7 +479,7 @@ impl HiddenMatch {
         if next.is_empty() {
             // A guess: the old candidates advanced, percepts ignored.
             self.guessing = true;
-            for s in &old {
+            for (s, &w) in old.iter().zip(&old_weights) {
                 if self.game.is_terminal(s) {
                     continue;
                 }
@@ -437,25 +494,42 @@ impl HiddenMatch {
                     })
                     .collect();
                 let t = self.game.next_state(s, &j);
-                if merged.insert(t.clone()) {
-                    next.push(t);
-                }
+                add(t, w, &mut next, &mut weights);
             }
             if next.is_empty() {
                 next = old;
+                weights = old_weights;
             }
         } else {
             self.guessing = false;
         }
-        if next.len() > self.config.particles {
-            // A random subset.
-            for i in (1..next.len()).rev() {
-                let k = index_below(&mut self.rng, i + 1);
-                next.swap(i, k);
+        if next.len() > self.config.particles.max(1) {
+            // As many draws as candidates are kept, by weight; a state
+            // drawn k times weighs k.
+            let keep = self.config.particles.max(1);
+            let mut count: HashMap<usize, usize> = HashMap::new();
+            let cumulative = cumulative(&weights);
+            for _ in 0..keep {
+                let i = draw(&cumulative, &mut self.rng);
+                *count.entry(i).or_default() += 1;
             }
-            next.truncate(self.config.particles.max(1));
+            let mut kept: Vec<(usize, usize)> = count.into_iter().collect();
+            kept.sort_unstable();
+            weights = kept.iter().map(|&(_, k)| k as f64).collect();
+            let mut slots: Vec<Option<GdlState>> = next.into_iter().map(Some).collect();
+            next = kept
+                .iter()
+                .filter_map(|&(i, _)| slots[i].take())
+                .collect();
+        }
+        let total: f64 = weights.iter().sum();
+        if total > 0.0 && total.is_finite() {
+            weights.iter_mut().for_each(|w| *w /= total);
+        } else {
+            weights = vec![1.0 / next.len().max(1) as f64; next.len()];
         }
         self.particles = next;
+        self.weights = weights;
         how
     }
 
@@ -484,7 +558,11 @@ impl HiddenMatch {
                 break;
             }
             let (ours, seen) = &history[depth];
-            let mut succ = self.consistent(&s, *ours, seen);
+            let mut succ: Vec<GdlState> = self
+                .consistent(&s, *ours, seen)
+                .into_iter()
+                .map(|(t, _)| t)
+                .collect();
             // Random order: shuffled, the last popped first.
             for i in (1..succ.len()).rev() {
                 let k = index_below(&mut self.rng, i + 1);
@@ -499,8 +577,8 @@ impl HiddenMatch {
     /// Our move: random when asked for, else flat Monte Carlo over the
     /// candidates; with how it was chosen, for the log.
     fn choose(&mut self, deadline: Instant) -> Result<(GdlMove, String), GgpError> {
-        let n = self.particles.len();
-        let base = self.particles[index_below(&mut self.rng, n)].clone();
+        let cumulative = cumulative(&self.weights);
+        let base = self.particles[draw(&cumulative, &mut self.rng)].clone();
         let mut moves = Vec::new();
         self.game.legal_moves(&base, self.role, &mut moves);
         if moves.is_empty() {
@@ -545,7 +623,7 @@ impl HiddenMatch {
             }
             let i = (tries % k as u64) as usize;
             tries += 1;
-            let s = &self.particles[index_below(&mut self.rng, n)];
+            let s = &self.particles[draw(&cumulative, &mut self.rng)];
             let mut joint = Vec::with_capacity(np);
             let mut ok = true;
             for p in 0..np {

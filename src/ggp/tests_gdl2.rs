@@ -72,6 +72,23 @@ fn candidates(p: &GgpPlayer, id: &str) -> Vec<String> {
     v
 }
 
+/// The candidate states of match `id` with their weights, by state.
+fn weighted(p: &GgpPlayer, id: &str) -> Vec<(String, f64)> {
+    let m = lock(&p.registry).matches.get(id).cloned().expect("match");
+    let m = lock(&m);
+    let AnyMatch::Hidden(h) = &*m else {
+        panic!("not a GDL-II match")
+    };
+    let mut v: Vec<(String, f64)> = h
+        .candidates()
+        .iter()
+        .zip(h.weights())
+        .map(|(s, &w)| (h.game().state_to_string(s), w))
+        .collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v
+}
+
 #[test]
 fn gdl2_forms_of_play_and_stop_are_read() {
     match parse_message("(PLAY m 0 NIL NIL)") {
@@ -149,7 +166,14 @@ fn monty_hall_candidates_follow_the_percepts() {
         &p,
         "(PLAY mh 2 noop ((does candidate noop) (open_door 3)))",
     );
-    assert!(reply == "switch" || reply == "noop", "{reply}");
+    // The host had two doors to open when the car is behind door 1, one
+    // when it is behind door 2: door 2 weighs twice as much, and
+    // switching wins 2/3 (300 playouts tell).
+    assert_eq!(reply, "switch");
+    let w = weighted(&p, "mh");
+    assert_eq!(w.len(), 2);
+    assert!((w[0].1 - 1.0 / 3.0).abs() < 1e-9 && w[0].0.contains("(car 1)"), "{w:?}");
+    assert!((w[1].1 - 2.0 / 3.0).abs() < 1e-9 && w[1].0.contains("(car 2)"), "{w:?}");
     let c = candidates(&p, "mh");
     assert_eq!(
         c,
