@@ -83,14 +83,27 @@ fn gdl2(file: &str) -> PathBuf {
 /// Runs `toss ggp referee` and returns the goals of the seated roles (by
 /// name) from its last line; panics with the output when the match was
 /// not played to its end or had a fault.
-fn referee(file: &PathBuf, players: &[&Player], id: &str, seed: u64, play: u64) -> Vec<(String, u64)> {
+fn referee(
+    file: &PathBuf,
+    players: &[&Player],
+    id: &str,
+    seed: u64,
+    play: u64,
+) -> Vec<(String, u64)> {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_toss"));
     cmd.args(["ggp", "referee"]).arg(file);
     for p in players {
         cmd.args(["--player", &p.addr]);
     }
     let out = cmd
-        .args(["--start", "5", "--play", &play.to_string(), "--match-id", id])
+        .args([
+            "--start",
+            "5",
+            "--play",
+            &play.to_string(),
+            "--match-id",
+            id,
+        ])
         .args(["--seed", &seed.to_string(), "--max-steps", "200"])
         .output()
         .expect("run toss ggp referee");
@@ -99,7 +112,10 @@ fn referee(file: &PathBuf, players: &[&Player], id: &str, seed: u64, play: u64) 
     assert!(out.status.success(), "{stdout}{stderr}");
     assert!(!stdout.contains("fault"), "{stdout}");
     let lines: Vec<&str> = stdout.lines().collect();
-    assert!(lines[0].starts_with(&format!("{id}: started, roles ")), "{stdout}");
+    assert!(
+        lines[0].starts_with(&format!("{id}: started, roles ")),
+        "{stdout}"
+    );
     let last = lines.last().copied().unwrap_or("");
     let goals = last
         .strip_prefix("goals ")

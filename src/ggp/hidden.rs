@@ -280,7 +280,11 @@ impl HiddenMatch {
         }
         // The game goes on: the candidates are not terminal.
         let game = &self.game;
-        let live: Vec<bool> = self.particles.iter().map(|s| !game.is_terminal(s)).collect();
+        let live: Vec<bool> = self
+            .particles
+            .iter()
+            .map(|s| !game.is_terminal(s))
+            .collect();
         if !live.contains(&true) {
             return Err(GgpError::bad(format!(
                 "PLAY at step {}, but every candidate state is terminal (expected STOP)",
@@ -288,9 +292,11 @@ impl HiddenMatch {
             )));
         }
         let mut keep = live.iter();
-        self.particles.retain(|_| keep.next().copied().unwrap_or(false));
+        self.particles
+            .retain(|_| keep.next().copied().unwrap_or(false));
         let mut keep = live.iter();
-        self.weights.retain(|_| keep.next().copied().unwrap_or(false));
+        self.weights
+            .retain(|_| keep.next().copied().unwrap_or(false));
         let (mv, how) = self.choose(deadline)?;
         self.pending = Some(mv);
         let text = self.game.term_to_string(mv.0);
@@ -328,10 +334,7 @@ impl HiddenMatch {
         goals.sort_unstable();
         goals.dedup();
         Ok(match goals.as_slice() {
-            [] => format!(
-                "after {} steps, in no terminal candidate state",
-                self.step
-            ),
+            [] => format!("after {} steps, in no terminal candidate state", self.step),
             [g] => format!(
                 "after {} steps, goals {}",
                 self.step,
@@ -411,12 +414,7 @@ impl HiddenMatch {
     /// percepts `seen`, each with its probability given `s` (the other
     /// roles choosing uniformly; a sampled joint move counts for its share
     /// of the samples).
-    fn consistent(
-        &mut self,
-        s: &GdlState,
-        ours: GdlMove,
-        seen: &[TermId],
-    ) -> Vec<(GdlState, f64)> {
+    fn consistent(&mut self, s: &GdlState, ours: GdlMove, seen: &[TermId]) -> Vec<(GdlState, f64)> {
         if self.game.is_terminal(s) {
             return Vec::new();
         }
@@ -445,16 +443,17 @@ impl HiddenMatch {
         let mut next = Vec::new();
         let mut weights = Vec::new();
         let mut merged: HashMap<GdlState, usize> = HashMap::new();
-        let mut add = |t: GdlState, w: f64, next: &mut Vec<GdlState>, weights: &mut Vec<f64>| {
-            match merged.get(&t) {
+        let mut add =
+            |t: GdlState, w: f64, next: &mut Vec<GdlState>, weights: &mut Vec<f64>| match merged
+                .get(&t)
+            {
                 Some(&i) => weights[i] += w,
                 None => {
                     merged.insert(t.clone(), next.len());
                     next.push(t);
                     weights.push(w);
                 }
-            }
-        };
+            };
         for (s, &w) in old.iter().zip(&old_weights) {
             if Instant::now() >= deadline && !next.is_empty() {
                 break;
@@ -517,10 +516,7 @@ impl HiddenMatch {
             kept.sort_unstable();
             weights = kept.iter().map(|&(_, k)| k as f64).collect();
             let mut slots: Vec<Option<GdlState>> = next.into_iter().map(Some).collect();
-            next = kept
-                .iter()
-                .filter_map(|&(i, _)| slots[i].take())
-                .collect();
+            next = kept.iter().filter_map(|&(i, _)| slots[i].take()).collect();
         }
         let total: f64 = weights.iter().sum();
         if total > 0.0 && total.is_finite() {

@@ -17,6 +17,8 @@
 //! | `(START id role (rule ...) startclock playclock)` | `ready`, `busy` beyond [`PlayerConfig::max_matches`] |
 //! | `(PLAY id nil)`, `(PLAY id (move ...))` | our move, a GDL term |
 //! | `(STOP id (move ...))` | `done` |
+//! | GDL-II: `(PLAY id turn lastmove nil\|(percept ...))`, `(PLAY id nil\|(percept ...))` | our move |
+//! | GDL-II: `(STOP id turn lastmove nil\|(percept ...))`, `(STOP id nil\|(percept ...))` | `done` |
 //! | `(ABORT id)` | `aborted` |
 //! | `(PREVIEW (rule ...) clock)` | `ready` |
 //!
@@ -28,6 +30,10 @@
 //! the reason goes to the log (and to the `X-Toss-Reason` header). Only
 //! a body in which no keyword of the protocol can be read gets status 400.
 //! The player keeps serving either way.
+//!
+//! A GDL-II game (the role `random` or `sees` rules) is played by
+//! [`hidden`]: the player gets its own last move and its percepts
+//! instead of the joint move, and never the role `random`.
 
 pub mod cli;
 mod engine;
@@ -213,10 +219,7 @@ fn moves(e: &SExpr) -> Result<Option<Vec<SExpr>>, GgpError> {
 /// The GDL-II arguments of PLAY or STOP: the turn number (a natural
 /// number), the last move (`nil` or a term) and the percepts (`nil` or a
 /// list of terms).
-fn turn_and_percepts(
-    args: &[SExpr],
-    body: &str,
-) -> Result<(Turn, Option<Vec<SExpr>>), GgpError> {
+fn turn_and_percepts(args: &[SExpr], body: &str) -> Result<(Turn, Option<Vec<SExpr>>), GgpError> {
     let number = atom_text(&args[0], "the turn number", body)?;
     let number = number
         .parse::<u64>()

@@ -9,6 +9,12 @@
 //! in which a player refused START or never gave a valid reply was not
 //! played ([`MatchRecord::not_played`]). [`MatchRecord::to_ggp_json`]
 //! writes the record in the JSON format of ggp-base's `Match`.
+//!
+//! GDL-II (the role `random` or `sees` rules): `random` has no player;
+//! the referee draws its move uniformly among its legal moves with the
+//! match's seed. Each player gets, instead of the joint move, the turn,
+//! its own last move and its percepts: `(PLAY id turn lastmove
+//! nil|(percept ...))`, `(PLAY id 0 nil nil)` first, and STOP alike.
 
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
@@ -368,7 +374,9 @@ pub fn run_match(
     // their percepts instead of the joint move.
     let gdl2 = game.is_gdl2();
     let random = game.random_role();
-    let seated: Vec<usize> = (0..all_roles.len()).filter(|&p| Some(p) != random).collect();
+    let seated: Vec<usize> = (0..all_roles.len())
+        .filter(|&p| Some(p) != random)
+        .collect();
     let roles: Vec<String> = seated.iter().map(|&p| all_roles[p].clone()).collect();
     if players.len() != roles.len() {
         return Err(format!(
@@ -510,12 +518,11 @@ pub fn run_match(
         let replies = broadcast(players, &msgs, play_clock + grace);
         reply_times.push(replies.iter().map(|r| r.1).collect());
         let mut joint = Vec::with_capacity(all_roles.len());
-        for p in 0..all_roles.len() {
+        for (p, role) in all_roles.iter().enumerate() {
             game.legal_moves(&state, p, &mut legal);
             if legal.is_empty() {
                 return Err(format!(
-                    "role `{}` has no legal move at step {step}, which is not terminal (a fault of the game description)",
-                    all_roles[p]
+                    "role `{role}` has no legal move at step {step}, which is not terminal (a fault of the game description)",
                 ));
             }
             if Some(p) == random {
@@ -538,7 +545,7 @@ pub fn run_match(
             let m = chosen.unwrap_or_else(|what| {
                 faults.push(Fault {
                     step,
-                    role: all_roles[p].clone(),
+                    role: role.clone(),
                     what,
                 });
                 legal[toss_core::game::index_below(&mut rng, legal.len())]

@@ -534,9 +534,8 @@ fn the_least_an_opponent_can_end_the_game_with_after_each_move() {
     ok(&p, &start(TRAP, "t", "white"));
     let m = lock(&p.registry).matches.get("t").cloned().expect("match");
     let m = lock(&m);
-    let traps = |deadline| {
-        on_gdl1_match!(&*m, m => traps_of(m, deadline), _h => panic!("a GDL-I game"))
-    };
+    let traps =
+        |deadline| on_gdl1_match!(&*m, m => traps_of(m, deadline), _h => panic!("a GDL-I game"));
     let later = Instant::now() + Duration::from_secs(10);
     assert_eq!(
         traps(later),

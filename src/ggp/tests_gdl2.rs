@@ -46,8 +46,12 @@ fn gdl2_rules(file: &str) -> String {
     let p = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/corpus/gdl/gdl2")
         .join(file);
-    let text = std::fs::read_to_string(&p)
-        .unwrap_or_else(|e| panic!("{}: {e} (the corpus must be beside the repository)", p.display()));
+    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (the corpus must be beside the repository)",
+            p.display()
+        )
+    });
     referee::rules_text(&text).expect("rules")
 }
 
@@ -95,20 +99,22 @@ fn gdl2_forms_of_play_and_stop_are_read() {
         Ok(Message::Play {
             match_id,
             moves: None,
-            turn: Some(Turn {
-                number: 0,
-                last_move: None,
-            }),
+            turn:
+                Some(Turn {
+                    number: 0,
+                    last_move: None,
+                }),
         }) => assert_eq!(match_id, "m"),
         other => panic!("{other:?}"),
     }
     match parse_message("(play m 3 (fire 1 2) ((hit 1 2) (shot 4 4)))") {
         Ok(Message::Play {
             moves: Some(p),
-            turn: Some(Turn {
-                number: 3,
-                last_move: Some(l),
-            }),
+            turn:
+                Some(Turn {
+                    number: 3,
+                    last_move: Some(l),
+                }),
             ..
         }) => {
             assert_eq!(sexpr_to_string(&l), "(fire 1 2)");
@@ -119,15 +125,31 @@ fn gdl2_forms_of_play_and_stop_are_read() {
     }
     assert!(matches!(
         parse_message("(STOP m 7 noop nil)"),
-        Ok(Message::Stop { moves: None, turn: Some(Turn { number: 7, .. }), .. })
+        Ok(Message::Stop {
+            moves: None,
+            turn: Some(Turn { number: 7, .. }),
+            ..
+        })
     ));
     // Bad forms say why.
     for (msg, why) in [
-        ("(PLAY m x nil nil)", "the turn number must be a natural number"),
-        ("(PLAY m -1 nil nil)", "the turn number must be a natural number"),
-        ("(PLAY m 99999999999999999999999 nil nil)", "the turn number must be a natural number"),
+        (
+            "(PLAY m x nil nil)",
+            "the turn number must be a natural number",
+        ),
+        (
+            "(PLAY m -1 nil nil)",
+            "the turn number must be a natural number",
+        ),
+        (
+            "(PLAY m 99999999999999999999999 nil nil)",
+            "the turn number must be a natural number",
+        ),
         ("(PLAY m (1) nil nil)", "the turn number must be a symbol"),
-        ("(PLAY m 1 noop hit)", "expected `nil` or a list of percepts"),
+        (
+            "(PLAY m 1 noop hit)",
+            "expected `nil` or a list of percepts",
+        ),
         ("(PLAY m 1 noop)", "PLAY takes 2 arguments"),
         ("(STOP m 1 noop nil nil)", "STOP takes 2 arguments"),
         ("(PLAY (m) 1 noop nil)", "the match id must be a symbol"),
@@ -147,7 +169,10 @@ fn gdl2_forms_of_play_and_stop_are_read() {
 fn monty_hall_candidates_follow_the_percepts() {
     let p = player(false);
     let rules = gdl2_rules("montyhall.kif");
-    assert_eq!(ok(&p, &format!("(START mh candidate {rules} 10 5)")), "ready");
+    assert_eq!(
+        ok(&p, &format!("(START mh candidate {rules} 10 5)")),
+        "ready"
+    );
     assert_eq!(candidates(&p, "mh").len(), 1);
     let first = ok(&p, "(PLAY mh 0 nil nil)");
     assert!(first.starts_with("(choose "), "{first}");
@@ -162,18 +187,21 @@ fn monty_hall_candidates_follow_the_percepts() {
             "{c:#?}"
         );
     }
-    let reply = ok(
-        &p,
-        "(PLAY mh 2 noop ((does candidate noop) (open_door 3)))",
-    );
+    let reply = ok(&p, "(PLAY mh 2 noop ((does candidate noop) (open_door 3)))");
     // The host had two doors to open when the car is behind door 1, one
     // when it is behind door 2: door 2 weighs twice as much, and
     // switching wins 2/3 (300 playouts tell).
     assert_eq!(reply, "switch");
     let w = weighted(&p, "mh");
     assert_eq!(w.len(), 2);
-    assert!((w[0].1 - 1.0 / 3.0).abs() < 1e-9 && w[0].0.contains("(car 1)"), "{w:?}");
-    assert!((w[1].1 - 2.0 / 3.0).abs() < 1e-9 && w[1].0.contains("(car 2)"), "{w:?}");
+    assert!(
+        (w[0].1 - 1.0 / 3.0).abs() < 1e-9 && w[0].0.contains("(car 1)"),
+        "{w:?}"
+    );
+    assert!(
+        (w[1].1 - 2.0 / 3.0).abs() < 1e-9 && w[1].0.contains("(car 2)"),
+        "{w:?}"
+    );
     let c = candidates(&p, "mh");
     assert_eq!(
         c,
@@ -182,10 +210,7 @@ fn monty_hall_candidates_follow_the_percepts() {
             "(car 2) (chosen 1) (closed 1) (closed 2) (step 3)"
         ]
     );
-    let h = send(
-        &p,
-        "(STOP mh 3 switch ((car 2) (does candidate switch)))",
-    );
+    let h = send(&p, "(STOP mh 3 switch ((car 2) (does candidate switch)))");
     assert_eq!(h.reply, "done");
     assert!(h.log.contains("goals candidate 100"), "{}", h.log);
 }
@@ -227,13 +252,28 @@ fn bad_gdl2_messages_get_an_error_reply_and_the_player_goes_on() {
         ("(PLAY b 2 (place 1 1 h) nil)", "expected turn 1"),
         ("(PLAY b 1 (place ?x 1 h) nil)", "not a move of the game"),
         ("(PLAY b 1 (zzz 1 1 h) nil)", "not a move of the game"),
-        ("(PLAY b 1 (place 1 1 h) ((hit ?x 1)))", "not a term of the game"),
-        ("(PLAY b 1 (place 1 1 h) ((unknownsymbol)))", "not a term of the game"),
-        ("(PLAY b 1 (place 1 1 h) ((((((((((())))))))))))", "not a term of the game"),
-        ("(PLAY b 1 (place 1 1 h) (((((((((()))))))))))))", "malformed message"),
+        (
+            "(PLAY b 1 (place 1 1 h) ((hit ?x 1)))",
+            "not a term of the game",
+        ),
+        (
+            "(PLAY b 1 (place 1 1 h) ((unknownsymbol)))",
+            "not a term of the game",
+        ),
+        (
+            "(PLAY b 1 (place 1 1 h) ((((((((((())))))))))))",
+            "not a term of the game",
+        ),
+        (
+            "(PLAY b 1 (place 1 1 h) (((((((((()))))))))))))",
+            "malformed message",
+        ),
         ("(PLAY b 1 (place 1 1 h) ((hit 1 1)", "malformed message"),
         ("(PLAY nosuchmatch 1 (place 1 1 h) nil)", "no match"),
-        ("(PLAY b 1 (place 1 1 h) hit)", "expected `nil` or a list of percepts"),
+        (
+            "(PLAY b 1 (place 1 1 h) hit)",
+            "expected `nil` or a list of percepts",
+        ),
     ] {
         let (reply, reason) = refused(&p, msg);
         assert_eq!(reply, "nil", "{msg}");
@@ -281,7 +321,10 @@ fn a_relayed_battleships_match_keeps_consistent_candidates() {
     ok(&smart, &format!("(START g red {rules} 10 5)"));
     ok(&random, &format!("(START g blue {rules} 10 5)"));
     let mut state = game.initial_state();
-    let mut msgs = ["(PLAY g 0 nil nil)".to_string(), "(PLAY g 0 nil nil)".to_string()];
+    let mut msgs = [
+        "(PLAY g 0 nil nil)".to_string(),
+        "(PLAY g 0 nil nil)".to_string(),
+    ];
     let mut turn = 0;
     while !game.is_terminal(&state) {
         let replies = [ok(&smart, &msgs[0]), ok(&random, &msgs[1])];
@@ -290,7 +333,11 @@ fn a_relayed_battleships_match_keeps_consistent_candidates() {
         let truth = game.state_to_string(&state);
         for (p, q) in [(&smart, "smart"), (&random, "random")] {
             let c = candidates(p, "g");
-            assert!(c.contains(&truth), "{q}, turn {turn}: {truth} not among {} candidates", c.len());
+            assert!(
+                c.contains(&truth),
+                "{q}, turn {turn}: {truth} not among {} candidates",
+                c.len()
+            );
         }
         let joint: Vec<toss_gdl::GdlMove> = replies
             .iter()
@@ -305,7 +352,11 @@ fn a_relayed_battleships_match_keeps_consistent_candidates() {
         turn += 1;
         for q in 0..2 {
             let p: Vec<String> = seen[q].iter().map(|&t| game.term_to_string(t)).collect();
-            let p = if p.is_empty() { "nil".into() } else { format!("({})", p.join(" ")) };
+            let p = if p.is_empty() {
+                "nil".into()
+            } else {
+                format!("({})", p.join(" "))
+            };
             msgs[q] = format!("(PLAY g {turn} {} {p})", replies[q]);
         }
         state = next;

@@ -57,7 +57,11 @@ fn gdl2(file: &str) -> GdlGame {
 }
 
 fn battleships() -> GdlGame {
-    load(&std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../games/gdl/battleships.kif"))
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../games/gdl/battleships.kif");
+    let c = check_gdl(&read(&path));
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    load(&path)
 }
 
 /// The percepts of each role as KIF text, sorted (a set).
@@ -111,7 +115,9 @@ fn every_gdl2_corpus_game_parses_checks_and_plays_100_seeded_playouts() {
             assert!(c.forms > 0, "{file}");
             let errors: Vec<&str> = c.errors.iter().map(|d| d.message.as_str()).collect();
             assert!(
-                errors.iter().all(|e| e.starts_with("unsafe rule: variable ")),
+                errors
+                    .iter()
+                    .all(|e| e.starts_with("unsafe rule: variable ")),
                 "{file}: {errors:#?}"
             );
             assert_eq!(errors.len(), *n, "{file}: {errors:#?}");
@@ -156,7 +162,10 @@ fn every_gdl2_corpus_game_parses_checks_and_plays_100_seeded_playouts() {
             }
         }
         if GOAL_FAULTS.contains(file) {
-            assert!(!goal_faults.is_empty(), "{file}: no goal fault in 100 playouts");
+            assert!(
+                !goal_faults.is_empty(),
+                "{file}: no goal fault in 100 playouts"
+            );
             for f in &goal_faults {
                 assert!(f.contains("fault of the game description"), "{f}");
             }
@@ -186,10 +195,7 @@ fn monty_hall_percepts_worked_by_hand() {
     let s = g.initial_state();
     let (s, p) = step(&g, &s, &["(choose 1)", "(hide_car 2)"]);
     assert_eq!(p[0], strs(&["(does candidate (choose 1))"]));
-    assert_eq!(
-        p[1],
-        strs(&["(does candidate (choose 1))", "(hide_car 2)"])
-    );
+    assert_eq!(p[1], strs(&["(does candidate (choose 1))", "(hide_car 2)"]));
     // The host may open only door 3 (not the car, not the chosen door).
     assert_eq!(gdl_common::legal_strings(&g, &s, 1), ["(open_door 3)"]);
     let (s, p) = step(&g, &s, &["noop", "(open_door 3)"]);
