@@ -191,6 +191,63 @@ fn gdl2_matches_round_trip_through_the_referee() {
     assert!(play3.contains("2 candidate states"), "{play3}");
 }
 
+/// Bad GDL-II messages over HTTP get the fallback reply with status 200
+/// and leave the player serving; the match goes on afterwards.
+#[test]
+fn bad_gdl2_messages_over_http_leave_the_player_serving() {
+    use toss_cli::ggp::referee::{post, rules_text};
+    let p = spawn("bad", 3, &["--playouts", "50"]);
+    let t = std::time::Duration::from_secs(10);
+    let rules =
+        rules_text(&std::fs::read_to_string(battleships()).expect("battleships")).expect("rules");
+    let send = |m: &str| post(&p.addr, m, t).unwrap_or_else(|e| panic!("{m}: {e}"));
+    assert_eq!(
+        send(&format!("(START b red {rules} 5 5)")),
+        (200, "ready".into())
+    );
+    let first = send("(PLAY b 0 nil nil)");
+    assert_eq!(first.0, 200);
+    assert!(first.1.starts_with("(place "), "{first:?}");
+    let long = format!("(PLAY b 1 {} nil nil)", "x".repeat(100_000));
+    let deep = format!("(PLAY b 1 noop ({}{}))", "(".repeat(5000), ")".repeat(5000));
+    let bad = [
+        "(PLAY b 7 (place 1 1 h) nil)",
+        "(PLAY b 1 (place 1 1 h) nil nil)",
+        "(PLAY b one (place 1 1 h) nil)",
+        "(PLAY b 18446744073709551616 (place 1 1 h) nil)",
+        "(PLAY b 1 (place ?x 1 h) nil)",
+        "(PLAY b 1 (place 1 1 h) ((hit ?x 1)))",
+        "(PLAY b 1 (place 1 1 h) (nosuchpercept))",
+        "(PLAY b 1 (place 1 1 h) ((hit 1 1)",
+        "(PLAY b 1 (place 1 1 h) hit)",
+        "(PLAY zz 1 (place 1 1 h) nil)",
+        "(STOP b x nil nil)",
+        "(PLAY b 1 () ())",
+        &long,
+        &deep,
+    ];
+    for m in bad {
+        let (status, reply) = send(m);
+        assert_eq!(status, 200, "{}", &m[..m.len().min(80)]);
+        assert!(
+            reply == "nil" || reply == "done",
+            "{}: {reply}",
+            &m[..m.len().min(80)]
+        );
+    }
+    // Still serving, and the match goes on from where it was.
+    assert_eq!(
+        send("(INFO)"),
+        (200, "((name toss) (status available))".into())
+    );
+    let second = send(&format!("(PLAY b 1 {} nil)", first.1));
+    assert_eq!(second.0, 200);
+    assert!(second.1.starts_with("(place "), "{second:?}");
+    assert_eq!(send("(ABORT b)"), (200, "aborted".into()));
+    let log = p.log_text();
+    assert!(!log.contains("panic"), "{log}");
+}
+
 /// Wilson score interval (95%) of a mean of scores in 0..=1 over `n`.
 fn wilson(p: f64, n: f64) -> (f64, f64) {
     let z = 1.96f64;
