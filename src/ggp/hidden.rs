@@ -20,13 +20,18 @@
 //! order, within [`HiddenConfig::resample_nodes`] states (equal weights);
 //! when that fails too, the old candidates are advanced by random joint
 //! moves with our move, ignoring the percepts (the player then plays on
-//! a guess, and the log says so). The work of a step is bounded by these
-//! numbers and by the clock: the player never hangs.
+//! a guess, and the log says so). A message whose turn is further on
+//! than the next one (PLAYs this player never got, or refused) is played
+//! on too: the candidates are advanced over the missed steps by random
+//! joint moves (a guess from then on). The work of a step is bounded by
+//! these numbers and by the clock: the player never hangs.
 //!
 //! Move choice: flat Monte Carlo over the candidates. Our legal moves are
 //! those of a candidate; each in turn is tried on a candidate drawn by
 //! weight (where it is legal) with random moves of the other roles, `random`
-//! included, followed by a random playout; the move with the best mean
+//! included, followed by a random playout (on the reasoner without its
+//! play's fault: a file that gives a role several goals, as
+//! kriegTTT_4x4.kif does, counts the largest); the move with the best mean
 //! goal of our role is played. At most [`HiddenConfig::playouts`]
 //! playouts, and none past the clock. Given a seed, and when the clock
 //! leaves room for the playout budget, the moves are the same on every
@@ -39,7 +44,6 @@ use toss_core::Game;
 use toss_core::game::{Rng, index_below, rng_from_seed, uniform01};
 use toss_gdl::kif::syntax::SExpr;
 use toss_gdl::{GdlGame, GdlMove, GdlState, TermId};
-use toss_search::uct::random_playout_until;
 
 use super::{GgpError, PlayerConfig, Turn, goals_text, quote, sexpr_to_string};
 
@@ -90,6 +94,8 @@ pub(crate) struct HiddenMatch {
     /// The candidates are a guess: no state consistent with the history
     /// was found.
     guessing: bool,
+    /// Steps were missed: the history cannot be replayed from the start.
+    history_lost: bool,
     rng: Rng,
     config: HiddenConfig,
     random_moves: bool,
@@ -148,6 +154,7 @@ impl HiddenMatch {
             history: Vec::new(),
             pending: None,
             guessing: false,
+            history_lost: false,
             rng: rng_from_seed(seed ^ 0x0D15_C10D),
             config: config.hidden.clone(),
             random_moves: config.random_moves,
@@ -193,39 +200,56 @@ impl HiddenMatch {
 
     /// Reads the turn, our last move and the percepts of a PLAY or STOP
     /// that reports a step: `None` when the message reports none (the
-    /// first PLAY).
+    /// first PLAY); else the steps missed before it (a turn further on
+    /// than the next one: messages this player never got or refused), our
+    /// move and the percepts.
+    #[allow(clippy::type_complexity)]
     fn read_step(
         &self,
         percepts: Option<Vec<SExpr>>,
         turn: Option<Turn>,
-    ) -> Result<Option<(GdlMove, Vec<TermId>)>, GgpError> {
+    ) -> Result<Option<(usize, GdlMove, Vec<TermId>)>, GgpError> {
         let first = self.pending.is_none() && self.step == 0;
-        if let Some(t) = &turn {
-            let expected = if first { 0 } else { self.step as u64 + 1 };
-            if t.number != expected {
-                return Err(GgpError::bad(format!(
-                    "turn {} in the message, but this player expected turn {expected}",
-                    t.number
-                )));
+        let nothing = |last: &Option<SExpr>, percepts: &Option<Vec<SExpr>>| {
+            last.is_none() && percepts.as_ref().is_none_or(Vec::is_empty)
+        };
+        let (missed, last) = match turn {
+            Some(Turn {
+                number: 0,
+                last_move,
+            }) => {
+                if !first {
+                    return Err(GgpError::bad(
+                        "turn 0 (the first PLAY) came again: this player already answered it",
+                    ));
+                }
+                if !nothing(&last_move, &percepts) {
+                    return Err(GgpError::bad(
+                        "the first PLAY of a match (turn 0) carries no move and no percepts (nil)",
+                    ));
+                }
+                return Ok(None);
             }
-        }
-        let last = turn.and_then(|t| t.last_move);
-        if first {
-            if last.is_some() || percepts.as_ref().is_some_and(|p| !p.is_empty()) {
-                return Err(GgpError::bad(
-                    "the first PLAY of a match carries no move and no percepts (nil)",
-                ));
+            Some(Turn { number, last_move }) => {
+                let expected = self.step as u64 + 1;
+                if number < expected {
+                    return Err(GgpError::bad(format!(
+                        "turn {number} in the message, but this player expected turn {expected}"
+                    )));
+                }
+                ((number - expected) as usize, last_move)
             }
-            return Ok(None);
-        }
-        let Some(pending) = self.pending else {
-            return Err(GgpError::bad(format!(
-                "a step was reported after step {} but this player was not asked to move",
-                self.step
-            )));
+            None if first => {
+                if !nothing(&None, &percepts) {
+                    return Err(GgpError::bad(
+                        "the first PLAY of a match carries no percepts (nil)",
+                    ));
+                }
+                return Ok(None);
+            }
+            None => (0, None),
         };
         let ours = match last {
-            None => pending,
             Some(e) => {
                 let text = sexpr_to_string(&e);
                 let t = toss_gdl::kif::ground(&self.game, &e).map_err(|d| {
@@ -237,6 +261,13 @@ impl HiddenMatch {
                 })?;
                 GdlMove(t)
             }
+            None => self.pending.ok_or_else(|| {
+                GgpError::bad(format!(
+                    "a step was reported after step {} without our move, and this player \
+                     was not asked to move",
+                    self.step
+                ))
+            })?,
         };
         let mut seen = Vec::new();
         for e in percepts.unwrap_or_default() {
@@ -249,7 +280,37 @@ impl HiddenMatch {
             })?;
             seen.push(t);
         }
-        Ok(Some((ours, as_set(seen))))
+        Ok(Some((missed, ours, as_set(seen))))
+    }
+
+    /// Steps this player never heard of: the candidates advanced by random
+    /// joint moves (a guess), and the history no longer replayable.
+    fn skip(&mut self, steps: usize) {
+        if steps == 0 {
+            return;
+        }
+        for _ in 0..steps {
+            let old = std::mem::take(&mut self.particles);
+            let old_weights = std::mem::take(&mut self.weights);
+            for (s, w) in old.iter().zip(old_weights) {
+                let next = match self.legal(s) {
+                    Some(legal) if !self.game.terminal(s) => {
+                        let j: Vec<GdlMove> = legal
+                            .iter()
+                            .map(|l| l[index_below(&mut self.rng, l.len())])
+                            .collect();
+                        self.game.next_state(s, &j)
+                    }
+                    _ => s.clone(),
+                };
+                self.particles.push(next);
+                self.weights.push(w);
+            }
+            self.step += 1;
+        }
+        self.history_lost = true;
+        self.guessing = true;
+        self.pending = None;
     }
 
     /// PLAY: the step reported applied to the candidates, then our move
@@ -273,18 +334,18 @@ impl HiddenMatch {
             )));
         }
         let mut detail = String::new();
-        if let Some((ours, seen)) = reported {
+        if let Some((missed, ours, seen)) = reported {
+            if missed > 0 {
+                self.skip(missed);
+                detail = format!(", {missed} steps missed");
+            }
             // Half the time left for the update, the rest for the choice.
             let mid = budget_start + deadline.saturating_duration_since(budget_start) / 2;
-            detail = self.observe(ours, seen, mid);
+            detail += &self.observe(ours, seen, mid);
         }
         // The game goes on: the candidates are not terminal.
         let game = &self.game;
-        let live: Vec<bool> = self
-            .particles
-            .iter()
-            .map(|s| !game.is_terminal(s))
-            .collect();
+        let live: Vec<bool> = self.particles.iter().map(|s| !game.terminal(s)).collect();
         if !live.contains(&true) {
             return Err(GgpError::bad(format!(
                 "PLAY at step {}, but every candidate state is terminal (expected STOP)",
@@ -319,7 +380,8 @@ impl HiddenMatch {
         percepts: Option<Vec<SExpr>>,
         turn: Option<Turn>,
     ) -> Result<String, GgpError> {
-        if let Some((ours, seen)) = self.read_step(percepts, turn)? {
+        if let Some((missed, ours, seen)) = self.read_step(percepts, turn)? {
+            self.skip(missed);
             let deadline = Instant::now() + Duration::from_secs_f64(self.play_clock.min(10.0));
             self.observe(ours, seen, deadline);
         }
@@ -415,7 +477,7 @@ impl HiddenMatch {
     /// roles choosing uniformly; a sampled joint move counts for its share
     /// of the samples).
     fn consistent(&mut self, s: &GdlState, ours: GdlMove, seen: &[TermId]) -> Vec<(GdlState, f64)> {
-        if self.game.is_terminal(s) {
+        if self.game.terminal(s) {
             return Vec::new();
         }
         let Some(legal) = self.legal(s) else {
@@ -479,7 +541,7 @@ impl HiddenMatch {
             // A guess: the old candidates advanced, percepts ignored.
             self.guessing = true;
             for (s, &w) in old.iter().zip(&old_weights) {
-                if self.game.is_terminal(s) {
+                if self.game.terminal(s) {
                     continue;
                 }
                 let Some(legal) = self.legal(s) else { continue };
@@ -500,7 +562,7 @@ impl HiddenMatch {
                 weights = old_weights;
             }
         } else {
-            self.guessing = false;
+            self.guessing = self.history_lost;
         }
         if next.len() > self.config.particles.max(1) {
             // As many draws as candidates are kept, by weight; a state
@@ -535,6 +597,9 @@ impl HiddenMatch {
     fn resample(&mut self, deadline: Instant) -> Vec<GdlState> {
         let want = self.config.particles.max(1);
         let mut found = Vec::new();
+        if self.history_lost {
+            return found;
+        }
         let mut merged = HashSet::new();
         let mut stack = vec![(self.game.initial_state(), 0usize)];
         let mut visited = 0usize;
@@ -568,6 +633,40 @@ impl HiddenMatch {
         }
         self.history = history;
         found
+    }
+
+    /// Our goal at the end of a random playout from `s` (every role,
+    /// `random` included, choosing uniformly), or `None` past the
+    /// deadline. A faulty description does not stop the match: a role
+    /// without a legal move ends the playout there, several goals count
+    /// as the largest (the game's `Game::fault`, which would end every
+    /// state, is not raised here), no goal as 0.
+    fn playout(&mut self, mut s: GdlState, deadline: Instant) -> Option<f64> {
+        let np = self.game.num_players();
+        let mut joint = Vec::with_capacity(np);
+        let mut legal = Vec::new();
+        for ply in 0..self.config.max_plies {
+            if ply % 16 == 0 && Instant::now() >= deadline {
+                return None;
+            }
+            if self.game.terminal(&s) {
+                break;
+            }
+            joint.clear();
+            for p in 0..np {
+                self.game.legal_moves(&s, p, &mut legal);
+                if legal.is_empty() {
+                    break;
+                }
+                joint.push(legal[index_below(&mut self.rng, legal.len())]);
+            }
+            if joint.len() < np {
+                break;
+            }
+            s = self.game.next_state(&s, &joint);
+        }
+        let goals = self.game.goal_values(&s);
+        Some(goals[self.role].last().copied().unwrap_or(0) as f64)
     }
 
     /// Our move: random when asked for, else flat Monte Carlo over the
@@ -636,17 +735,11 @@ impl HiddenMatch {
             if !ok {
                 continue;
             }
-            let mut t = self.game.next_state(s, &joint);
-            let Some(pay) = random_playout_until(
-                &self.game,
-                &mut t,
-                &mut self.rng,
-                self.config.max_plies,
-                deadline,
-            ) else {
+            let t = self.game.next_state(s, &joint);
+            let Some(goal) = self.playout(t, deadline) else {
                 break;
             };
-            sum[i] += pay[self.role];
+            sum[i] += goal;
             count[i] += 1;
             playouts += 1;
         }
