@@ -367,6 +367,16 @@ enum GgpCommand {
         /// play clock).
         #[arg(long, default_value = toss_cli::ggp::translated::PLAYER)]
         translated_player: toss_cli::matches::PlayerSpec,
+        /// Play uniformly random legal moves (a baseline opponent).
+        #[arg(long)]
+        random: bool,
+        /// GDL-II games: playouts per move at most (Monte Carlo over the
+        /// candidate states); the clock may stop them earlier.
+        #[arg(long, default_value_t = 4000)]
+        playouts: u64,
+        /// GDL-II games: candidate states kept at most.
+        #[arg(long, default_value_t = 512)]
+        particles: usize,
     },
     /// Run a match of a GDL game between GGP players, one per role in role
     /// order; prints each step and the goals.
@@ -573,6 +583,9 @@ fn main() -> ExitCode {
                     max_matches,
                     max_connections,
                     translated_player,
+                    random,
+                    playouts,
+                    particles,
                 },
         } => done(toss_cli::ggp::cli::serve(
             &toss_cli::ggp::cli::ServeOptions {
@@ -585,6 +598,9 @@ fn main() -> ExitCode {
                 max_connections,
                 engine,
                 translated_player,
+                random,
+                playouts,
+                particles,
             },
         )),
         Command::Ggp {

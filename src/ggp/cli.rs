@@ -31,6 +31,12 @@ pub struct ServeOptions {
     pub engine: crate::load::Engine,
     /// The player of games translated to Toss.
     pub translated_player: crate::matches::PlayerSpec,
+    /// Random legal moves instead of search.
+    pub random: bool,
+    /// GDL-II: playouts per move at most.
+    pub playouts: u64,
+    /// GDL-II: candidate states kept at most.
+    pub particles: usize,
 }
 
 /// `toss ggp serve`: prints `toss ggp: listening on ADDR`, then serves forever.
@@ -46,6 +52,9 @@ pub fn serve(o: &ServeOptions) -> Result<(), String> {
     if o.max_matches == 0 || o.max_connections == 0 {
         return Err("--max-matches and --max-connections must be at least 1".into());
     }
+    if o.particles == 0 {
+        return Err("--particles must be at least 1".into());
+    }
     super::translated::check_player(&o.translated_player)
         .map_err(|e| format!("--translated-player {e}"))?;
     let config = PlayerConfig {
@@ -55,6 +64,12 @@ pub fn serve(o: &ServeOptions) -> Result<(), String> {
         max_matches: o.max_matches,
         engine: o.engine,
         translated_player: o.translated_player.clone(),
+        random_moves: o.random,
+        hidden: super::hidden::HiddenConfig {
+            playouts: o.playouts,
+            particles: o.particles,
+            ..Default::default()
+        },
         ..Default::default()
     };
     let limits = Limits {

@@ -17,6 +17,8 @@
 //! | `(START id role (rule ...) startclock playclock)` | `ready`, `busy` beyond [`PlayerConfig::max_matches`] |
 //! | `(PLAY id nil)`, `(PLAY id (move ...))` | our move, a GDL term |
 //! | `(STOP id (move ...))` | `done` |
+//! | GDL-II: `(PLAY id turn lastmove nil\|(percept ...))`, `(PLAY id nil\|(percept ...))` | our move |
+//! | GDL-II: `(STOP id turn lastmove nil\|(percept ...))`, `(STOP id nil\|(percept ...))` | `done` |
 //! | `(ABORT id)` | `aborted` |
 //! | `(PREVIEW (rule ...) clock)` | `ready` |
 //!
@@ -28,9 +30,14 @@
 //! the reason goes to the log (and to the `X-Toss-Reason` header). Only
 //! a body in which no keyword of the protocol can be read gets status 400.
 //! The player keeps serving either way.
+//!
+//! A GDL-II game (the role `random` or `sees` rules) is played by
+//! [`hidden`]: the player gets its own last move and its percepts
+//! instead of the joint move, and never the role `random`.
 
 pub mod cli;
 mod engine;
+pub mod hidden;
 pub mod referee;
 pub mod server;
 pub mod translated;
@@ -67,14 +74,19 @@ pub enum Message {
         start_clock: f64,
         play_clock: f64,
     },
-    /// `moves` is `None` for `nil` (the first step).
+    /// `moves` is `None` for `nil` (the first step). In a GDL-II match
+    /// `moves` holds the player's percepts instead (`None`: none), and
+    /// `turn` the turn number and the player's own last move when the
+    /// message has the form `(PLAY id turn lastmove (percept ...))`.
     Play {
         match_id: String,
         moves: Option<Vec<SExpr>>,
+        turn: Option<Turn>,
     },
     Stop {
         match_id: String,
         moves: Option<Vec<SExpr>>,
+        turn: Option<Turn>,
     },
     Abort {
         match_id: String,
@@ -83,6 +95,15 @@ pub enum Message {
         rules: Vec<SExpr>,
         clock: f64,
     },
+}
+
+/// What the GDL-II form of PLAY and STOP adds, `(PLAY id turn lastmove
+/// (percept ...))`: the number of joint moves played so far and the
+/// player's own move in the last one (`None` for `nil`, the first PLAY).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Turn {
+    pub number: u64,
+    pub last_move: Option<SExpr>,
 }
 
 impl Message {
@@ -195,6 +216,38 @@ fn moves(e: &SExpr) -> Result<Option<Vec<SExpr>>, GgpError> {
     }
 }
 
+/// The GDL-II arguments of PLAY or STOP: the turn number (a natural
+/// number), the last move (`nil` or a term) and the percepts (`nil` or a
+/// list of terms).
+fn turn_and_percepts(args: &[SExpr], body: &str) -> Result<(Turn, Option<Vec<SExpr>>), GgpError> {
+    let number = atom_text(&args[0], "the turn number", body)?;
+    let number = number
+        .parse::<u64>()
+        .ok()
+        .filter(|&n| n <= u32::MAX as u64)
+        .ok_or_else(|| {
+            GgpError::bad(format!(
+                "the turn number must be a natural number, not `{}`",
+                quote(number)
+            ))
+        })?;
+    let last_move = match &args[1] {
+        SExpr::Atom(a, _) if a.eq_ignore_ascii_case("nil") => None,
+        e => Some(e.clone()),
+    };
+    let percepts = match &args[2] {
+        SExpr::Atom(a, _) if a.eq_ignore_ascii_case("nil") => None,
+        SExpr::Atom(a, _) => {
+            return Err(GgpError::bad(format!(
+                "expected `nil` or a list of percepts, not `{}`",
+                quote(a)
+            )));
+        }
+        SExpr::List(items, _) => Some(items.clone()),
+    };
+    Ok((Turn { number, last_move }, percepts))
+}
+
 /// Reads one message of the protocol.
 pub fn parse_message(body: &str) -> Result<Message, GgpError> {
     let forms = syntax::read_data(body)
@@ -249,18 +302,44 @@ pub fn parse_message(body: &str) -> Result<Message, GgpError> {
                 play_clock: clock(&args[4], "the play clock", body)?,
             })
         }
+        "PLAY" | "STOP" if args.len() == 4 => {
+            let match_id = id(&args[0])?;
+            let (turn, moves) = turn_and_percepts(&args[1..], body)?;
+            let turn = Some(turn);
+            Ok(if kind == "PLAY" {
+                Message::Play {
+                    match_id,
+                    moves,
+                    turn,
+                }
+            } else {
+                Message::Stop {
+                    match_id,
+                    moves,
+                    turn,
+                }
+            })
+        }
         "PLAY" => {
-            arity(2, "(PLAY matchid nil|(move ...))")?;
+            arity(
+                2,
+                "(PLAY matchid nil|(move ...)) or, GDL-II, (PLAY matchid turn lastmove nil|(percept ...))",
+            )?;
             Ok(Message::Play {
                 match_id: id(&args[0])?,
                 moves: moves(&args[1])?,
+                turn: None,
             })
         }
         "STOP" => {
-            arity(2, "(STOP matchid nil|(move ...))")?;
+            arity(
+                2,
+                "(STOP matchid nil|(move ...)) or, GDL-II, (STOP matchid turn lastmove nil|(percept ...))",
+            )?;
             Ok(Message::Stop {
                 match_id: id(&args[0])?,
                 moves: moves(&args[1])?,
+                turn: None,
             })
         }
         "ABORT" => {
@@ -416,6 +495,12 @@ pub struct PlayerConfig {
     /// reads it (its budget is the play clock; its threads are
     /// [`PlayerConfig::threads`]); [`translated::PLAYER`] by default.
     pub translated_player: crate::matches::PlayerSpec,
+    /// Play uniformly random legal moves instead of searching (a baseline
+    /// opponent; GDL-II matches still track the candidate states, whose
+    /// legal moves these are).
+    pub random_moves: bool,
+    /// The bounds of the GDL-II player ([`hidden`]).
+    pub hidden: hidden::HiddenConfig,
 }
 
 impl Default for PlayerConfig {
@@ -432,6 +517,8 @@ impl Default for PlayerConfig {
             ground_limits: GroundLimits::default(),
             engine: Engine::Auto,
             translated_player: translated::default_player(),
+            random_moves: false,
+            hidden: hidden::HiddenConfig::default(),
         }
     }
 }
@@ -550,6 +637,8 @@ enum AnyMatch {
     Reasoner(Box<Match<GdlGame>>),
     Grounded(Box<Match<GroundGame>>),
     Translated(Box<Match<TranslatedGame>>),
+    /// A GDL-II match (hidden information): percepts instead of moves.
+    Hidden(Box<hidden::HiddenMatch>),
 }
 
 /// `$body` with `$m` the match of either engine.
@@ -559,6 +648,20 @@ macro_rules! on_match {
             AnyMatch::Reasoner($m) => $body,
             AnyMatch::Grounded($m) => $body,
             AnyMatch::Translated($m) => $body,
+            AnyMatch::Hidden($m) => $body,
+        }
+    };
+}
+
+/// `$body` with `$m` the match of a GDL-I engine; `$hidden` for a
+/// GDL-II match.
+macro_rules! on_gdl1_match {
+    ($any:expr, $m:ident => $body:expr, $h:ident => $hidden:expr) => {
+        match $any {
+            AnyMatch::Reasoner($m) => $body,
+            AnyMatch::Grounded($m) => $body,
+            AnyMatch::Translated($m) => $body,
+            AnyMatch::Hidden($h) => $hidden,
         }
     };
 }
@@ -812,13 +915,28 @@ impl GgpPlayer {
                 body,
                 received,
             ),
-            Message::Play { match_id, moves } => self.play(&match_id, moves, received),
-            Message::Stop { match_id, moves } => {
+            Message::Play {
+                match_id,
+                moves,
+                turn,
+            } => self.play(&match_id, moves, turn, received),
+            Message::Stop {
+                match_id,
+                moves,
+                turn,
+            } => {
                 let m = lock(&self.registry)
                     .matches
                     .remove(&match_id)
                     .ok_or_else(|| unknown_match(&match_id))?;
-                let detail = on_match!(&mut *lock(&m), m => m.stop(moves))?;
+                let detail = on_gdl1_match!(
+                    &mut *lock(&m),
+                    m => {
+                        gdl1_form(&turn)?;
+                        m.stop(moves)
+                    },
+                    h => h.stop(moves, turn)
+                )?;
                 Ok(("done".into(), detail))
             }
             Message::Abort { match_id } => {
@@ -873,6 +991,22 @@ impl GgpPlayer {
         })?;
         let seed = match_seed(self.config.seed, &match_id);
         let clocks = (start_clock, play_clock);
+        if game.is_gdl2() {
+            if Some(r) == game.random_role() {
+                return Err(GgpError::bad(
+                    "the role `random` of a GDL-II game is played by the referee (nature), not by a player",
+                ));
+            }
+            let h = hidden::HiddenMatch::new(game, r, &self.config, seed, clocks, received);
+            let deadline = self.config.deadline(start_clock, received);
+            return self.prepared(
+                &match_id,
+                AnyMatch::Hidden(Box::new(h)),
+                deadline,
+                "GDL-II: percepts, candidate states and Monte Carlo on the reasoner",
+                warning,
+            );
+        }
         let m = Match::new(game, (), r, &self.config, seed, clocks, received);
         // The initial state within the reasoner's limit, or no match.
         let terminal = m.game.is_terminal(&m.state);
@@ -998,11 +1132,30 @@ impl GgpPlayer {
         &self,
         match_id: &str,
         moves: Option<Vec<SExpr>>,
+        turn: Option<Turn>,
         received: Instant,
     ) -> Result<(String, String), GgpError> {
         let m = self.find(match_id)?;
         let mut m = lock(&m);
-        on_match!(&mut *m, m => m.play(match_id, moves, received, &self.config))
+        on_gdl1_match!(
+            &mut *m,
+            m => {
+                gdl1_form(&turn)?;
+                m.play(match_id, moves, received, &self.config)
+            },
+            h => h.play(match_id, moves, turn, received, &self.config)
+        )
+    }
+}
+
+/// A GDL-I match takes PLAY and STOP with the joint move only.
+fn gdl1_form(turn: &Option<Turn>) -> Result<(), GgpError> {
+    match turn {
+        None => Ok(()),
+        Some(_) => Err(GgpError::bad(
+            "the GDL-II form of the message (turn, last move, percepts) came for a match of a \
+             GDL-I game, which takes the joint move: (PLAY id (move ...))",
+        )),
     }
 }
 
@@ -1123,6 +1276,17 @@ impl<G: MatchGame> Match<G> {
             )));
         }
         let deadline = config.deadline(self.play_clock, received);
+        if config.random_moves {
+            let mut legal = Vec::new();
+            self.game.legal_moves(&self.state, self.role, &mut legal);
+            if !legal.is_empty() {
+                let mv = legal[toss_core::game::index_below(&mut self.rng, legal.len())].clone();
+                let text = self
+                    .game
+                    .move_text(&self.reader, &self.state, self.role, &mv);
+                return Ok((text, format!("step {}, a random move", self.step + 1)));
+            }
+        }
         let Some(mv) = self.search(deadline) else {
             return Err(GgpError {
                 status: 500,
@@ -1426,3 +1590,5 @@ impl<G: MatchGame> Match<G> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_gdl2;

@@ -9,6 +9,12 @@
 //! in which a player refused START or never gave a valid reply was not
 //! played ([`MatchRecord::not_played`]). [`MatchRecord::to_ggp_json`]
 //! writes the record in the JSON format of ggp-base's `Match`.
+//!
+//! GDL-II (the role `random` or `sees` rules): `random` has no player;
+//! the referee draws its move uniformly among its legal moves with the
+//! match's seed. Each player gets, instead of the joint move, the turn,
+//! its own last move and its percepts: `(PLAY id turn lastmove
+//! nil|(percept ...))`, `(PLAY id 0 nil nil)` first, and STOP alike.
 
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
@@ -363,12 +369,25 @@ pub fn run_match(
     cfg: &RefereeConfig,
     mut log: impl FnMut(&str),
 ) -> Result<MatchRecord, String> {
-    let roles = game.player_names().to_vec();
+    let all_roles = game.player_names().to_vec();
+    // GDL-II: the role `random` is nature, played here; the players get
+    // their percepts instead of the joint move.
+    let gdl2 = game.is_gdl2();
+    let random = game.random_role();
+    let seated: Vec<usize> = (0..all_roles.len())
+        .filter(|&p| Some(p) != random)
+        .collect();
+    let roles: Vec<String> = seated.iter().map(|&p| all_roles[p].clone()).collect();
     if players.len() != roles.len() {
         return Err(format!(
-            "the game has {} roles ({}); {} players were given",
+            "the game has {} roles ({}){}; {} players were given",
             roles.len(),
             roles.join(", "),
+            if random.is_some() {
+                " besides `random`, whose moves the referee draws"
+            } else {
+                ""
+            },
             players.len()
         ));
     }
@@ -398,7 +417,7 @@ pub fn run_match(
         grace,
     ));
     let mut record = MatchRecord {
-        roles: roles.clone(),
+        roles: all_roles.clone(),
         moves: Vec::new(),
         reply_times: Vec::new(),
         start_times,
@@ -454,6 +473,26 @@ pub fn run_match(
         None => "nil".to_string(),
         Some(j) => format!("({})", j.join(" ")),
     };
+    // GDL-II: each role's percepts after the last joint move, as text.
+    let mut percepts: Vec<Vec<String>> = vec![Vec::new(); all_roles.len()];
+    // The PLAY or STOP of each player: the joint move, or (GDL-II) the
+    // turn, the player's own last move and its percepts.
+    let messages = |kind: &str, moves: &Vec<Vec<String>>, percepts: &Vec<Vec<String>>| {
+        seated
+            .iter()
+            .map(|&p| {
+                if !gdl2 {
+                    return format!("({kind} {} {})", cfg.match_id, last_joint(moves));
+                }
+                let (last, seen) = match moves.last() {
+                    None => ("nil".to_string(), "nil".to_string()),
+                    Some(j) if percepts[p].is_empty() => (j[p].clone(), "nil".to_string()),
+                    Some(j) => (j[p].clone(), format!("({})", percepts[p].join(" "))),
+                };
+                format!("({kind} {} {} {last} {seen})", cfg.match_id, moves.len())
+            })
+            .collect::<Vec<String>>()
+    };
     while !game.is_terminal(&state) {
         if moves.len() >= cfg.max_steps {
             // Cut: the players are told the match is off, as ggp-base's
@@ -475,19 +514,24 @@ pub fn run_match(
             return Ok(record);
         }
         let step = moves.len() + 1;
-        let msg = format!("(PLAY {} {})", cfg.match_id, last_joint(&moves));
-        let msgs = vec![msg; players.len()];
+        let msgs = messages("PLAY", &moves, &percepts);
         let replies = broadcast(players, &msgs, play_clock + grace);
         reply_times.push(replies.iter().map(|r| r.1).collect());
-        let mut joint = Vec::with_capacity(roles.len());
-        for (p, r) in replies.iter().enumerate() {
+        let mut joint = Vec::with_capacity(all_roles.len());
+        for (p, role) in all_roles.iter().enumerate() {
             game.legal_moves(&state, p, &mut legal);
             if legal.is_empty() {
                 return Err(format!(
-                    "role `{}` has no legal move at step {step}, which is not terminal (a fault of the game description)",
-                    roles[p]
+                    "role `{role}` has no legal move at step {step}, which is not terminal (a fault of the game description)",
                 ));
             }
+            if Some(p) == random {
+                // Nature: uniformly among its legal moves.
+                joint.push(legal[toss_core::game::index_below(&mut rng, legal.len())]);
+                continue;
+            }
+            let seat = seated.iter().position(|&q| q == p).unwrap_or(0);
+            let r = &replies[seat];
             let chosen = check_reply(r, play_clock, grace).and_then(|t| {
                 let m = toss_gdl::kif::parse_ground_term(game, &t)
                     .map_err(|d| format!("replied `{t}`, not a move of the game: {}", d.message))?;
@@ -497,11 +541,11 @@ pub fn run_match(
                     Err(format!("replied `{t}`, which is not legal"))
                 }
             });
-            answered[p] |= chosen.is_ok();
+            answered[seat] |= chosen.is_ok();
             let m = chosen.unwrap_or_else(|what| {
                 faults.push(Fault {
                     step,
-                    role: roles[p].clone(),
+                    role: role.clone(),
                     what,
                 });
                 legal[toss_core::game::index_below(&mut rng, legal.len())]
@@ -515,13 +559,18 @@ pub fn run_match(
             texts.join(" ")
         ));
         moves.push(texts);
-        state = game.next_state(&state, &joint);
+        let (next, seen) = game.next_and_percepts(&state, &joint);
+        percepts = seen
+            .iter()
+            .map(|v| v.iter().map(|&t| game.term_to_string(t)).collect())
+            .collect();
+        state = next;
         record.states.push(state_text(&state));
         record.state_times.push(now_ms());
     }
     let step = moves.len() + 1;
-    let stop = format!("(STOP {} {})", cfg.match_id, last_joint(&moves));
-    let replies = broadcast(players, &vec![stop; players.len()], play_clock + grace);
+    let stops = messages("STOP", &moves, &percepts);
+    let replies = broadcast(players, &stops, play_clock + grace);
     faults.extend(unexpected_replies(
         &roles,
         &replies,
@@ -535,7 +584,7 @@ pub fn run_match(
         .filter(|(_, a)| !**a)
         .map(|(r, _)| r.as_str())
         .collect();
-    let goals = game.goals(&state).map_err(|e| e.to_string());
+    let goals = game.gdl2_goals(&state).map_err(|e| e.to_string());
     if !moves.is_empty() && !silent.is_empty() {
         let why = format!("no valid reply to PLAY from {}", silent.join(", "));
         log(&format!("{}: not played: {why}", cfg.match_id));
@@ -546,7 +595,7 @@ pub fn run_match(
                 "{}: over after {} steps, goals {}",
                 cfg.match_id,
                 moves.len(),
-                super::goals_text(&roles, g)
+                super::goals_text(&all_roles, g)
             )),
             Err(e) => log(&format!("{}: over, {e}", cfg.match_id)),
         }

@@ -87,7 +87,8 @@ fn messages_are_read_case_insensitively() {
         parse_message("(Play m1 NIL)"),
         Ok(Message::Play {
             match_id: "m1".into(),
-            moves: None
+            moves: None,
+            turn: None,
         })
     );
     match parse_message("(PLAY m1 ((mark 1 1) noop))") {
@@ -533,7 +534,8 @@ fn the_least_an_opponent_can_end_the_game_with_after_each_move() {
     ok(&p, &start(TRAP, "t", "white"));
     let m = lock(&p.registry).matches.get("t").cloned().expect("match");
     let m = lock(&m);
-    let traps = |deadline| on_match!(&*m, m => traps_of(m, deadline));
+    let traps =
+        |deadline| on_gdl1_match!(&*m, m => traps_of(m, deadline), _h => panic!("a GDL-I game"));
     let later = Instant::now() + Duration::from_secs(10);
     assert_eq!(
         traps(later),
@@ -584,6 +586,7 @@ fn engine_played(p: &GgpPlayer, id: &str) -> &'static str {
         AnyMatch::Translated(_) => "translated",
         AnyMatch::Grounded(_) => "grounded",
         AnyMatch::Reasoner(_) => "reasoner",
+        AnyMatch::Hidden(_) => "hidden",
     }
 }
 

@@ -71,7 +71,7 @@ pub(crate) fn transform(
     negative: bool,
 ) -> Option<(Description, Sym)> {
     let keywords: Vec<Sym> = [
-        "role", "init", "true", "next", "legal", "does", "goal", "terminal",
+        "role", "init", "true", "next", "legal", "does", "goal", "terminal", "sees",
     ]
     .iter()
     .filter_map(|k| desc.symbol(k))

@@ -352,6 +352,20 @@ impl GdlGame {
         single_goals(self.goal_values(s), &self.roles, || self.state_to_string(s))
     }
 
+    /// [`GdlGame::goals`] for GDL-II, where the role `random` needs no
+    /// goal (reference/gdl.md section 5): its goal is 0 unless it has
+    /// exactly one; every other role needs exactly one. The same as
+    /// [`GdlGame::goals`] for a game without `random`.
+    pub fn gdl2_goals(&self, s: &GdlState) -> Result<Vec<u64>, GoalError> {
+        let mut values = self.goal_values(s);
+        if let Some(r) = self.random_role()
+            && values[r].len() != 1
+        {
+            values[r] = vec![0];
+        }
+        single_goals(values, &self.roles, || self.state_to_string(s))
+    }
+
     /// All goal values of each role in `s` (numbers only, sorted).
     pub fn goal_values(&self, s: &GdlState) -> Vec<Vec<u64>> {
         self.goal_terms(s).0
@@ -405,6 +419,68 @@ impl GdlGame {
                 .map(|t| t[0])
                 .collect(),
         )
+    }
+
+    /// GDL-II: the index of the role `random` (nature), if the game has
+    /// one. Its move is chosen uniformly at random among its legal moves
+    /// (reference/gdl.md section 5); [`Game`] still lists it as a player,
+    /// and random playouts, which choose every move uniformly, play it
+    /// as GDL-II says. A match gives it no player: the referee draws its
+    /// moves.
+    pub fn random_role(&self) -> Option<usize> {
+        self.role_index("random")
+    }
+
+    /// Whether the description has rules for `sees/2` (GDL-II percepts).
+    pub fn has_sees(&self) -> bool {
+        self.prog.sees.is_some()
+    }
+
+    /// Whether the game is GDL-II: it has the role `random` or `sees`
+    /// rules. Its matches then send percepts instead of joint moves.
+    pub fn is_gdl2(&self) -> bool {
+        self.random_role().is_some() || self.has_sees()
+    }
+
+    /// The successor of `s` under a joint move and what each role
+    /// perceives of it: `sees(r, s, joint) = { p : (sees r p) }`, in the
+    /// canonical order of terms (as legal moves), without repetitions;
+    /// empty for every role when the game has no `sees` rules.
+    pub fn next_and_percepts(
+        &self,
+        s: &GdlState,
+        joint: &[GdlMove],
+    ) -> (GdlState, Vec<Vec<TermId>>) {
+        let mut c = self.at(s);
+        let Cache { e, does, .. } = &mut *c;
+        does.clear();
+        does.extend(self.role_terms.iter().zip(joint).map(|(&r, m)| (r, m.0)));
+        e.eval_move_and_percepts(&self.prog, does);
+        let next = GdlState::from_fluents(
+            c.e.tuples(&self.prog, self.prog.kw.next)
+                .map(|t| t[0])
+                .collect(),
+        );
+        let mut percepts = vec![Vec::new(); self.roles.len()];
+        if let Some(sees) = self.prog.sees {
+            for t in c.e.tuples(&self.prog, sees) {
+                if let Some(p) = self.role_terms.iter().position(|&r| r == t[0]) {
+                    percepts[p].push(t[1]);
+                }
+            }
+        }
+        let terms = &c.e.terms;
+        for v in &mut percepts {
+            v.sort_unstable_by(|&a, &b| self.prog.cmp_terms(terms, a, b));
+            v.dedup();
+        }
+        (next, percepts)
+    }
+
+    /// The percepts of each role after `joint` in `s` (see
+    /// [`GdlGame::next_and_percepts`]).
+    pub fn percepts(&self, s: &GdlState, joint: &[GdlMove]) -> Vec<Vec<TermId>> {
+        self.next_and_percepts(s, joint).1
     }
 
     /// A term in KIF syntax.
@@ -608,7 +684,9 @@ impl Game for GdlGame {
         false
     }
 
-    /// GDL is deterministic (GDL-II's `random` role is a player here).
+    /// GDL is deterministic; GDL-II's `random` role is a player here
+    /// ([`GdlGame::random_role`]), whose moves random playouts choose
+    /// uniformly as for every role.
     fn has_chance(&self) -> bool {
         false
     }

@@ -336,6 +336,60 @@ pub fn check(
     Some(lowered)
 }
 
+/// GDL-II: a `sees` rule whose role, a variable, occurs in no positive
+/// literal of its body (`(<= (sees ?p (control ?x)) (true (control ?x)))`,
+/// blind_breakthrough_5x5.kif) is read as every role perceiving it: the
+/// body gets `(role ?p)`, with a warning. Without it the rule is unsafe.
+pub(crate) fn sees_every_role(clauses: &mut [AClause], warnings: &mut Vec<Diagnostic>) {
+    for c in clauses.iter_mut() {
+        if c.head.rel.key != "sees" || c.head.args.len() != 2 || c.body.is_empty() {
+            continue;
+        }
+        let ATerm::Var(v) = &c.head.args[0] else {
+            continue;
+        };
+        let mut positive = Vec::new();
+        positive_atoms(&c.body, &mut positive);
+        let bound = positive.iter().any(|a| {
+            let mut vs = Vec::new();
+            a.vars(&mut vs);
+            vs.iter().any(|x| x.key == v.key)
+        });
+        if bound {
+            continue;
+        }
+        let role = AAtom {
+            rel: Name {
+                text: "role".into(),
+                key: "role".into(),
+                span: v.span.clone(),
+            },
+            args: vec![ATerm::Var(v.clone())],
+            span: v.span.clone(),
+        };
+        warnings.push(Diagnostic::new(
+            format!(
+                "GDL-II: the role {} of this `sees` rule occurs in no positive literal: read as \
+                 every role perceiving it (`(role {})` added to the body)",
+                v.text, v.text
+            ),
+            v.span.clone(),
+        ));
+        c.body.push(ALit::Pos(role));
+    }
+}
+
+/// The positive atoms of a body, those inside `or` too.
+fn positive_atoms<'a>(body: &'a [ALit], out: &mut Vec<&'a AAtom>) {
+    for l in body {
+        match l {
+            ALit::Pos(a) => out.push(a),
+            ALit::Or(ls, _) => positive_atoms(ls, out),
+            ALit::Neg(..) | ALit::Distinct(..) | ALit::Equal(..) => {}
+        }
+    }
+}
+
 /// The atoms of the clauses: keyword arities and places, ground facts
 /// (errors), and relations or functions used with several arities
 /// (warnings).
@@ -345,7 +399,16 @@ fn check_atoms(clauses: &[AClause], errors: &mut Vec<Diagnostic>, warnings: &mut
     let mut seen_atoms: Vec<(&AAtom, bool)> = Vec::new();
     for c in clauses {
         seen_atoms.push((&c.head, true));
+        let from = seen_atoms.len();
         collect_atoms(&c.body, &mut seen_atoms);
+        if c.head.rel.key == "sees" {
+            // GDL-II: percepts are computed with `next`, and a `sees`
+            // rule may read it (blind_breakthrough_5x5.kif): such a `next`
+            // is in its place (its arity is still checked).
+            for (a, in_place) in &mut seen_atoms[from..] {
+                *in_place |= a.rel.key == "next";
+            }
+        }
         if !c.is_rule || c.body.is_empty() {
             let mut vs = Vec::new();
             c.head.vars(&mut vs);

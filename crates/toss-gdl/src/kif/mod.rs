@@ -55,9 +55,10 @@ pub fn check_gdl_forms(forms: &[syntax::SExpr]) -> GdlCheck {
         ..GdlCheck::default()
     };
     let mut conv = syntax::Conv::default();
-    let clauses = conv.clauses(forms);
+    let mut clauses = conv.clauses(forms);
     out.errors = conv.errors;
     out.warnings = conv.warnings;
+    check::sees_every_role(&mut clauses, &mut out.warnings);
     let syntax_errors = out.errors.len();
     let desc = check::check(
         &clauses,

@@ -144,6 +144,17 @@ impl Program {
         let next_all = closure(&[kw.next]);
         let need_next_state = at(next_all.clone(), STATE);
         let need_next_move = at(next_all, MOVE);
+        // GDL-II: `sees` (the percepts of each role after a joint move) is
+        // evaluated with `next`, at the same levels.
+        let sees = symbols
+            .iter()
+            .position(|s| s.eq_ignore_ascii_case("sees"))
+            .and_then(|s| rel_by_final.get(&(s as Sym, 2)).copied());
+        let (need_percepts_state, need_percepts_move) = {
+            let targets: Vec<RelId> = std::iter::once(kw.next).chain(sees).collect();
+            let all = closure(&targets);
+            (at(all.clone(), STATE), at(all, MOVE))
+        };
         let state_rels = (0..n).filter(|&r| rels[r].level == STATE).collect();
         let move_rels = (0..n).filter(|&r| rels[r].level == MOVE).collect();
 
@@ -178,6 +189,9 @@ impl Program {
             need_goal,
             need_next_state,
             need_next_move,
+            sees,
+            need_percepts_state,
+            need_percepts_move,
             state_rels,
             move_rels,
             rule_heads: head_rels,

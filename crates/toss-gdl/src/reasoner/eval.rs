@@ -131,7 +131,27 @@ impl Engine {
     /// Sets the joint move (`does` facts: role term, action term) and
     /// evaluates what `next` needs; the state level must be current.
     pub fn eval_move(&mut self, prog: &Program, does: &[(TermId, TermId)]) {
-        self.ensure(prog, &prog.need_next_state);
+        self.eval_move_for(prog, does, &prog.need_next_state, &prog.need_next_move);
+    }
+
+    /// [`Engine::eval_move`] deriving `sees` (GDL-II percepts) too.
+    pub fn eval_move_and_percepts(&mut self, prog: &Program, does: &[(TermId, TermId)]) {
+        self.eval_move_for(
+            prog,
+            does,
+            &prog.need_percepts_state,
+            &prog.need_percepts_move,
+        );
+    }
+
+    fn eval_move_for(
+        &mut self,
+        prog: &Program,
+        does: &[(TermId, TermId)],
+        need_state: &[usize],
+        need_move: &[usize],
+    ) {
+        self.ensure(prog, need_state);
         for &r in &prog.move_rels {
             self.dbs[MOVE as usize].rels[r].clear();
         }
@@ -139,7 +159,7 @@ impl Engine {
         for &(r, a) in does {
             d.insert(&[r, a]);
         }
-        for &c in &prog.need_next_move {
+        for &c in need_move {
             self.eval_scc(prog, c);
         }
     }

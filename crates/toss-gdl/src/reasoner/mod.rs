@@ -187,6 +187,11 @@ pub struct Program {
     pub(crate) need_goal: Vec<usize>,
     pub(crate) need_next_state: Vec<usize>,
     pub(crate) need_next_move: Vec<usize>,
+    /// GDL-II: the relation `sees/2`, if the description has it, and the
+    /// components `next` and `sees` need together (state and move level).
+    pub(crate) sees: Option<RelId>,
+    pub(crate) need_percepts_state: Vec<usize>,
+    pub(crate) need_percepts_move: Vec<usize>,
     state_rels: Vec<RelId>,
     move_rels: Vec<RelId>,
     rule_heads: Vec<RelId>,
