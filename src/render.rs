@@ -23,7 +23,7 @@
 //! width ([`text_width`]), so a test can check the layout (and, rendered
 //! with a real font, the glyphs) against the boxes.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt::Write;
 
 use toss_core::{Elem, Structure};
@@ -145,6 +145,29 @@ pub fn board(s: &Structure) -> Option<Board> {
                     labels: unary_labels(s, e),
                     values,
                 });
+            }
+        }
+    }
+    // An element off the grid placed on a square by a binary relation
+    // (sokoban's man and boxes, `At(object, cell)`) is drawn there too:
+    // its unary relations join the square's.
+    let square_of: HashMap<Elem, (i64, i64)> = cells.iter().map(|(&at, (e, _))| (*e, at)).collect();
+    for o in &off_grid {
+        if o.labels.is_empty() {
+            continue;
+        }
+        for r in (0..s.num_relations()).filter(|&r| s.arity(r) == 2) {
+            for t in s.tuples(r) {
+                if t[0] == o.elem
+                    && let Some(at) = square_of.get(&t[1])
+                    && let Some((_, labels)) = cells.get_mut(at)
+                {
+                    for l in &o.labels {
+                        if !labels.contains(l) {
+                            labels.push(l.clone());
+                        }
+                    }
+                }
             }
         }
     }
@@ -1220,6 +1243,25 @@ mod tests {
         assert_eq!(pic.matches("<rect x=").count(), 4, "{pic}");
         assert!(pic.contains(">clock: C; n = 7</text>"), "{pic}");
         assert!(!pic.contains("marker-end"), "{pic}");
+    }
+
+    /// An object off the grid placed on a square by a binary relation
+    /// (sokoban's `At(man, cell)`) is drawn on that square, and still
+    /// listed below with its values.
+    #[test]
+    fn objects_placed_on_squares_are_drawn_there() {
+        let mut s = grid_with_clock();
+        let man = s.add_element("m");
+        let q = s.declare_relation("Q", 1).unwrap_or(0);
+        s.add_tuple(q, &[man]);
+        let at = s.declare_relation("At", 2).unwrap_or(0);
+        let a1 = s.element("a1").unwrap_or(0);
+        s.add_tuple(at, &[man, a1]);
+        let text = board_text(&s).unwrap_or_default();
+        assert_eq!(
+            text,
+            "  2  . P\n  1  Q .\n     a b\n  clock: C; n = 7\n  m: Q; n = 0\n"
+        );
     }
 
     #[test]
