@@ -24,60 +24,23 @@ use toss_cli::ggp::referee::{GGP_BASE_GRACE, MatchRecord, RefereeConfig, post, r
 const START_CLOCK: u64 = 2;
 const PLAY_CLOCK: u64 = 1;
 
-/// A `toss ggp serve` process, killed when dropped (on every path).
-struct Player {
-    child: Child,
-    addr: String,
-    log: PathBuf,
-    _stdout: BufReader<ChildStdout>,
-}
-
-impl Drop for Player {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+mod common;
+use common::{Player, spawn_player};
 
 /// Starts a player on a free port (it prints the address it bound).
 fn spawn(name: &str, seed: u64) -> Player {
     spawn_with(name, seed, &[])
 }
 
-/// [`spawn`] with more options of `toss ggp serve`.
+/// [`spawn`] with more options of `toss ggp serve`; the players keep
+/// 0.5 s of each clock back unless `extra` says otherwise.
 fn spawn_with(name: &str, seed: u64, extra: &[&str]) -> Player {
-    let log = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("ggp-{name}.log"));
-    let err = std::fs::File::create(&log).expect("log file");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toss"))
-        .args(["ggp", "serve", "--port", "0", "--host", "127.0.0.1"])
-        .args(["--seed", &seed.to_string()])
-        .args(if extra.contains(&"--margin") {
-            &[][..]
-        } else {
-            &["--margin", "0.5"][..]
-        })
-        .args(extra)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(err)
-        .spawn()
-        .expect("run toss ggp serve");
-    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-    let mut line = String::new();
-    let read = stdout.read_line(&mut line);
-    let mut player = Player {
-        child,
-        addr: String::new(),
-        log,
-        _stdout: stdout,
-    };
-    assert!(read.is_ok_and(|n| n > 0), "no address from the player");
-    player.addr = line
-        .trim()
-        .strip_prefix("toss ggp: listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_string();
-    player
+    let mut args: Vec<&str> = Vec::new();
+    if !extra.contains(&"--margin") {
+        args.extend(["--margin", "0.5"]);
+    }
+    args.extend(extra);
+    spawn_player(&format!("ggp-{name}"), seed, &args)
 }
 
 impl Player {

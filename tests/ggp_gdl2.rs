@@ -11,49 +11,14 @@ use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdout, Command, Stdio};
 
-/// A `toss ggp serve` process, killed when dropped.
-struct Player {
-    child: Child,
-    addr: String,
-    log: PathBuf,
-    _stdout: BufReader<ChildStdout>,
-}
+mod common;
+use common::{Player, spawn_player};
 
-impl Drop for Player {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
+/// Starts a player keeping 0.5 s of each clock back.
 fn spawn(name: &str, seed: u64, extra: &[&str]) -> Player {
-    let log = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("ggp2-{name}.log"));
-    let err = std::fs::File::create(&log).expect("log file");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toss"))
-        .args(["ggp", "serve", "--port", "0", "--host", "127.0.0.1"])
-        .args(["--seed", &seed.to_string(), "--margin", "0.5"])
-        .args(extra)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(err)
-        .spawn()
-        .expect("run toss ggp serve");
-    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-    let mut line = String::new();
-    let read = stdout.read_line(&mut line);
-    let mut player = Player {
-        child,
-        addr: String::new(),
-        log,
-        _stdout: stdout,
-    };
-    assert!(read.is_ok_and(|n| n > 0), "no address from the player");
-    player.addr = line
-        .trim()
-        .strip_prefix("toss ggp: listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_string();
-    player
+    let mut args = vec!["--margin", "0.5"];
+    args.extend(extra);
+    spawn_player(&format!("ggp2-{name}"), seed, &args)
 }
 
 impl Player {

@@ -173,18 +173,7 @@ fn sokoban_pushes_into_a_box_or_a_wall_are_absent() {
     g.legal_moves(&s, 0, &mut legal);
     let mut t = s.clone();
     g.apply(&mut t, &legal[..1], &mut toss::rng_from_seed(0));
-    let after = g.to_structure(&t);
-    let boxes = |st: &toss::Structure| {
-        let r = st.relation("Box").expect("Box");
-        let mut names: Vec<String> = st
-            .tuples(r)
-            .iter()
-            .map(|t| st.element_name(t[0]).to_string())
-            .collect();
-        names.sort();
-        names
-    };
-    assert_eq!(boxes(&after), ["d2", "e2"]);
+    assert_eq!(members(&g, &t, "Box"), ["d2", "e2"]);
     let g = with_start("sokoban-plus", &plus("c2; d2; e2"));
     assert_eq!(
         first_moves(&g),

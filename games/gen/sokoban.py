@@ -234,17 +234,8 @@ def main():
         text += "\n" + sokoban_rules() + SOKOBAN_LOC + "\n" + sokoban_start(LEVELS[name])
         with open(osp.join(games, f"{name}.toss"), "w") as f:
             f.write(text)
-    text = PLUS.format(budget=BUDGET) + "\n" + plus_rules()
-    text += """
-LOC 0 {
-  PLAYER man {
-    PAYOFF :(Solved())
-    MOVES
-      [WalkLeft -> 0]; [WalkRight -> 0]; [WalkUp -> 0]; [WalkDown -> 0];
-      [PushLeft -> 0]; [PushRight -> 0]; [PushUp -> 0]; [PushDown -> 0]
-  }
-}
-"""
+    # Both games name their rules alike, so they share the location.
+    text = PLUS.format(budget=BUDGET) + "\n" + plus_rules() + SOKOBAN_LOC
     text += "\n" + plus_start(LEVELS["sokoban-plus"])
     with open(osp.join(games, "sokoban-plus.toss"), "w") as f:
         f.write(text)

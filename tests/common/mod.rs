@@ -4,9 +4,9 @@
 // Each test file uses a part of it.
 #![allow(dead_code)]
 
-use std::io::Write;
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, ChildStdout, Command, Output, Stdio};
 
 /// Runs `toss args` with no standard input.
 pub fn toss(args: &[&str]) -> Output {
@@ -67,4 +67,54 @@ pub fn temp_file(tag: &str, name: &str, contents: &str) -> PathBuf {
 
 pub fn path_str(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
+}
+
+/// A `toss ggp serve` process on a free loopback port, killed when
+/// dropped (on every path).
+pub struct Player {
+    pub child: Child,
+    pub addr: String,
+    /// Its standard error.
+    pub log: PathBuf,
+    _stdout: BufReader<ChildStdout>,
+}
+
+impl Drop for Player {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `toss ggp serve --port 0 --host 127.0.0.1 --seed SEED ARGS`,
+/// its standard error in `LOG.log` in the target's temporary directory,
+/// and returns once it printed the address it bound.
+pub fn spawn_player(log: &str, seed: u64, args: &[&str]) -> Player {
+    let log = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{log}.log"));
+    let err = std::fs::File::create(&log).expect("log file");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toss"))
+        .args(["ggp", "serve", "--port", "0", "--host", "127.0.0.1"])
+        .args(["--seed", &seed.to_string()])
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(err)
+        .spawn()
+        .expect("run toss ggp serve");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    let read = stdout.read_line(&mut line);
+    let mut player = Player {
+        child,
+        addr: String::new(),
+        log,
+        _stdout: stdout,
+    };
+    assert!(read.is_ok_and(|n| n > 0), "no address from the player");
+    player.addr = line
+        .trim()
+        .strip_prefix("toss ggp: listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_string();
+    player
 }
