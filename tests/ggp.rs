@@ -10,10 +10,10 @@
 //! game whose moves explode, budgets of nothing on the slowest corpus
 //! games, two matches at once.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdout, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use toss::Game;

@@ -7,9 +7,8 @@
 //! player's STOP reports the goal the referee computed. The measured run
 //! (ignored: minutes) gives the score of BENCHMARKS.md.
 
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdout, Command, Stdio};
+use std::process::Command;
 
 mod common;
 use common::{Player, spawn_player};
