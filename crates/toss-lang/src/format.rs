@@ -1222,10 +1222,16 @@ impl<'a> Formatter<'a> {
 
     /// A left-associative operator of strength `prec`: the right operand
     /// must bind tighter.
+    /// A long term breaks after an operator, each break on its own as in
+    /// [`fill`]: only where the rest does not fit on the line.
     fn binary(&mut self, a: &Term, op: &str, b: &Term, prec: u8, followed: bool) -> Doc {
         let a = self.term(a, prec, true, Parens::Auto);
         let b = self.term(b, prec + 1, followed, Parens::Auto);
-        concat(vec![a, text(op), b])
+        concat(vec![
+            a,
+            text(op.trim_end()),
+            group(concat(vec![Doc::Line, b])),
+        ])
     }
 
     fn aggregate(&mut self, kw: &str, vars: &[Ident], guard: &Formula, body: &Term) -> Doc {
