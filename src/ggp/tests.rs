@@ -39,7 +39,7 @@ fn player() -> GgpPlayer {
     })
 }
 
-fn send(p: &GgpPlayer, msg: &str) -> Handled {
+pub(super) fn send(p: &GgpPlayer, msg: &str) -> Handled {
     p.handle(msg, Instant::now())
 }
 
@@ -51,7 +51,7 @@ fn ok(p: &GgpPlayer, msg: &str) -> String {
 
 /// A message that cannot be served: status 200 all the same, the reply
 /// servers expect instead, and the reason.
-fn err(p: &GgpPlayer, msg: &str) -> (String, String) {
+pub(super) fn err(p: &GgpPlayer, msg: &str) -> (String, String) {
     let h = send(p, msg);
     assert_eq!(h.status, 200, "{msg}: {}", h.reply);
     let reason = h

@@ -3,8 +3,7 @@
 //! by hand (Monty Hall), and bad GDL-II messages, which get an error
 //! reply and leave the player serving.
 
-use std::time::Instant;
-
+use super::tests::{err as refused, send};
 use super::*;
 
 fn player(random: bool) -> GgpPlayer {
@@ -20,26 +19,12 @@ fn player(random: bool) -> GgpPlayer {
     })
 }
 
-fn send(p: &GgpPlayer, msg: &str) -> Handled {
-    p.handle(msg, Instant::now())
-}
-
 /// A message served as asked: its reply.
 fn ok(p: &GgpPlayer, msg: &str) -> String {
     let h = send(p, msg);
     assert_eq!(h.status, 200, "{msg}: {}", h.reply);
     assert!(h.reason.is_none(), "{msg}: {:?}", h.reason);
     h.reply
-}
-
-/// A message refused: status 200, the fallback reply, and the reason.
-fn refused(p: &GgpPlayer, msg: &str) -> (String, String) {
-    let h = send(p, msg);
-    assert_eq!(h.status, 200, "{msg}: {}", h.reply);
-    let reason = h
-        .reason
-        .unwrap_or_else(|| panic!("{msg} was accepted: {}", h.reply));
-    (h.reply, reason)
 }
 
 fn gdl2_rules(file: &str) -> String {
